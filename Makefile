@@ -1,0 +1,23 @@
+# The two commands of the README: `make demo` (the main job) and `make test` (every test suite).
+# Both install what they need into a project-local virtual environment (.venv) first.
+PYTHON ?= python3
+
+.PHONY: demo test venv unit contract integration sanity clean
+
+venv:
+	@PYTHON=$(PYTHON) scripts/venv.sh
+
+demo: venv
+	@scripts/demo.sh
+
+test: venv
+	@scripts/test.sh
+
+unit contract integration: venv
+	@scripts/test.sh --only $@
+
+sanity: venv
+	@scripts/sanity.sh
+
+clean:
+	rm -rf .venv .build tests/output
