@@ -1,0 +1,24 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+
+class ModuleDocFragment(object):
+    # Waiting for the Engine's asynchronous deployment of LBaaS objects.
+    DOCUMENTATION = r"""
+options:
+  wait:
+    description:
+      - Wait until every object the task created, changed or deleted is deployed (or gone).
+      - An object that fails to deploy (C(DeploymentError)) is asked to redeploy once; if it fails again the task fails.
+    type: bool
+    default: true
+  wait_timeout:
+    description:
+      - How long to wait in total, in seconds, when O(wait=true).
+    type: int
+    default: 600
+"""

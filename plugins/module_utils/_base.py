@@ -1,0 +1,99 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import traceback
+
+from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+
+try:
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine import EngineClient, HAS_REQUESTS, REQUESTS_IMPORT_ERROR
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import EngineError
+except ImportError:  # pragma: no cover - only when the collection itself is broken
+    HAS_REQUESTS = False
+    REQUESTS_IMPORT_ERROR = traceback.format_exc()
+    EngineClient = None
+
+    class EngineError(Exception):
+        pass
+
+DEFAULT_API_URL = "https://engine.anexia-it.com"
+
+
+def engine_argument_spec():
+    """Connection options shared by every module (doc fragment anxcloud.lbaas.engine)."""
+    return dict(
+        api_token=dict(type="str", required=True, no_log=True, fallback=(env_fallback, ["ANEXIA_TOKEN"])),
+        api_url=dict(type="str", default=DEFAULT_API_URL, fallback=(env_fallback, ["ANEXIA_API_URL"])),
+        validate_certs=dict(type="bool", default=True),
+        api_timeout=dict(type="int", default=30),
+        api_retries=dict(type="int", default=3),
+    )
+
+
+def wait_argument_spec():
+    """Options of doc fragment anxcloud.lbaas.wait."""
+    return dict(
+        wait=dict(type="bool", default=True),
+        wait_timeout=dict(type="int", default=600),
+    )
+
+
+class AnxcloudModule(object):
+    """Base of every module of the collection.
+
+    Subclasses declare ``argument_spec`` (without the connection options) and implement ``run()``,
+    which fills ``self.result`` (and may raise ``Failure``). ``main()`` builds the AnsibleModule,
+    one Engine client per run, and turns every error into ``fail_json`` without a traceback.
+    """
+
+    argument_spec = {}
+    module_kwargs = {}
+    wait_options = False
+
+    def __init__(self, module):
+        self.module = module
+        self.params = module.params
+        self.check_mode = module.check_mode
+        self.result = {"changed": False}
+        self.client = EngineClient(
+            api_url=self.params["api_url"],
+            token=self.params["api_token"],
+            timeout=self.params["api_timeout"],
+            validate_certs=self.params["validate_certs"],
+            retries=self.params["api_retries"],
+        )
+
+    @classmethod
+    def full_argument_spec(cls):
+        spec = engine_argument_spec()
+        if cls.wait_options:
+            spec.update(wait_argument_spec())
+        spec.update(cls.argument_spec)
+        return spec
+
+    @classmethod
+    def main(cls):
+        module = AnsibleModule(argument_spec=cls.full_argument_spec(), supports_check_mode=True, **cls.module_kwargs)
+        if not HAS_REQUESTS:
+            module.fail_json(msg=missing_required_lib("requests"), exception=REQUESTS_IMPORT_ERROR)
+        for name in ("api_timeout", "api_retries", "wait_timeout"):
+            value = module.params.get(name)
+            if value is not None and value < 0:
+                module.fail_json(msg="%s must not be negative, got %d" % (name, value))
+        try:
+            instance = cls(module)
+            instance.run()
+        except Failure as exc:
+            module.fail_json(msg=exc.msg, **exc.details)
+        except EngineError as exc:
+            module.fail_json(msg=str(exc), error=exc.to_dict())
+        module.exit_json(**instance.result)
+
+    def run(self):  # pragma: no cover - abstract
+        raise NotImplementedError

@@ -1,0 +1,18 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+
+class Failure(Exception):
+    """A user-facing failure: the base class turns it into ``fail_json(msg=..., **details)``.
+
+    Raised by pure code (planning, validation) that must not know about AnsibleModule.
+    """
+
+    def __init__(self, msg, **details):
+        super(Failure, self).__init__(msg)
+        self.msg = msg
+        self.details = details

@@ -1,0 +1,90 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+"""Waiting for the Engine's asynchronous deployments (ENGINE_API.md 4.2, 4.10)."""
+
+import time
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import state_class, state_of
+
+
+class Target(object):
+    """An object to wait for: until it is deployed (``expect='ok'``) or gone (``expect='gone'``)."""
+
+    def __init__(self, kind, ident, name, expect="ok"):
+        self.kind = kind
+        self.id = ident
+        self.name = name
+        self.expect = expect
+
+    def label(self):
+        return "%s '%s' (%s)" % (self.kind, self.name, self.id)
+
+
+class Waiter(object):
+    """Polls with capped exponential backoff until every target is done or ``timeout`` is spent.
+
+    A target in DeploymentError gets one redeploy request (PUT state "0", the way the Engine
+    recovers failed objects); failing again fails the task naming the object, rather than looping
+    delete/create the way the cloud controller once did.
+    """
+
+    def __init__(self, client, timeout, initial=0.5, factor=1.5, cap=10.0, sleep=time.sleep, clock=time.monotonic):
+        self.client = client
+        self.timeout = timeout
+        self.initial = initial
+        self.factor = factor
+        self.cap = cap
+        self.sleep = sleep
+        self.clock = clock
+        self.redeployed = set()
+        self.polls = 0
+
+    def _poll(self, target):
+        try:
+            return self.client.lbaas_get(target.kind, target.id)
+        except NotFoundError:
+            return None
+
+    def _done(self, target, obj):
+        if target.expect == "gone":
+            return obj is None
+        if obj is None:
+            raise Failure("%s disappeared while waiting for it to be deployed" % target.label())
+        state = state_of(obj)
+        cls = state_class(state)
+        if cls == "ok":
+            return True
+        if cls == "error":
+            if target.id in self.redeployed:
+                raise Failure("%s failed to deploy (%s) again after a redeploy request" % (target.label(), state["title"]),
+                              failed_object=dict(type=target.kind, id=target.id, name=target.name, state=state["title"]))
+            self.redeploy(target)
+        return False
+
+    def redeploy(self, target):
+        self.redeployed.add(target.id)
+        self.client.lbaas_redeploy(target.kind, target.id)
+
+    def wait(self, targets):
+        pending = list(targets)
+        deadline = self.clock() + self.timeout
+        delay = self.initial
+        while pending:
+            self.polls += 1
+            objs = self.client.map(self._poll, pending)
+            pending = [t for t, obj in zip(pending, objs) if not self._done(t, obj)]
+            if not pending:
+                return
+            remaining = deadline - self.clock()
+            if remaining <= 0:
+                raise Failure("timed out after %ds waiting for %s" % (self.timeout, ", ".join(t.label() for t in pending)),
+                              pending_objects=[dict(type=t.kind, id=t.id, name=t.name, waiting_for=t.expect) for t in pending])
+            self.sleep(min(delay, remaining))
+            delay = min(delay * self.factor, self.cap)

@@ -1,0 +1,67 @@
+"""An in-memory stand-in for EngineClient, for unit tests of the code above the client only
+(planning, waiting, applying). Everything that talks HTTP is tested against the local Engine."""
+import itertools
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
+
+STATES = {
+    "Updating": {"id": "0", "title": "Updating", "type": 1},
+    "Updated": {"id": "1", "title": "Updated", "type": 1},
+    "DeploymentError": {"id": "2", "title": "DeploymentError", "type": 0},
+    "Deployed": {"id": "3", "title": "Deployed", "type": 1},
+    "NewlyCreated": {"id": "4", "title": "NewlyCreated", "type": 2},
+}
+
+
+class FakeClient(object):
+    def __init__(self):
+        self.objects = {}      # id -> engine object
+        self.tags = {}         # id -> set of tag names
+        self.calls = []        # (method, kind, id)
+        self.scripts = {}      # id -> list of state titles returned by successive GETs
+        self._ids = ("%032x" % i for i in itertools.count(1))
+
+    def add(self, kind, name, state="Deployed", **fields):
+        ident = next(self._ids)
+        obj = dict(fields, identifier=ident, name=name, state=dict(STATES[state]))
+        obj["_kind"] = kind
+        self.objects[ident] = obj
+        return ident
+
+    def map(self, fn, items):
+        return [fn(i) for i in items]
+
+    def lbaas_get(self, kind, ident):
+        self.calls.append(("GET", kind, ident))
+        if ident not in self.objects:
+            raise NotFoundError("not found", status=404, method="GET", path="/x")
+        obj = self.objects[ident]
+        script = self.scripts.get(ident)
+        if script:
+            obj["state"] = dict(STATES[script.pop(0)])
+        return dict(obj)
+
+    def lbaas_create(self, kind, body):
+        self.calls.append(("POST", kind, body.get("name")))
+        fields = dict((k, v) for k, v in body.items() if k != "name")
+        ident = self.add(kind, body["name"], state="NewlyCreated", **fields)
+        return dict(self.objects[ident])
+
+    def lbaas_update(self, kind, ident, body):
+        self.calls.append(("PUT", kind, ident))
+        self.objects[ident].update(body)
+        return dict(self.objects[ident])
+
+    def lbaas_redeploy(self, kind, ident):
+        self.calls.append(("REDEPLOY", kind, ident))
+
+    def lbaas_delete(self, kind, ident):
+        self.calls.append(("DELETE", kind, ident))
+        self.objects.pop(ident, None)
+
+    def tag_add(self, ident, tag):
+        self.calls.append(("TAG", tag, ident))
+        self.tags.setdefault(ident, set()).add(tag)
+
+    def writes(self):
+        return [c for c in self.calls if c[0] != "GET"]

@@ -1,0 +1,63 @@
+import pytest
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import (
+    BACKEND, BIND, FRONTEND, normalize_ip, owner_from_tags, owner_tag, state_class)
+
+
+@pytest.mark.parametrize("given, expected", [
+    ("2001:DB8:0:0:0:0:0:1", "2001:db8::1"),
+    ("2001:0db8::0001", "2001:db8::1"),
+    (" 192.0.2.1 ", "192.0.2.1"),
+    ("::ffff:192.0.2.1", "::ffff:192.0.2.1"),
+    ("", ""),
+])
+def test_addresses_compare_in_canonical_form(given, expected):
+    assert normalize_ip(given) == expected
+
+
+def test_invalid_address_names_the_option():
+    with pytest.raises(Failure, match=r"^address: '300\.1\.1\.1' is not a valid IP address$"):
+        normalize_ip("300.1.1.1", "address")
+
+
+def test_engine_objects_are_flattened_with_links_as_ids():
+    obj = FRONTEND.from_engine({
+        "identifier": "f" * 32, "name": "80.web", "mode": "tcp", "client_timeout": "5000",
+        "load_balancer": {"identifier": "a" * 32, "name": "lb1"},
+        "default_backend": {"identifier": "b" * 32, "name": "80.web"},
+        "state": {"id": "3", "title": "Deployed", "type": 1}, "customer_identifier": "c",
+    })
+    assert obj == {"kind": "frontend", "id": "f" * 32, "name": "80.web", "load_balancer": "a" * 32,
+                   "mode": "tcp", "default_backend": "b" * 32, "client_timeout": "5000",
+                   "state": {"id": "3", "title": "Deployed", "type": 1}}
+
+
+def test_engine_address_in_another_text_form_is_normalized():
+    obj = BIND.from_engine({"identifier": "1" * 32, "name": "v6.80.web", "address": "2001:DB8::0:1", "port": "80",
+                            "frontend": {"identifier": "2" * 32}, "state": {"id": "3", "type": 1}})
+    assert obj["address"] == "2001:db8::1"
+    assert obj["port"] == 80
+    assert obj["state"]["title"] == "Deployed"
+
+
+def test_request_body_leaves_unset_fields_out():
+    assert BACKEND.to_engine({"name": "b", "load_balancer": "a" * 32, "mode": "tcp", "health_check": None,
+                              "server_timeout": None}) == {"name": "b", "load_balancer": "a" * 32, "mode": "tcp"}
+
+
+@pytest.mark.parametrize("state, cls", [
+    ({"id": "3", "title": "Deployed", "type": 1}, "ok"),
+    ({"id": "1", "title": "Updated", "type": 1}, "ok"),
+    ({"id": "0", "title": "Updating", "type": 1}, "pending"),   # OK type on the Engine, but not done
+    ({"id": "4", "title": "NewlyCreated", "type": 2}, "pending"),
+    ({"id": "2", "title": "DeploymentError", "type": 0}, "error"),
+])
+def test_state_classes(state, cls):
+    assert state_class(state) == cls
+
+
+def test_owner_tags():
+    assert owner_tag("shop") == "anxlb-svc=shop"
+    assert owner_from_tags(["anxlb-svc=shop", "other", "x-svc=y", "anxlb-svc=b"]) == ["b", "shop"]
+    assert owner_from_tags(["x-svc=y"], prefix="x") == ["y"]

@@ -1,0 +1,85 @@
+import pytest
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._wait import Target, Waiter
+
+from .fakes import FakeClient
+
+
+class Clock(object):
+    def __init__(self):
+        self.now = 0.0
+        self.sleeps = []
+
+    def sleep(self, seconds):
+        self.sleeps.append(round(seconds, 3))
+        self.now += seconds
+
+    def __call__(self):
+        return self.now
+
+
+def waiter(client, timeout=600, **kw):
+    clock = Clock()
+    return Waiter(client, timeout, sleep=clock.sleep, clock=clock, **kw), clock
+
+
+def test_backoff_grows_and_is_capped():
+    client = FakeClient()
+    ident = client.add("backend", "b", state="NewlyCreated")
+    client.scripts[ident] = ["NewlyCreated"] * 7 + ["Deployed"]
+    w, clock = waiter(client, initial=1, factor=2, cap=8)
+    w.wait([Target("backend", ident, "b")])
+    assert clock.sleeps == [1, 2, 4, 8, 8, 8, 8]
+    assert w.polls == 8
+
+
+def test_updating_is_waited_for_although_the_engine_calls_it_ok():
+    client = FakeClient()
+    ident = client.add("backend", "b", state="Updating")
+    client.scripts[ident] = ["Updating", "Updated"]
+    w, clock = waiter(client)
+    w.wait([Target("backend", ident, "b")])
+    assert len(clock.sleeps) == 1
+
+
+def test_deployment_error_gets_one_redeploy_then_succeeds():
+    client = FakeClient()
+    ident = client.add("server", "s", state="DeploymentError")
+    client.scripts[ident] = ["DeploymentError", "Updating", "Updated"]
+    w, _ = waiter(client)
+    w.wait([Target("server", ident, "s")])
+    assert client.writes() == [("REDEPLOY", "server", ident)]
+
+
+def test_deployment_error_twice_fails_naming_the_object():
+    client = FakeClient()
+    ident = client.add("server", "node1.80.web", state="DeploymentError")
+    client.scripts[ident] = ["DeploymentError", "Updating", "DeploymentError"]
+    w, _ = waiter(client)
+    with pytest.raises(Failure) as err:
+        w.wait([Target("server", ident, "node1.80.web")])
+    assert err.value.msg == ("server 'node1.80.web' (%s) failed to deploy (DeploymentError) again after a redeploy "
+                             "request" % ident)
+    assert client.writes() == [("REDEPLOY", "server", ident)]
+
+
+def test_timeout_bounds_the_whole_wait_and_names_what_is_pending():
+    client = FakeClient()
+    ident = client.add("bind", "v4.80.web", state="NewlyCreated")
+    w, clock = waiter(client, timeout=10, initial=1, factor=2, cap=4)
+    with pytest.raises(Failure) as err:
+        w.wait([Target("bind", ident, "v4.80.web")])
+    assert err.value.msg == "timed out after 10s waiting for bind 'v4.80.web' (%s)" % ident
+    assert clock.now == pytest.approx(10)
+    assert clock.sleeps == [1, 2, 4, 3]
+
+
+def test_waiting_for_deletion_ends_on_404():
+    client = FakeClient()
+    ident = client.add("bind", "b")
+    w, clock = waiter(client)
+    gone = Target("bind", ident, "b", expect="gone")
+    client.objects.pop(ident)
+    w.wait([gone])
+    assert clock.sleeps == []
