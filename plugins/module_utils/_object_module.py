@@ -1,0 +1,231 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+"""The per-object modules (backend, frontend, bind, server): one object, identified inside its parent.
+
+openstack.cloud's StateMachine shape: find the parent and the object, compare only the fields the
+user set (normalized), then predict (check mode) or apply and wait, through the shared Reconciler.
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lookup import LABELS, describe, find_one
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import (
+    KINDS, owner_from_tags, owner_tag, state_class)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import (
+    CREATE, DELETE, REDEPLOY, TAG, UPDATE, Action, Plan, Reconciler, placeholder)
+
+
+def object_argument_spec(parents, fields):
+    """Options shared by every per-object module, plus its parent and field options."""
+    spec = dict(
+        name=dict(type="str"),
+        id=dict(type="str"),
+        state=dict(type="str", default="present", choices=["present", "absent"]),
+        owner=dict(type="str"),
+        tag_prefix=dict(type="str", default="anxlb"),
+        recreate=dict(type="bool", default=False),
+    )
+    spec.update(parents)
+    spec.update(fields)
+    return spec
+
+
+def check_port(params, option="port"):
+    port = params.get(option)
+    if port is not None and not 1 <= port <= 65535:
+        raise Failure("%s must be between 1 and 65535, got %d" % (option, port))
+
+
+class ObjectState(object):
+    """What one observation found: the parent, the object (flat, or None) and resolved links."""
+
+    def __init__(self, parent, obj, links):
+        self.parent = parent
+        self.obj = obj
+        self.links = links
+        self.world = {obj["id"]: obj} if obj else {}
+
+
+class LbaasObjectModule(AnxcloudModule):
+    kind = None             # a Kind from _objects
+    scope_option = None     # option naming the load balancer a parent is looked up in (bind, server)
+    wait_options = True
+    module_kwargs = dict(required_one_of=[("name", "id")])
+    recreated = None        # name of the object a recreate=true plan replaced
+
+    # ---- input ---------------------------------------------------------------------------------
+    def validate(self):
+        """Per-module checks of the options; raise Failure naming the option."""
+
+    def desired_fields(self):
+        out = {}
+        for field in self.kind.fields:
+            value = self.params.get(field)
+            if value is not None and field not in self.kind.links:
+                out[field] = self.kind.normalize_field(field, value)
+        return out
+
+    # ---- observe -------------------------------------------------------------------------------
+    def missing(self, kind, ref, option):
+        """Check mode may plan under a parent an earlier task would create: predict, with a warning."""
+        self.module.warn("%s: no %s named '%s' exists yet; predicting as if an earlier task created it"
+                         % (option, LABELS[kind], ref))
+        return {"kind": kind, "id": placeholder(kind, ref), "name": ref, "missing": True}
+
+    def lookup(self, kind, ref, option, parent=None):
+        if parent is not None and parent.get("missing"):
+            return self.missing(kind, ref, option)
+        found = find_one(self.client, kind, ref, parent=parent, option=option, missing_ok=self.check_mode)
+        return found if found is not None else self.missing(kind, ref, option)
+
+    def resolve_parent(self):
+        option = self.kind.parent
+        ref = self.params[option]
+        if ref is None:
+            if self.params["id"]:
+                return None
+            raise Failure("%s is required unless id is given" % option)
+        scope = None
+        if self.scope_option and self.params.get(self.scope_option):
+            scope = self.lookup("loadbalancer", self.params[self.scope_option], self.scope_option)
+        return self.lookup(self.kind.parent_kind, ref, option, parent=scope)
+
+    def resolve_links(self, parent):
+        """Link fields other than the parent (frontend.default_backend): kind -> resolved id."""
+        return {}
+
+    def find(self, parent):
+        p = self.params
+        if p["id"]:
+            try:
+                return self.kind.from_engine(self.client.lbaas_get(self.kind.name, p["id"]))
+            except NotFoundError:
+                if p["state"] == "absent":
+                    return None
+                if self.recreated and parent and not parent.get("missing"):
+                    # recreate=true replaced the object: from now on it is the one with this name.
+                    return find_one(self.client, self.kind.name, self.recreated, parent=parent, missing_ok=True,
+                                    allow_id=False)
+                raise Failure("id: no %s with id %s exists" % (LABELS[self.kind.name], p["id"]))
+        if parent is None or parent.get("missing"):
+            return None
+        return find_one(self.client, self.kind.name, p["name"], parent=parent, option="name", missing_ok=True,
+                        allow_id=False)
+
+    def observe(self):
+        parent = self.resolve_parent()
+        obj = self.find(parent)
+        if obj is not None and self.params["owner"]:
+            obj["tags"] = sorted(t["name"] if isinstance(t, dict) else t
+                                 for t in self.client.resource_get(obj["id"]).get("tags") or [])
+        if parent is None and obj is not None:   # addressed by id alone: the object names its parent
+            parent = {"kind": self.kind.parent_kind, "id": obj[self.kind.parent], "name": obj[self.kind.parent]}
+        return ObjectState(parent, obj, self.resolve_links(parent))
+
+    # ---- plan ----------------------------------------------------------------------------------
+    def owner_tags(self):
+        owner = self.params["owner"]
+        return [owner_tag(owner, self.params["tag_prefix"])] if owner else []
+
+    def check_owner(self, obj, doing):
+        owner = self.params["owner"]
+        if not owner:
+            return
+        owners = owner_from_tags(obj.get("tags", []), self.params["tag_prefix"])
+        if owners and owner not in owners:
+            raise Failure("%s (%s) is owned by '%s', not '%s'; refusing to %s it"
+                          % (describe(self.kind.name, obj), obj["id"], "', '".join(owners), owner, doing))
+        if doing == "delete" and not owners:
+            raise Failure("%s (%s) carries no owner tag for '%s'; refusing to delete it"
+                          % (describe(self.kind.name, obj), obj["id"], owner))
+
+    def plan(self, state):
+        p = self.params
+        kind = self.kind
+        obj = state.obj
+        if p["state"] == "absent":
+            if obj is None:
+                return Plan()
+            self.check_owner(obj, "delete")
+            return Plan([Action(DELETE, kind, obj, reason="state=absent")])
+
+        desired = self.desired_fields()
+        desired.update(state.links)
+        tags = self.owner_tags()
+        parent_id = state.parent["id"] if state.parent else obj[kind.parent]
+        if obj is None:
+            return Plan([self.create(p["name"], parent_id, desired, tags,
+                                     "no %s named '%s' on %s" % (LABELS[kind.name], p["name"],
+                                                                 describe(kind.parent_kind, state.parent)))])
+        self.check_owner(obj, "change")
+        if parent_id != obj[kind.parent]:
+            if not p["recreate"]:
+                raise Failure("%s (%s) cannot be moved to another %s in place; set recreate=true to delete and "
+                              "create it again" % (describe(kind.name, obj), obj["id"], LABELS[kind.parent_kind]))
+            merged = dict((f, obj.get(f)) for f in kind.fields)
+            merged.update(desired)
+            self.recreated = p["name"] or obj["name"]
+            return Plan([Action(DELETE, kind, obj, reason="recreate=true: moving to another %s" % kind.parent),
+                         self.create(self.recreated, parent_id, merged, tags, "recreated under the new %s"
+                                     % kind.parent)])
+        changes = dict((f, (obj.get(f), v)) for f, v in desired.items() if obj.get(f) != v)
+        if p["name"] and p["name"] != obj["name"]:
+            changes["name"] = (obj["name"], p["name"])
+        missing_tags = [t for t in tags if t not in obj.get("tags", [])]
+        if changes:
+            return Plan([Action(UPDATE, kind, obj, changes, tags=missing_tags,
+                                reason="differs in %s" % ", ".join(sorted(changes)))])
+        if missing_tags:
+            return Plan([Action(TAG, kind, obj, tags=missing_tags, reason="owner tag missing")])
+        cls = state_class(obj["state"])
+        if cls == "error":
+            return Plan([Action(REDEPLOY, kind, obj, reason="the object is in %s" % obj["state"]["title"])])
+        if cls == "pending":
+            return Plan(waits=[(kind.name, obj["id"], obj["name"])])
+        return Plan()
+
+    def create(self, name, parent_id, fields, tags, reason):
+        kind = self.kind
+        new = {"kind": kind.name, "id": placeholder(kind.name, name), "name": name, kind.parent: parent_id}
+        for field in kind.fields:
+            new[field] = fields.get(field)
+        changes = dict((f, (None, v)) for f, v in new.items() if f not in ("kind", "id") and v is not None)
+        return Action(CREATE, kind, new, changes, reason=reason, tags=tags)
+
+    # ---- result --------------------------------------------------------------------------------
+    def render(self, obj, with_state=True):
+        if not obj:
+            return {}
+        kind = self.kind
+        out = {"id": obj["id"], "name": obj["name"], kind.parent: obj.get(kind.parent)}
+        for field in kind.fields:
+            out[field] = obj.get(field)
+        if self.params["owner"]:
+            owners = owner_from_tags(obj.get("tags", []), self.params["tag_prefix"])
+            out["owner"] = owners[0] if len(owners) == 1 else (owners or None)
+        if with_state:
+            out["state"] = (obj.get("state") or {}).get("title")
+        else:
+            del out["id"]
+        return out
+
+    def run(self):
+        self.validate()
+        self.desired_fields()   # fail on bad input before any request
+        reconciler = Reconciler(self.client, self.check_mode, wait=self.params["wait"],
+                                wait_timeout=self.params["wait_timeout"])
+        outcome = reconciler.run(self.observe, self.plan)
+        predicted = outcome.plan.predict(outcome.before)
+        before = next(iter(outcome.before.values()), None)
+        after = next(iter(outcome.after.values()), None)
+        self.result.update(changed=outcome.changed, plan=outcome.plan.to_list())
+        self.result[self.kind.name] = self.render(after)
+        if self.module._diff:
+            self.result["diff"] = dict(before=self.render(before, with_state=False),
+                                       after=self.render(next(iter(predicted.values()), None), with_state=False))

@@ -1,0 +1,168 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: backend
+short_description: Manage a backend of an Anexia Engine load balancer
+version_added: 0.1.0
+description:
+  - Create, update or delete one LBaaS backend, identified by its name inside its load balancer (or by O(id)).
+  - Only the options you set are compared and changed; the others keep whatever the Engine has.
+author:
+  - anxcloud.lbaas contributors
+options:
+  load_balancer:
+    description:
+      - The load balancer the backend belongs to, by name or identifier.
+      - Required unless O(id) is given.
+    type: str
+  name:
+    description:
+      - Name of the backend, unique within its load balancer.
+      - With O(id), a different name renames the backend.
+    type: str
+  id:
+    description:
+      - Identifier of the backend, to address it directly instead of by name.
+    type: str
+  mode:
+    description:
+      - Proxy mode.
+    type: str
+    choices: [tcp, http]
+  health_check:
+    description:
+      - HAProxy-style health check fragment, passed to the Engine verbatim,
+        for example V("adv_check": "tcp-check").
+    type: str
+  server_timeout:
+    description:
+      - Server timeout in milliseconds.
+    type: int
+  owner:
+    description:
+      - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the backend carries.
+      - The tag is added when missing. A backend owned by another owner is never changed or deleted.
+      - With O(state=absent), only a backend carrying this owner's tag is deleted.
+    type: str
+  tag_prefix:
+    description:
+      - Prefix of the owner tag.
+    type: str
+    default: anxlb
+  recreate:
+    description:
+      - Allow moving the backend to another load balancer by deleting and creating it again,
+        which the Engine cannot do in place.
+    type: bool
+    default: false
+  state:
+    description:
+      - Whether the backend should exist.
+    type: str
+    choices: [present, absent]
+    default: present
+extends_documentation_fragment:
+  - anxcloud.lbaas.engine
+  - anxcloud.lbaas.wait
+  - anxcloud.lbaas.attributes
+  - anxcloud.lbaas.attributes.actiongroup
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+"""
+
+EXAMPLES = r"""
+- name: A TCP backend with a TCP health check
+  anxcloud.lbaas.backend:
+    load_balancer: lb1
+    name: 443.shop
+    mode: tcp
+    health_check: '"adv_check": "tcp-check"'
+    owner: shop
+
+- name: Remove it again
+  anxcloud.lbaas.backend:
+    load_balancer: lb1
+    name: 443.shop
+    state: absent
+"""
+
+RETURN = r"""
+backend:
+  description: The backend after the task (predicted in check mode); empty when absent.
+  returned: always
+  type: dict
+  contains:
+    id:
+      description: Identifier; a placeholder C((new backend NAME)) for one check mode would create.
+      type: str
+      sample: 285b954fdf2a449c8fdae01cc6074025
+    name:
+      description: Name.
+      type: str
+    load_balancer:
+      description: Identifier of the load balancer.
+      type: str
+    mode:
+      description: Proxy mode.
+      type: str
+      sample: tcp
+    health_check:
+      description: Health check fragment.
+      type: str
+    server_timeout:
+      description: Server timeout in milliseconds.
+      type: int
+    owner:
+      description: The owner named by the owner tag, when O(owner) is set.
+      type: str
+      returned: when O(owner) is set
+    state:
+      description: Engine deployment state (C(Deployed), C(NewlyCreated), C(Updating), C(Updated), C(DeploymentError)).
+      type: str
+      sample: Deployed
+plan:
+  description: The actions the task decided on, with the fields that differ and why.
+  returned: always
+  type: list
+  elements: dict
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._object_module import (
+    LbaasObjectModule, object_argument_spec)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import BACKEND
+
+
+class BackendModule(LbaasObjectModule):
+    kind = BACKEND
+    argument_spec = object_argument_spec(
+        parents=dict(load_balancer=dict(type="str")),
+        fields=dict(
+            mode=dict(type="str", choices=["tcp", "http"]),
+            health_check=dict(type="str"),
+            server_timeout=dict(type="int"),
+        ),
+    )
+
+    def validate(self):
+        timeout = self.params["server_timeout"]
+        if timeout is not None and timeout < 0:
+            raise Failure("server_timeout must not be negative, got %d" % timeout)
+
+
+def main():
+    BackendModule.main()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: backend_info
+short_description: List backends of an Anexia Engine load balancer
+version_added: 0.1.0
+description:
+  - Returns the backends of one load balancer, the ones carrying an owner's tag, or one by identifier.
+  - One module per object type (rather than one with a C(type) option) so that each documents its own
+    options and return values and reads like the module that manages the same type.
+author:
+  - anxcloud.lbaas contributors
+options:
+  load_balancer:
+    description:
+      - The load balancer whose backends to return, by name or identifier.
+      - One of O(load_balancer), O(id) or O(owner) is required.
+    type: str
+  id:
+    description:
+      - Identifier of one backend.
+    type: str
+  name:
+    description:
+      - Return only backends with this name.
+    type: str
+  owner:
+    description:
+      - Return only backends carrying this owner's tag C(<tag_prefix>-svc=<owner>); also returns their tags.
+    type: str
+  tag_prefix:
+    description:
+      - Prefix of the owner tag.
+    type: str
+    default: anxlb
+extends_documentation_fragment:
+  - anxcloud.lbaas.engine
+  - anxcloud.lbaas.attributes
+  - anxcloud.lbaas.attributes.actiongroup
+  - anxcloud.lbaas.attributes.info_module
+"""
+
+EXAMPLES = r"""
+- name: The backends of one load balancer
+  anxcloud.lbaas.backend_info:
+    load_balancer: lb1
+  register: found
+
+- name: Everything of type backend that service shop owns
+  anxcloud.lbaas.backend_info:
+    owner: shop
+  register: owned
+"""
+
+RETURN = r"""
+backends:
+  description: The backends found, sorted by name.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    id:
+      description: Identifier.
+      type: str
+    name:
+      description: Name.
+      type: str
+    load_balancer:
+      description: Identifier of the load balancer.
+      type: str
+    mode:
+      description: Proxy mode.
+      type: str
+    health_check:
+      description: Health check fragment.
+      type: str
+    server_timeout:
+      description: Server timeout.
+      type: int
+    state:
+      description: Engine deployment state.
+      type: str
+    owner:
+      description: The owner named by the owner tag.
+      type: str
+      returned: when O(owner) is set
+    tags:
+      description: All tags of the object.
+      type: list
+      elements: str
+      returned: when O(owner) is set
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._info_module import LbaasInfoModule, info_argument_spec
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import BACKEND
+
+
+class BackendInfo(LbaasInfoModule):
+    kind = BACKEND
+    argument_spec = info_argument_spec(dict(load_balancer=dict(type="str")))
+
+
+def main():
+    BackendInfo.main()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,171 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: bind
+short_description: Manage a bind (listen address and port) of an Anexia Engine frontend
+version_added: 0.1.0
+description:
+  - Create, update or delete one LBaaS bind, identified by its name inside its frontend (or by O(id)).
+  - Only the options you set are compared and changed; the others keep whatever the Engine has.
+author:
+  - anxcloud.lbaas contributors
+options:
+  frontend:
+    description:
+      - The frontend the bind belongs to, by name or identifier.
+      - Required unless O(id) is given.
+    type: str
+  load_balancer:
+    description:
+      - The load balancer to look the frontend up in, by name or identifier.
+      - Needed only when a frontend of that name exists on several load balancers.
+    type: str
+  name:
+    description:
+      - Name of the bind, unique within its frontend.
+      - With O(id), a different name renames the bind.
+    type: str
+  id:
+    description:
+      - Identifier of the bind, to address it directly instead of by name.
+    type: str
+  address:
+    description:
+      - The address to listen on. IPv6 addresses are compared in their canonical form.
+    type: str
+  port:
+    description:
+      - The port to listen on.
+    type: int
+  ssl:
+    description:
+      - Whether the bind terminates TLS.
+    type: bool
+  ssl_certificate_path:
+    description:
+      - Path of the certificate on the load balancer, when O(ssl=true).
+    type: str
+  owner:
+    description:
+      - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the bind carries.
+      - The tag is added when missing. A bind owned by another owner is never changed or deleted.
+      - With O(state=absent), only a bind carrying this owner's tag is deleted.
+    type: str
+  tag_prefix:
+    description:
+      - Prefix of the owner tag.
+    type: str
+    default: anxlb
+  recreate:
+    description:
+      - Allow moving the bind to another frontend by deleting and creating it again,
+        which the Engine cannot do in place.
+    type: bool
+    default: false
+  state:
+    description:
+      - Whether the bind should exist.
+    type: str
+    choices: [present, absent]
+    default: present
+extends_documentation_fragment:
+  - anxcloud.lbaas.engine
+  - anxcloud.lbaas.wait
+  - anxcloud.lbaas.attributes
+  - anxcloud.lbaas.attributes.actiongroup
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+"""
+
+EXAMPLES = r"""
+- name: Listen on 198.51.100.10:443
+  anxcloud.lbaas.bind:
+    load_balancer: lb1
+    frontend: 443.shop
+    name: v4.443.shop
+    address: 198.51.100.10
+    port: 443
+    owner: shop
+"""
+
+RETURN = r"""
+bind:
+  description: The bind after the task (predicted in check mode); empty when absent.
+  returned: always
+  type: dict
+  contains:
+    id:
+      description: Identifier; a placeholder C((new bind NAME)) for one check mode would create.
+      type: str
+      sample: 285b954fdf2a449c8fdae01cc6074025
+    name:
+      description: Name.
+      type: str
+    frontend:
+      description: Identifier of the frontend.
+      type: str
+    address:
+      description: Listen address.
+      type: str
+    port:
+      description: Listen port.
+      type: int
+    ssl:
+      description: Whether TLS is terminated.
+      type: bool
+    ssl_certificate_path:
+      description: Certificate path.
+      type: str
+    owner:
+      description: The owner named by the owner tag, when O(owner) is set.
+      type: str
+      returned: when O(owner) is set
+    state:
+      description: Engine deployment state (C(Deployed), C(NewlyCreated), C(Updating), C(Updated), C(DeploymentError)).
+      type: str
+      sample: Deployed
+plan:
+  description: The actions the task decided on, with the fields that differ and why.
+  returned: always
+  type: list
+  elements: dict
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._object_module import (
+    LbaasObjectModule, check_port, object_argument_spec)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import BIND
+
+
+class BindModule(LbaasObjectModule):
+    kind = BIND
+    scope_option = "load_balancer"
+    argument_spec = object_argument_spec(
+        parents=dict(frontend=dict(type="str"), load_balancer=dict(type="str")),
+        fields=dict(
+            address=dict(type="str"),
+            port=dict(type="int"),
+            ssl=dict(type="bool"),
+            ssl_certificate_path=dict(type="str"),
+        ),
+    )
+
+    def validate(self):
+        check_port(self.params)
+
+
+def main():
+    BindModule.main()
+
+
+if __name__ == "__main__":
+    main()

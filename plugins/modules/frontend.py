@@ -1,0 +1,168 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: frontend
+short_description: Manage a frontend of an Anexia Engine load balancer
+version_added: 0.1.0
+description:
+  - Create, update or delete one LBaaS frontend, identified by its name inside its load balancer (or by O(id)).
+  - Only the options you set are compared and changed; the others keep whatever the Engine has.
+author:
+  - anxcloud.lbaas contributors
+options:
+  load_balancer:
+    description:
+      - The load balancer the frontend belongs to, by name or identifier.
+      - Required unless O(id) is given.
+    type: str
+  name:
+    description:
+      - Name of the frontend, unique within its load balancer.
+      - With O(id), a different name renames the frontend.
+    type: str
+  id:
+    description:
+      - Identifier of the frontend, to address it directly instead of by name.
+    type: str
+  mode:
+    description:
+      - Proxy mode.
+    type: str
+    choices: [tcp, http]
+  default_backend:
+    description:
+      - The backend traffic goes to, by name (on the same load balancer) or identifier.
+    type: str
+  client_timeout:
+    description:
+      - Client timeout in milliseconds (a string on the Engine).
+    type: str
+  owner:
+    description:
+      - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the frontend carries.
+      - The tag is added when missing. A frontend owned by another owner is never changed or deleted.
+      - With O(state=absent), only a frontend carrying this owner's tag is deleted.
+    type: str
+  tag_prefix:
+    description:
+      - Prefix of the owner tag.
+    type: str
+    default: anxlb
+  recreate:
+    description:
+      - Allow moving the frontend to another load balancer by deleting and creating it again,
+        which the Engine cannot do in place.
+    type: bool
+    default: false
+  state:
+    description:
+      - Whether the frontend should exist.
+    type: str
+    choices: [present, absent]
+    default: present
+extends_documentation_fragment:
+  - anxcloud.lbaas.engine
+  - anxcloud.lbaas.wait
+  - anxcloud.lbaas.attributes
+  - anxcloud.lbaas.attributes.actiongroup
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+"""
+
+EXAMPLES = r"""
+- name: A TCP frontend sending traffic to backend 443.shop
+  anxcloud.lbaas.frontend:
+    load_balancer: lb1
+    name: 443.shop
+    mode: tcp
+    default_backend: 443.shop
+    owner: shop
+"""
+
+RETURN = r"""
+frontend:
+  description: The frontend after the task (predicted in check mode); empty when absent.
+  returned: always
+  type: dict
+  contains:
+    id:
+      description: Identifier; a placeholder C((new frontend NAME)) for one check mode would create.
+      type: str
+      sample: 285b954fdf2a449c8fdae01cc6074025
+    name:
+      description: Name.
+      type: str
+    load_balancer:
+      description: Identifier of the load balancer.
+      type: str
+    mode:
+      description: Proxy mode.
+      type: str
+      sample: tcp
+    default_backend:
+      description: Identifier of the default backend.
+      type: str
+    client_timeout:
+      description: Client timeout.
+      type: str
+    owner:
+      description: The owner named by the owner tag, when O(owner) is set.
+      type: str
+      returned: when O(owner) is set
+    state:
+      description: Engine deployment state (C(Deployed), C(NewlyCreated), C(Updating), C(Updated), C(DeploymentError)).
+      type: str
+      sample: Deployed
+plan:
+  description: The actions the task decided on, with the fields that differ and why.
+  returned: always
+  type: list
+  elements: dict
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._object_module import (
+    LbaasObjectModule, object_argument_spec)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import FRONTEND
+
+
+class FrontendModule(LbaasObjectModule):
+    kind = FRONTEND
+
+    def resolve_links(self, parent):
+        ref = self.params["default_backend"]
+        if ref is None or parent is None:
+            return {}
+        return {"default_backend": self.lookup("backend", ref, "default_backend", parent=parent)["id"]}
+
+    argument_spec = object_argument_spec(
+        parents=dict(load_balancer=dict(type="str")),
+        fields=dict(
+            mode=dict(type="str", choices=["tcp", "http"]),
+            default_backend=dict(type="str"),
+            client_timeout=dict(type="str"),
+        ),
+    )
+
+    def validate(self):
+        timeout = self.params["client_timeout"]
+        if timeout is not None and not timeout.isdigit():
+            raise Failure("client_timeout must be a whole number of milliseconds, got '%s'" % timeout)
+
+
+def main():
+    FrontendModule.main()
+
+
+if __name__ == "__main__":
+    main()

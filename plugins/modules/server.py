@@ -1,0 +1,165 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: server
+short_description: Manage a server (target address and port) of an Anexia Engine backend
+version_added: 0.1.0
+description:
+  - Create, update or delete one LBaaS server, identified by its name inside its backend (or by O(id)).
+  - Only the options you set are compared and changed; the others keep whatever the Engine has.
+author:
+  - anxcloud.lbaas contributors
+options:
+  backend:
+    description:
+      - The backend the server belongs to, by name or identifier.
+      - Required unless O(id) is given.
+    type: str
+  load_balancer:
+    description:
+      - The load balancer to look the backend up in, by name or identifier.
+      - Needed only when a backend of that name exists on several load balancers.
+    type: str
+  name:
+    description:
+      - Name of the server, unique within its backend.
+      - With O(id), a different name renames the server.
+    type: str
+  id:
+    description:
+      - Identifier of the server, to address it directly instead of by name.
+    type: str
+  ip:
+    description:
+      - The address traffic is sent to.
+    type: str
+  port:
+    description:
+      - The port traffic is sent to.
+    type: int
+  check:
+    description:
+      - Whether the backend's health check runs against this server.
+    type: str
+    choices: [enabled, disabled]
+  owner:
+    description:
+      - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the server carries.
+      - The tag is added when missing. A server owned by another owner is never changed or deleted.
+      - With O(state=absent), only a server carrying this owner's tag is deleted.
+    type: str
+  tag_prefix:
+    description:
+      - Prefix of the owner tag.
+    type: str
+    default: anxlb
+  recreate:
+    description:
+      - Allow moving the server to another backend by deleting and creating it again,
+        which the Engine cannot do in place.
+    type: bool
+    default: false
+  state:
+    description:
+      - Whether the server should exist.
+    type: str
+    choices: [present, absent]
+    default: present
+extends_documentation_fragment:
+  - anxcloud.lbaas.engine
+  - anxcloud.lbaas.wait
+  - anxcloud.lbaas.attributes
+  - anxcloud.lbaas.attributes.actiongroup
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+"""
+
+EXAMPLES = r"""
+- name: Node web1 serves 443.shop on port 30443
+  anxcloud.lbaas.server:
+    load_balancer: lb1
+    backend: 443.shop
+    name: web1.443.shop
+    ip: 192.0.2.11
+    port: 30443
+    check: enabled
+    owner: shop
+"""
+
+RETURN = r"""
+server:
+  description: The server after the task (predicted in check mode); empty when absent.
+  returned: always
+  type: dict
+  contains:
+    id:
+      description: Identifier; a placeholder C((new server NAME)) for one check mode would create.
+      type: str
+      sample: 285b954fdf2a449c8fdae01cc6074025
+    name:
+      description: Name.
+      type: str
+    backend:
+      description: Identifier of the backend.
+      type: str
+    ip:
+      description: Target address.
+      type: str
+    port:
+      description: Target port.
+      type: int
+    check:
+      description: Health check C(enabled) or C(disabled).
+      type: str
+    owner:
+      description: The owner named by the owner tag, when O(owner) is set.
+      type: str
+      returned: when O(owner) is set
+    state:
+      description: Engine deployment state (C(Deployed), C(NewlyCreated), C(Updating), C(Updated), C(DeploymentError)).
+      type: str
+      sample: Deployed
+plan:
+  description: The actions the task decided on, with the fields that differ and why.
+  returned: always
+  type: list
+  elements: dict
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._object_module import (
+    LbaasObjectModule, check_port, object_argument_spec)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import SERVER
+
+
+class ServerModule(LbaasObjectModule):
+    kind = SERVER
+    scope_option = "load_balancer"
+    argument_spec = object_argument_spec(
+        parents=dict(backend=dict(type="str"), load_balancer=dict(type="str")),
+        fields=dict(
+            ip=dict(type="str"),
+            port=dict(type="int"),
+            check=dict(type="str", choices=["enabled", "disabled"]),
+        ),
+    )
+
+    def validate(self):
+        check_port(self.params)
+
+
+def main():
+    ServerModule.main()
+
+
+if __name__ == "__main__":
+    main()

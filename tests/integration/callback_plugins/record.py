@@ -1,0 +1,46 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Test-only callback: writes every task result of a playbook run to $RECORD_FILE as JSON."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import json
+import os
+
+from ansible.plugins.callback import CallbackBase
+
+DOCUMENTATION = r"""
+name: record
+type: aggregate
+short_description: records task results for the integration tests
+description: Writes each task's name, status and result to the file named by RECORD_FILE.
+"""
+
+
+class CallbackModule(CallbackBase):
+    CALLBACK_VERSION = 2.0
+    CALLBACK_TYPE = "aggregate"
+    CALLBACK_NAME = "record"
+    CALLBACK_NEEDS_ENABLED = True
+
+    def __init__(self):
+        super(CallbackModule, self).__init__()
+        self.results = []
+
+    def _add(self, status, result):
+        self.results.append({"task": result.task_name, "status": status, "result": result._result})
+
+    def v2_runner_on_ok(self, result):
+        self._add("ok", result)
+
+    def v2_runner_on_failed(self, result, ignore_errors=False):
+        self._add("failed", result)
+
+    def v2_runner_on_skipped(self, result):
+        self._add("skipped", result)
+
+    def v2_playbook_on_stats(self, stats):
+        with open(os.environ["RECORD_FILE"], "w") as handle:
+            json.dump(self.results, handle, default=str)

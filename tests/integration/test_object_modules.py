@@ -1,0 +1,130 @@
+"""The integration matrix of every per-object module, with real ansible-playbook runs:
+check mode + diff (nothing written) -> real run (same diff) -> rerun (no change, no write) -> rerun in
+check mode; then an in-place update and a delete the same way."""
+import re
+
+import pytest
+
+from . import engine_state as es
+
+HC = '"adv_check": "tcp-check"'
+
+
+def setup_backend(engine):
+    return es.create(engine, "backend", name="80.web", mode="tcp", load_balancer=es.lb_id(engine))
+
+
+def setup_frontend(engine):
+    backend = setup_backend(engine)
+    return es.create(engine, "frontend", name="80.web", mode="tcp", load_balancer=es.lb_id(engine),
+                     default_backend=backend)
+
+
+CASES = {
+    "backend": dict(
+        setup=lambda engine: {"parent": es.lb_id(engine)},
+        task={"load_balancer": "lb1", "name": "80.web", "mode": "tcp", "health_check": HC, "owner": "web"},
+        after=lambda ids: {"name": "80.web", "load_balancer": ids["parent"], "mode": "tcp", "health_check": HC,
+                           "server_timeout": None, "owner": "web"},
+        update=("mode", "tcp", "http"),
+    ),
+    "frontend": dict(
+        setup=lambda engine: {"parent": es.lb_id(engine), "backend": setup_backend(engine)},
+        task={"load_balancer": "lb1", "name": "80.web", "mode": "tcp", "default_backend": "80.web",
+              "client_timeout": "5000", "owner": "web"},
+        after=lambda ids: {"name": "80.web", "load_balancer": ids["parent"], "mode": "tcp",
+                           "default_backend": ids["backend"], "client_timeout": "5000", "owner": "web"},
+        update=("client_timeout", "5000", "6000"),
+    ),
+    "bind": dict(
+        setup=lambda engine: {"parent": setup_frontend(engine)},
+        task={"load_balancer": "lb1", "frontend": "80.web", "name": "v4.80.web", "address": "127.0.0.1",
+              "port": 8080, "owner": "web"},
+        after=lambda ids: {"name": "v4.80.web", "frontend": ids["parent"], "address": "127.0.0.1", "port": 8080,
+                           "ssl": None, "ssl_certificate_path": None, "owner": "web"},
+        update=("port", 8080, 8081),
+    ),
+    "server": dict(
+        setup=lambda engine: {"parent": setup_backend(engine)},
+        task={"load_balancer": "lb1", "backend": "80.web", "name": "n1.80.web", "ip": "127.0.0.2", "port": 18080,
+              "check": "enabled", "owner": "web"},
+        after=lambda ids: {"name": "n1.80.web", "backend": ids["parent"], "ip": "127.0.0.2", "port": 18080,
+                           "check": "enabled", "owner": "web"},
+        update=("ip", "127.0.0.2", "127.0.0.3"),
+    ),
+}
+
+
+def module_task(kind, args):
+    return {"name": "%s under test" % kind, "anxcloud.lbaas.%s" % kind: args}
+
+
+def converge(ansible, engine, task, expect_diff):
+    """The four runs of the matrix; returns the real run's result."""
+    before = es.snapshot(engine)
+    engine.reset_requests()
+    check = ansible.run(task, check=True, diff=True)
+    assert not check.failed(), check
+    assert check.last["changed"] is True
+    assert check.last["diff"] == expect_diff
+    assert list(check.last["diff"]["after"]) == list(expect_diff["after"])
+    assert engine.mutating_requests() == 0
+    assert es.snapshot(engine) == before
+
+    real = ansible.run(task, diff=True)
+    assert not real.failed(), real
+    assert real.last["changed"] is True
+    assert real.last["diff"] == check.last["diff"]
+    assert real.last["plan"] == check.last["plan"]
+
+    engine.reset_requests()
+    rerun = ansible.run(task, diff=True)
+    assert not rerun.failed(), rerun
+    assert rerun.last["changed"] is False
+    assert rerun.last["plan"] == []
+    assert rerun.last["diff"]["before"] == rerun.last["diff"]["after"]
+    assert engine.mutating_requests() == 0
+
+    recheck = ansible.run(task, check=True, diff=True)
+    assert recheck.last["changed"] is False
+    assert engine.mutating_requests() == 0
+    return real.last
+
+
+@pytest.mark.parametrize("kind", sorted(CASES))
+def test_create_update_delete(kind, engine, ansible):
+    case = CASES[kind]
+    ids = case["setup"](engine)
+    args = dict(case["task"])
+
+    # create
+    result = converge(ansible, engine, module_task(kind, args), {"before": {}, "after": case["after"](ids)})
+    obj = result[kind]
+    assert re.match(r"^[0-9a-f]{32}$", obj["id"])
+    assert obj["state"] in ("Deployed", "Updated")
+    expected = dict(case["after"](ids), id=obj["id"], state=obj["state"])
+    assert obj == expected
+    stored = es.by_name(engine, kind)[args["name"]]
+    assert stored["identifier"] == obj["id"]
+    assert es.tags(engine, obj["id"]) == ["anxlb-svc=web"]
+    assert result["plan"][0]["action"] == "create"
+
+    # in-place update of one field: same identifier, only that field differs
+    field, old, new = case["update"]
+    args[field] = new
+    before = case["after"](ids)
+    after = dict(before)
+    after[field] = new
+    result = converge(ansible, engine, module_task(kind, args), {"before": before, "after": after})
+    assert result[kind]["id"] == obj["id"]
+    assert result["plan"] == [{"action": "update", "type": kind, "name": args["name"], "id": obj["id"],
+                               "changes": {field: {"before": old, "after": new}}, "tags": [],
+                               "reason": "differs in %s" % field}]
+    assert es.by_name(engine, kind)[args["name"]][field] == new
+
+    # delete
+    gone = {"name": args["name"], "state": "absent", "owner": "web"}
+    gone.update(dict((k, v) for k, v in args.items() if k in ("load_balancer", "frontend", "backend")))
+    result = converge(ansible, engine, module_task(kind, gone), {"before": after, "after": {}})
+    assert result[kind] == {}
+    assert args["name"] not in es.by_name(engine, kind)
