@@ -1,0 +1,139 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+"""A service declaration -> the LBaaS objects it needs on each load balancer (pure, no I/O).
+
+One Backend and one Frontend per port, a Bind per external address x port, a Server per server x
+port, named as the Kubernetes cloud controller names them so operators recognise them (suffix
+S = ``<service>[.<name_suffix>]``): Backend/Frontend ``<port>.S``, Bind ``<v4|v6>.<port>.S``,
+Server ``<server>.<port>.S``. Everything is sorted, so plans and diffs are deterministic.
+"""
+
+import re
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import normalize_ip
+
+# Parts of object names: no dots (they separate the parts), no spaces or slashes.
+NAME_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$")
+SUFFIX_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]{0,126}[A-Za-z0-9])?$")
+TCP_CHECK = '"adv_check": "tcp-check"'
+MAX_NAME = 255
+
+
+def _check_name(value, option):
+    if not isinstance(value, str) or not NAME_RE.match(value):
+        raise Failure("%s: '%s' is not a valid name (letters, digits, '-' and '_', at most 63 characters, "
+                      "starting and ending with a letter or digit)" % (option, value))
+    return value
+
+
+def _check_port(value, option):
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 65535:
+        raise Failure("%s must be a port number between 1 and 65535, got %r" % (option, value))
+    return value
+
+
+class Desired(object):
+    """The objects a service needs on one load balancer, parents referenced by port name.
+
+    ``backends``/``frontends``: port name -> fields; ``binds``: (port, address) -> fields;
+    ``servers``: (port, server) -> fields. Frontends' ``default_backend`` and binds'/servers'
+    parents are filled by the planner with the identifiers it finds or will create.
+    """
+
+    def __init__(self):
+        self.backends = {}
+        self.frontends = {}
+        self.binds = {}
+        self.servers = {}
+
+    def count(self):
+        return len(self.backends) + len(self.frontends) + len(self.binds) + len(self.servers)
+
+
+def build(service):
+    """Validates a declaration (a dict of the module's options) and returns ``Desired``."""
+    name = _check_name(service.get("name"), "name")
+    suffix = name
+    if service.get("name_suffix"):
+        if not SUFFIX_RE.match(service["name_suffix"]):
+            raise Failure("name_suffix: '%s' is not a valid name suffix" % service["name_suffix"])
+        suffix = "%s.%s" % (name, service["name_suffix"])
+
+    ports = service.get("ports") or []
+    seen_names, seen_ports = {}, {}
+    for index, port in enumerate(ports):
+        option = "ports[%d]" % index
+        number = _check_port(port.get("port"), option + ".port")
+        port_name = _check_name(str(port.get("name") or number), option + ".name")
+        _check_port(port.get("target_port") or number, option + ".target_port")
+        if port_name in seen_names:
+            raise Failure("ports: the port name '%s' is used twice (ports[%d] and ports[%d])"
+                          % (port_name, seen_names[port_name], index))
+        if number in seen_ports:
+            raise Failure("ports: the external port %d is declared twice (ports[%d] and ports[%d])"
+                          % (number, seen_ports[number], index))
+        seen_names[port_name], seen_ports[number] = index, index
+
+    addresses = []
+    families = {}
+    for index, address in enumerate(service.get("addresses") or []):
+        canonical = normalize_ip(address, "addresses[%d]" % index)
+        family = "v6" if ":" in canonical else "v4"
+        if canonical in addresses:
+            raise Failure("addresses: %s is listed twice" % canonical)
+        if family in families:
+            # Bind names carry only the family (v4/v6), as the cloud controller's do.
+            raise Failure("addresses: at most one IP%s address per service, got %s and %s"
+                          % (family, families[family], canonical))
+        families[family] = canonical
+        addresses.append(canonical)
+
+    servers = []
+    for index, server in enumerate(service.get("servers") or []):
+        server_name = _check_name(server.get("name"), "servers[%d].name" % index)
+        if server_name in [s[0] for s in servers]:
+            raise Failure("servers: the server name '%s' is used twice" % server_name)
+        check = server.get("check") or "enabled"
+        if check not in ("enabled", "disabled"):
+            raise Failure("servers[%d].check must be enabled or disabled, got '%s'" % (index, check))
+        servers.append((server_name, normalize_ip(server.get("address"), "servers[%d].address" % index), check))
+
+    desired = Desired()
+    for port in sorted(ports, key=lambda p: str(p.get("name") or p["port"])):
+        port_name = str(port.get("name") or port["port"])
+        mode = port.get("mode") or "tcp"
+        if mode not in ("tcp", "http"):
+            raise Failure("ports: mode of port '%s' must be tcp or http, got '%s'" % (port_name, mode))
+        health_check = port.get("health_check")
+        if health_check is None and mode == "tcp":
+            health_check = TCP_CHECK   # without it the Engine runs its HTTP default check on TCP ports
+        object_name = _full("%s.%s" % (port_name, suffix))
+        desired.backends[port_name] = dict(name=object_name, mode=mode, health_check=health_check,
+                                           server_timeout=port.get("server_timeout"))
+        desired.frontends[port_name] = dict(name=object_name, mode=mode, client_timeout=_text(port.get("client_timeout")))
+        for address in sorted(addresses):
+            family = "v6" if ":" in address else "v4"
+            desired.binds[(port_name, address)] = dict(
+                name=_full("%s.%s.%s" % (family, port_name, suffix)), address=address, port=port["port"],
+                ssl=bool(port.get("ssl", False)), ssl_certificate_path=port.get("ssl_certificate_path"))
+        for server_name, ip, check in sorted(servers):
+            desired.servers[(port_name, server_name)] = dict(
+                name=_full("%s.%s.%s" % (server_name, port_name, suffix)), ip=ip,
+                port=port.get("target_port") or port["port"], check=check)
+    return desired
+
+
+def _full(name):
+    if len(name) > MAX_NAME:
+        raise Failure("the object name '%s...' would be longer than %d characters" % (name[:40], MAX_NAME))
+    return name
+
+
+def _text(value):
+    return None if value is None else str(value)

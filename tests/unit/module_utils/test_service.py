@@ -1,0 +1,55 @@
+import pytest
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import TCP_CHECK, build
+
+SERVICE = {
+    "name": "web", "name_suffix": "prod",
+    "ports": [{"name": "https", "port": 443, "target_port": 30443}, {"name": "http", "port": 80, "mode": "http"}],
+    "addresses": ["2001:DB8::0:10", "192.0.2.10"],
+    "servers": [{"name": "node2", "address": "10.0.0.2"}, {"name": "node1", "address": "10.0.0.1", "check": "disabled"}],
+}
+
+
+def test_objects_and_names_follow_the_cloud_controller_scheme():
+    d = build(SERVICE)
+    assert list(d.backends) == ["http", "https"]
+    assert d.backends["https"] == {"name": "https.web.prod", "mode": "tcp", "health_check": TCP_CHECK,
+                                   "server_timeout": None}
+    assert d.backends["http"]["health_check"] is None
+    assert d.frontends["https"]["name"] == "https.web.prod"
+    assert list(d.binds) == [("http", "192.0.2.10"), ("http", "2001:db8::10"),
+                             ("https", "192.0.2.10"), ("https", "2001:db8::10")]
+    assert d.binds[("https", "2001:db8::10")] == {"name": "v6.https.web.prod", "address": "2001:db8::10",
+                                                  "port": 443, "ssl": False, "ssl_certificate_path": None}
+    assert d.servers[("https", "node1")] == {"name": "node1.https.web.prod", "ip": "10.0.0.1", "port": 30443,
+                                             "check": "disabled"}
+    assert d.servers[("http", "node2")]["port"] == 80
+    assert d.count() == 2 + 2 + 4 + 4
+
+
+def test_unnamed_port_is_named_by_its_number():
+    d = build({"name": "db", "ports": [{"port": 5432}]})
+    assert d.backends["5432"]["name"] == "5432.db"
+
+
+@pytest.mark.parametrize("change, msg", [
+    ({"ports": [{"name": "a", "port": 80}, {"name": "a", "port": 81}]},
+     "ports: the port name 'a' is used twice (ports[0] and ports[1])"),
+    ({"ports": [{"name": "a", "port": 80}, {"name": "b", "port": 80}]},
+     "ports: the external port 80 is declared twice (ports[0] and ports[1])"),
+    ({"ports": [{"name": "a", "port": 70000}]}, "ports[0].port must be a port number between 1 and 65535, got 70000"),
+    ({"addresses": ["192.0.2.300"]}, "addresses[0]: '192.0.2.300' is not a valid IP address"),
+    ({"addresses": ["192.0.2.1", "192.0.2.2"]}, "addresses: at most one IPv4 address per service, got 192.0.2.1 and 192.0.2.2"),
+    ({"name": "web.prod"}, "name: 'web.prod' is not a valid name (letters, digits, '-' and '_', at most 63 "
+                           "characters, starting and ending with a letter or digit)"),
+    ({"servers": [{"name": "n 1", "address": "10.0.0.1"}]}, "servers[0].name: 'n 1' is not a valid name (letters, "
+                                                           "digits, '-' and '_', at most 63 characters, starting and "
+                                                           "ending with a letter or digit)"),
+])
+def test_invalid_declarations(change, msg):
+    service = dict(SERVICE)
+    service.update(change)
+    with pytest.raises(Failure) as err:
+        build(service)
+    assert err.value.msg == msg
