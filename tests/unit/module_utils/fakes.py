@@ -45,6 +45,7 @@ class FakeClient(object):
         self.calls.append(("POST", kind, body.get("name")))
         fields = dict((k, v) for k, v in body.items() if k != "name")
         ident = self.add(kind, body["name"], state="NewlyCreated", **fields)
+        self.scripts[ident] = ["Deployed"]   # deployed by the time anyone looks again
         return dict(self.objects[ident])
 
     def lbaas_update(self, kind, ident, body):
