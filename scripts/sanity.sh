@@ -25,5 +25,8 @@ git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' 
 done | tar --null -T - -cf - | tar -xf - -C "$dest"
 
 cd "$dest"
+# ansible-test lists files with git; inside this (ignored) folder it would see the outer checkout's
+# index and skip everything, so the copy gets a repository of its own.
+git init -q . && git add -A
 echo "== ansible-test sanity"
 ansible-test sanity --venv --python 3.11 --color no "$@"
