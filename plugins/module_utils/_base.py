@@ -86,13 +86,20 @@ class AnxcloudModule(object):
             value = module.params.get(name)
             if value is not None and value < 0:
                 module.fail_json(msg="%s must not be negative, got %d" % (name, value))
+        failure = None
+        instance = None
         try:
             instance = cls(module)
             instance.run()
         except Failure as exc:
-            module.fail_json(msg=exc.msg, **exc.details)
+            failure = dict(exc.details, msg=exc.msg)
         except EngineError as exc:
-            module.fail_json(msg=str(exc), error=exc.to_dict())
+            failure = dict(msg=str(exc), error=exc.to_dict())
+        if failure is not None:
+            # Outside the except block: a user error is a message, not a traceback.
+            result = dict(instance.result) if instance is not None else {}
+            result.update(failure)
+            module.fail_json(**result)
         module.exit_json(**instance.result)
 
     def run(self):  # pragma: no cover - abstract

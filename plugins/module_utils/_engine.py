@@ -159,8 +159,7 @@ class EngineClient(object):
         while True:
             query = dict(params or {}, page=page, limit=limit)
             items, meta = _unwrap(self.request("GET", path, params=query))
-            for item in items:
-                yield item
+            yield from items
             if not items:
                 return
             if meta.get("total_pages") is not None:

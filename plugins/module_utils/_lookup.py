@@ -53,4 +53,3 @@ def find_one(client, kind, ref, parent=None, option="name", missing_ok=False, al
             return None
         raise Failure("%s: no %s named '%s' exists%s" % (option, LABELS[kind], ref, where))
     return found[0]
-

@@ -16,7 +16,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors impo
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lookup import LABELS, describe, find_one
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import (
-    KINDS, owner_from_tags, owner_tag, state_class)
+    owner_from_tags, owner_tag, state_class)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import (
     CREATE, DELETE, REDEPLOY, TAG, UPDATE, Action, Plan, Reconciler, placeholder)
 

@@ -38,8 +38,7 @@ options:
     choices: [tcp, http]
   health_check:
     description:
-      - HAProxy-style health check fragment, passed to the Engine verbatim,
-        for example V("adv_check": "tcp-check").
+      - 'HAProxy-style health check fragment, passed to the Engine verbatim, for example V("adv_check": "tcp-check").'
     type: str
   server_timeout:
     description:

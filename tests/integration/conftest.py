@@ -81,7 +81,8 @@ class Ansible(object):
         if diff:
             cmd.append("--diff")
         cmd.extend(extra_args)
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+                              check=False)
         records = json.loads(record.read_text()) if record.exists() else []
         return Run(proc, records)
 

@@ -14,7 +14,8 @@ def failed_without_writes(engine, run):
     assert run.failed(), run
     assert engine.mutating_requests() == 0
     result = run.last
-    assert "exception" not in result and "Traceback" not in run.proc.stdout
+    # ansible-core 2.19 puts "(traceback unavailable)" on every failure without one
+    assert "Traceback" not in result.get("exception", "") and "Traceback" not in run.proc.stdout
     return result["msg"]
 
 
@@ -40,7 +41,7 @@ def test_unknown_load_balancer(engine, ansible):
 
 def test_ambiguous_name(engine, ansible):
     lb = es.lb_id(engine)
-    ids = sorted(es.create(engine, "backend", name="dup", mode="tcp", load_balancer=lb) for _ in range(2))
+    ids = sorted(es.create(engine, "backend", name="dup", mode="tcp", load_balancer=lb) for dummy in range(2))
     engine.reset_requests()
     run = ansible.run(backend(name="dup"))
     assert failed_without_writes(engine, run) == (

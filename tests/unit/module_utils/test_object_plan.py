@@ -26,8 +26,8 @@ def existing(**fields):
     return obj
 
 
-def plan(m, obj, parent=LB):
-    return [a.to_dict() for a in m.plan(ObjectState(parent, obj, {}))]
+def plan(m, obj, parent=None):
+    return [a.to_dict() for a in m.plan(ObjectState(parent or LB, obj, {}))]
 
 
 def test_create_sends_only_what_the_user_set():

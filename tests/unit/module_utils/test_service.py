@@ -43,9 +43,9 @@ def test_unnamed_port_is_named_by_its_number():
     ({"addresses": ["192.0.2.1", "192.0.2.2"]}, "addresses: at most one IPv4 address per service, got 192.0.2.1 and 192.0.2.2"),
     ({"name": "web.prod"}, "name: 'web.prod' is not a valid name (letters, digits, '-' and '_', at most 63 "
                            "characters, starting and ending with a letter or digit)"),
-    ({"servers": [{"name": "n 1", "address": "10.0.0.1"}]}, "servers[0].name: 'n 1' is not a valid name (letters, "
-                                                           "digits, '-' and '_', at most 63 characters, starting and "
-                                                           "ending with a letter or digit)"),
+    ({"servers": [{"name": "n 1", "address": "10.0.0.1"}]},
+     "servers[0].name: 'n 1' is not a valid name (letters, digits, '-' and '_', at most 63 characters, starting and "
+     "ending with a letter or digit)"),
 ])
 def test_invalid_declarations(change, msg):
     service = dict(SERVICE)

@@ -13,17 +13,17 @@ SERVICE = {"name": "web", "ports": [{"name": "http", "port": 80, "target_port": 
 class World(object):
     """Builds the observation a converged service would produce, to be modified per test."""
 
-    def __init__(self, service=SERVICE):
+    def __init__(self):
         self.n = 0
-        d = build(service)
+        d = build(SERVICE)
         self.backends, self.frontends, self.binds, self.servers = [], [], [], []
         for port, fields in d.backends.items():
             b = self.add(self.backends, "backend", fields, load_balancer=LB["id"])
             f = self.add(self.frontends, "frontend", d.frontends[port], load_balancer=LB["id"], default_backend=b["id"])
-            for (p, _), bind in d.binds.items():
+            for (p, dummy), bind in d.binds.items():
                 if p == port:
                     self.add(self.binds, "bind", bind, frontend=f["id"])
-            for (p, _), server in d.servers.items():
+            for (p, dummy), server in d.servers.items():
                 if p == port:
                     self.add(self.servers, "server", server, backend=b["id"])
 

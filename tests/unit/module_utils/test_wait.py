@@ -47,7 +47,7 @@ def test_deployment_error_gets_one_redeploy_then_succeeds():
     client = FakeClient()
     ident = client.add("server", "s", state="DeploymentError")
     client.scripts[ident] = ["DeploymentError", "Updating", "Updated"]
-    w, _ = waiter(client)
+    w, dummy = waiter(client)
     w.wait([Target("server", ident, "s")])
     assert client.writes() == [("REDEPLOY", "server", ident)]
 
@@ -56,7 +56,7 @@ def test_deployment_error_twice_fails_naming_the_object():
     client = FakeClient()
     ident = client.add("server", "node1.80.web", state="DeploymentError")
     client.scripts[ident] = ["DeploymentError", "Updating", "DeploymentError"]
-    w, _ = waiter(client)
+    w, dummy = waiter(client)
     with pytest.raises(Failure) as err:
         w.wait([Target("server", ident, "node1.80.web")])
     assert err.value.msg == ("server 'node1.80.web' (%s) failed to deploy (DeploymentError) again after a redeploy "
