@@ -15,7 +15,7 @@ description:
   - Create, update or delete one LBaaS bind, identified by its name inside its frontend (or by O(id)).
   - Only the options you set are compared and changed; the others keep whatever the Engine has.
 author:
-  - anxcloud.lbaas contributors
+  - anxcloud.lbaas contributors (@anxcloud)
 options:
   frontend:
     description:

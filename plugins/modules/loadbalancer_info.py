@@ -15,7 +15,7 @@ description:
   - Returns load balancers by identifier, by name, or all of them, with their deployment state.
   - With O(tree=true), each comes with its backends (and their servers) and frontends (and their binds).
 author:
-  - anxcloud.lbaas contributors
+  - anxcloud.lbaas contributors (@anxcloud)
 options:
   id:
     description:

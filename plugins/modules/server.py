@@ -15,7 +15,7 @@ description:
   - Create, update or delete one LBaaS server, identified by its name inside its backend (or by O(id)).
   - Only the options you set are compared and changed; the others keep whatever the Engine has.
 author:
-  - anxcloud.lbaas contributors
+  - anxcloud.lbaas contributors (@anxcloud)
 options:
   backend:
     description:

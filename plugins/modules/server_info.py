@@ -16,7 +16,7 @@ description:
   - One module per object type (rather than one with a C(type) option) so that each documents its own
     options and return values and reads like the module that manages the same type.
 author:
-  - anxcloud.lbaas contributors
+  - anxcloud.lbaas contributors (@anxcloud)
 options:
   backend:
     description:

@@ -195,4 +195,3 @@ class Lbaas(object):
             if method == "DELETE":
                 return self.delete(kind, ident)
         raise ApiError(405, "Method %s is not allowed here." % method)
-
