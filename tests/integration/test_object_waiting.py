@@ -1,0 +1,100 @@
+"""Waiting through Engine deployment states with real ansible-playbook runs."""
+import os
+import time
+
+import pytest
+
+from localengine.testing import LocalEngine
+
+from . import engine_state as es
+from .conftest import Ansible
+
+SEED = os.path.join(os.path.dirname(os.path.dirname(__file__)), "engine", "seeds", "default.yml")
+DELAY = 1.5
+
+
+@pytest.fixture(scope="module")
+def slow_local_engine():
+    with LocalEngine(seed=SEED, deploy_delay=DELAY, update_delay=DELAY) as engine:
+        yield engine
+
+
+@pytest.fixture
+def slow(slow_local_engine, tmp_path):
+    slow_local_engine.reset()
+    return slow_local_engine, Ansible(slow_local_engine, tmp_path)
+
+
+def backend(**args):
+    base = {"load_balancer": "lb1", "name": "80.web", "mode": "tcp"}
+    base.update(args)
+    return {"anxcloud.lbaas.backend": base}
+
+
+def test_waits_through_the_deploy_delay(slow):
+    engine, ansible = slow
+    started = time.monotonic()
+    run = ansible.run(backend())
+    assert not run.failed(), run
+    assert time.monotonic() - started >= DELAY
+    assert run.last["backend"]["state"] == "Deployed"
+    polls = [e for e in engine.requests()["log"] if e["method"] == "GET" and run.last["backend"]["id"] in e["path"]]
+    assert 2 <= len(polls) <= 10   # capped backoff, not a busy loop
+
+
+def test_without_wait_returns_at_once_with_the_pending_object(slow):
+    engine, ansible = slow
+    run = ansible.run(backend(wait=False))
+    assert not run.failed(), run
+    assert run.last["backend"]["state"] == "NewlyCreated"
+    assert es.by_name(engine, "backend")["80.web"]["state"]["title"] == "NewlyCreated"
+
+
+def test_an_object_still_newly_created_is_waited_for_without_a_change(slow):
+    engine, ansible = slow
+    es.create(engine, "backend", name="80.web", mode="tcp", load_balancer=es.lb_id(engine))
+    run = ansible.run(backend())
+    assert not run.failed(), run
+    assert run.last["changed"] is False and run.last["backend"]["state"] == "Deployed"
+
+
+def test_wait_timeout_names_the_object(slow):
+    engine, ansible = slow
+    engine.set_faults({"deploy": [{"match": "80.web", "outcome": "stuck"}]})
+    run = ansible.run(backend(wait_timeout=2))
+    assert run.failed()
+    ident = es.by_name(engine, "backend")["80.web"]["identifier"]
+    assert run.last["msg"] == "timed out after 2s waiting for backend '80.web' (%s)" % ident
+    assert run.last["pending_objects"] == [{"type": "backend", "id": ident, "name": "80.web", "waiting_for": "ok"}]
+
+
+def test_deployment_error_is_redeployed_once(engine, ansible):
+    engine.set_faults({"deploy": [{"match": "80.web", "outcome": "error", "count": 1}]})
+    run = ansible.run(backend())
+    assert not run.failed(), run
+    assert run.last["backend"]["state"] == "Updated"
+    redeploys = [e for e in engine.requests()["log"] if e["method"] == "PUT"]
+    assert len(redeploys) == 1
+
+
+def test_deployment_error_twice_fails_naming_the_object(engine, ansible):
+    engine.set_faults({"deploy": [{"match": "80.web", "outcome": "error"}]})
+    run = ansible.run(backend())
+    assert run.failed()
+    ident = es.by_name(engine, "backend")["80.web"]["identifier"]
+    assert run.last["msg"] == ("backend '80.web' (%s) failed to deploy (DeploymentError) again after a redeploy "
+                               "request" % ident)
+    assert run.last["failed_object"] == {"type": "backend", "id": ident, "name": "80.web", "state": "DeploymentError"}
+
+
+def test_an_existing_failed_object_is_redeployed_and_check_mode_says_so(engine, ansible):
+    ident = es.create(engine, "backend", name="80.web", mode="tcp", load_balancer=es.lb_id(engine))
+    engine.set_state(ident, "DeploymentError")
+    engine.reset_requests()
+    check = ansible.run(backend(), check=True)
+    assert check.last["changed"] is True and check.last["plan"][0]["action"] == "redeploy"
+    assert engine.mutating_requests() == 0
+    run = ansible.run(backend())   # the redeploy request starts a new, successful deployment
+    assert not run.failed(), run
+    assert run.last["changed"] is True and run.last["backend"]["state"] == "Updated"
+    assert engine.mutating_requests() == 1
