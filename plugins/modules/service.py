@@ -1,0 +1,268 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: service
+short_description: Reconcile every LBaaS object of a service on one or more Anexia Engine load balancers
+version_added: 0.1.0
+description:
+  - Declare a service once (ports, external addresses, servers) and get, on every load balancer named,
+    one backend and one frontend per port, a bind per address and port, and a server per server and port,
+    all tagged with the owner tag C(<tag_prefix>-svc=<name>) and kept exactly in sync.
+  - Names follow the Kubernetes cloud controller's scheme, with S = C(<name>[.<name_suffix>]):
+    backends and frontends C(<port>.S), binds C(<v4|v6>.<port>.S), servers C(<server>.<port>.S).
+  - Planning is per port; a change to one port never touches the objects of the others. Mutable fields
+    are updated in place. An untagged object with exactly a desired name is adopted (tagged); duplicates
+    of ours are removed; objects with our tag that the declaration no longer needs are deleted.
+    Objects without our tag are never changed or deleted.
+  - A bind this run would create or move onto an address and port that another owner's (or an untagged)
+    bind holds is a conflict; the module then fails without writing anything and returns RV(conflicts).
+author:
+  - anxcloud.lbaas contributors (@anxcloud)
+options:
+  name:
+    description:
+      - The service's stable identifier, used as owner. Never change it for an existing service.
+      - Letters, digits, V(-) and V(_).
+    type: str
+    required: true
+  name_suffix:
+    description:
+      - Added to every object name after the service name, for example a namespace and cluster.
+    type: str
+  load_balancers:
+    description:
+      - The load balancers, by name or identifier, that serve the service.
+    type: list
+    elements: str
+    required: true
+  ports:
+    description:
+      - The ports of the service.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      name:
+        description: Port name, used in object names; defaults to the port number.
+        type: str
+      port:
+        description: External port the binds listen on.
+        type: int
+        required: true
+      target_port:
+        description: Port on the servers; defaults to O(ports[].port).
+        type: int
+      mode:
+        description: Proxy mode.
+        type: str
+        choices: [tcp, http]
+        default: tcp
+      health_check:
+        description:
+          - Backend health check fragment, passed verbatim.
+          - 'Defaults to V("adv_check": "tcp-check") for TCP ports; HTTP ports get the Engine default.'
+        type: str
+      server_timeout:
+        description: Backend server timeout.
+        type: int
+      client_timeout:
+        description: Frontend client timeout.
+        type: str
+      ssl:
+        description: Whether the binds of this port terminate TLS.
+        type: bool
+        default: false
+      ssl_certificate_path:
+        description: Certificate path on the load balancer when O(ports[].ssl=true).
+        type: str
+  addresses:
+    description:
+      - External addresses the service listens on; at most one IPv4 and one IPv6 address.
+    type: list
+    elements: str
+    default: []
+  servers:
+    description:
+      - The servers (nodes) traffic goes to.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      name:
+        description: Server name, used in object names.
+        type: str
+        required: true
+      address:
+        description: The server's IP address.
+        type: str
+        required: true
+      check:
+        description: Whether health checks run against this server.
+        type: str
+        choices: [enabled, disabled]
+        default: enabled
+  tag_prefix:
+    description:
+      - Prefix of the owner tag.
+    type: str
+    default: anxlb
+  state:
+    description:
+      - V(present) reconciles the service; V(absent) deletes every object carrying its owner tag.
+    type: str
+    choices: [present, absent]
+    default: present
+extends_documentation_fragment:
+  - anxcloud.lbaas.engine
+  - anxcloud.lbaas.wait
+  - anxcloud.lbaas.attributes
+  - anxcloud.lbaas.attributes.actiongroup
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+"""
+
+EXAMPLES = r"""
+- name: A web service on two load balancers
+  anxcloud.lbaas.service:
+    name: shop
+    load_balancers: [lb1, lb2]
+    ports:
+      - {name: http, port: 80, target_port: 30080}
+      - {name: https, port: 443, target_port: 30443}
+    addresses: [198.51.100.10, "2001:db8::10"]
+    servers:
+      - {name: node1, address: 192.0.2.11}
+      - {name: node2, address: 192.0.2.12}
+  register: shop
+
+- name: Remove it
+  anxcloud.lbaas.service:
+    name: shop
+    load_balancers: [lb1, lb2]
+    state: absent
+"""
+
+RETURN = r"""
+status:
+  description:
+    - Per load balancer, the ports each address listens on; C(all) holds what every load balancer serves.
+  returned: always
+  type: dict
+  sample: {load_balancers: {lb1: {198.51.100.10: [80, 443]}}, all: {198.51.100.10: [80, 443]}}
+objects:
+  description: The service's objects per load balancer, with identifiers and deployment states (predicted in check mode).
+  returned: always
+  type: dict
+plan:
+  description: The actions the task decided on, with the fields that differ and why.
+  returned: always
+  type: list
+  elements: dict
+conflicts:
+  description: Binds of other owners (or untagged) holding an address and port this service needs.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{load_balancer: lb1, address: 198.51.100.10, port: 80, holder: other, holder_bind: v4.http.other}]
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import Plan, Reconciler
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import Desired, build
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_observe import ServiceObserver
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_plan import LbPlanner
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_tree import status, tree
+
+
+class ServiceModule(AnxcloudModule):
+    wait_options = True
+    argument_spec = dict(
+        name=dict(type="str", required=True),
+        name_suffix=dict(type="str"),
+        load_balancers=dict(type="list", elements="str", required=True),
+        ports=dict(type="list", elements="dict", default=[], options=dict(
+            name=dict(type="str"),
+            port=dict(type="int", required=True),
+            target_port=dict(type="int"),
+            mode=dict(type="str", choices=["tcp", "http"], default="tcp"),
+            health_check=dict(type="str"),
+            server_timeout=dict(type="int"),
+            client_timeout=dict(type="str"),
+            ssl=dict(type="bool", default=False),
+            ssl_certificate_path=dict(type="str"),
+        )),
+        addresses=dict(type="list", elements="str", default=[]),
+        servers=dict(type="list", elements="dict", default=[], options=dict(
+            name=dict(type="str", required=True),
+            address=dict(type="str", required=True),
+            check=dict(type="str", choices=["enabled", "disabled"], default="enabled"),
+        )),
+        tag_prefix=dict(type="str", default="anxlb"),
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+    )
+
+    def run(self):
+        p = self.params
+        if not p["load_balancers"]:
+            raise Failure("load_balancers must name at least one load balancer")
+        desired = build(p)   # validates the whole declaration before any request
+        if p["state"] == "absent":
+            desired = Desired()
+        self.tag = owner_tag(p["name"], p["tag_prefix"])
+        self.observer = ServiceObserver(self.client, desired, self.tag, p["tag_prefix"])
+        self.desired = desired
+        self.lbs = self.observer.resolve(p["load_balancers"])
+        self.conflicts = []
+        self.result["conflicts"] = self.conflicts
+        reconciler = Reconciler(self.client, self.check_mode, wait=p["wait"], wait_timeout=p["wait_timeout"])
+        outcome = reconciler.run(lambda: self.observer.observe(self.lbs), self.plan)
+        predicted = outcome.plan.predict(outcome.before)
+        self.result.update(
+            changed=outcome.changed,
+            plan=outcome.plan.to_list(),
+            objects=tree(outcome.after, self.lbs, with_ids=True),
+            status=status(outcome.after, self.lbs),
+        )
+        if self.module._diff:
+            self.result["diff"] = dict(before=tree(outcome.before, self.lbs), after=tree(predicted, self.lbs))
+
+    def plan(self, state):
+        actions, waits, conflicts = [], [], []
+        for lb in state.lbs:
+            obs = state.observed[lb["id"]]
+            planner = LbPlanner(self.desired, obs, self.tag, self.params["tag_prefix"])
+            out = planner.plan()
+            if out.binds_to_check:
+                obs.foreign_binds = self.observer.foreign_binds(lb)
+                conflicts.extend(planner.conflicts())
+            for warning in out.warnings:
+                self.module.warn(warning)
+            actions.extend(out.actions)
+            waits.extend(out.waits)
+        if conflicts:
+            self.conflicts[:] = conflicts
+            raise Failure("service %s conflicts with binds it does not own: %s" % (self.params["name"], "; ".join(
+                "%s:%s on %s is held by %s (bind %s)" % (c["address"], c["port"], c["load_balancer"],
+                                                        c["holder"] or "an untagged bind", c["holder_bind"])
+                for c in conflicts)), conflicts=conflicts)
+        return Plan(actions, waits)
+
+
+def main():
+    ServiceModule.main()
+
+
+if __name__ == "__main__":
+    main()
