@@ -34,12 +34,16 @@ heading() { printf '\n==================== %s ====================\n' "$*"; }
 play() { ansible-playbook -i localhost, -c local "$@"; }
 
 heading "Local Engine at $ANEXIA_API_URL"
-heading "1. Preview: one backend, frontend, bind and server on lb1 (--check --diff)"
-play playbooks/demo/per_object.yml --check --diff
-heading "2. Apply it for real"
-play playbooks/demo/per_object.yml --diff
-heading "3. Again: nothing changes"
-play playbooks/demo/per_object.yml
-heading "4. What lb1 looks like now"
+svc() { play playbooks/service_loadbalancer.yml -e lbaas_vars_file="$root/playbooks/vars/$1.yml" "${@:2}"; }
+
+heading "1. The plan: service demo-web on lb1 (--check --diff, nothing is written)"
+svc service_example --check --diff
+heading "2. Apply it"
+svc service_example --diff
+heading "3. Run it again: nothing changes"
+svc service_example
+heading "4. Remove node2 and port admin: only their objects go"
+svc service_example_smaller --diff
+heading "5. What lb1 looks like now"
 play playbooks/demo/show_loadbalancer.yml
 heading "Done; stopping the local Engine"
