@@ -22,9 +22,10 @@ CREATE, UPDATE, DELETE, REDEPLOY, TAG = "create", "update", "delete", "redeploy"
 PREDICTED_STATE = {CREATE: "NewlyCreated", UPDATE: "Updating", REDEPLOY: "Updating"}
 
 
-def placeholder(kind, name):
-    """The readable identifier check mode shows for an object that does not exist yet."""
-    return "(new %s %s)" % (kind, name)
+def placeholder(kind, name, where=None):
+    """The readable identifier check mode shows for an object that does not exist yet; ``where``
+    (a load balancer) keeps the same name on two load balancers apart."""
+    return "(new %s %s%s)" % (kind, name, " on %s" % where if where else "")
 
 
 def is_placeholder(value):

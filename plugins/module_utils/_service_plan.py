@@ -83,7 +83,7 @@ class LbPlanner(object):
         out = self.out
         mine = [o for o in candidates if o["name"] == fields["name"] and not _foreign(o, self.tag, self.prefix)]
         if not mine:
-            new = dict(fields, kind=kind.name, id=placeholder(kind.name, fields["name"]))
+            new = dict(fields, kind=kind.name, id=placeholder(kind.name, fields["name"], self.obs.lb["name"]))
             new[kind.parent] = parent_id
             changes = dict((f, (None, v)) for f, v in new.items() if f not in ("kind", "id") and v is not None)
             out.actions.append(Action(CREATE, kind, new, changes, reason=reason_missing, tags=[self.tag]))

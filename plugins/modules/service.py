@@ -15,8 +15,8 @@ description:
   - Declare a service once (ports, external addresses, servers) and get, on every load balancer named,
     one backend and one frontend per port, a bind per address and port, and a server per server and port,
     all tagged with the owner tag C(<tag_prefix>-svc=<name>) and kept exactly in sync.
-  - Names follow the Kubernetes cloud controller's scheme, with S = C(<name>[.<name_suffix>]):
-    backends and frontends C(<port>.S), binds C(<v4|v6>.<port>.S), servers C(<server>.<port>.S).
+  - Names follow the Kubernetes cloud controller's scheme, with S = C(<name>[.<name_suffix>]);
+    backends and frontends are named C(<port>.S), binds C(<v4|v6>.<port>.S), servers C(<server>.<port>.S).
   - Planning is per port; a change to one port never touches the objects of the others. Mutable fields
     are updated in place. An untagged object with exactly a desired name is adopted (tagged); duplicates
     of ours are removed; objects with our tag that the declaration no longer needs are deleted.

@@ -79,3 +79,130 @@ def test_absent_then_rerun(engine, ansible):
     assert check["changed"] is True and all(a["action"] == "delete" for a in check["plan"])
     assert names(engine, "backend") == [] and names(engine, "bind") == []
     assert real["status"] == {"load_balancers": {"lb1": {}}, "all": {}}
+
+
+def ids_by_name(engine):
+    return dict((o["name"], o["identifier"]) for kind in ("backend", "frontend", "bind", "server")
+                for o in es.objects(engine, kind))
+
+
+def plan_of(result):
+    return sorted((a["action"], a["type"], a["name"]) for a in result["plan"])
+
+
+def test_add_a_port_change_a_target_port_and_add_a_node(engine, ansible):
+    converge(ansible, engine, SERVICE)
+    before = ids_by_name(engine)
+    grown = copy.deepcopy(SERVICE)
+    grown["ports"].append({"name": "metrics", "port": 9100})
+    grown["ports"][1]["target_port"] = 28443
+    grown["servers"].append({"name": "n3", "address": "127.0.0.3"})
+    check, real = converge(ansible, engine, grown)
+    assert plan_of(check) == sorted(
+        [("create", "backend", "metrics.web"), ("create", "frontend", "metrics.web"),
+         ("create", "bind", "v4.metrics.web")]
+        + [("create", "server", "%s.metrics.web" % n) for n in ("n1", "n2", "n3")]
+        + [("create", "server", "n3.http.web"), ("create", "server", "n3.https.web")]
+        + [("update", "server", "n1.https.web"), ("update", "server", "n2.https.web")])
+    after = ids_by_name(engine)
+    assert all(after[name] == ident for name, ident in before.items())   # updated in place, nothing recreated
+
+
+def test_ipv6_address_added_and_another_text_form_causes_no_churn(engine, ansible):
+    converge(ansible, engine, SERVICE)
+    v6 = copy.deepcopy(SERVICE)
+    v6["addresses"].append("FD00:10:0:0::0005")
+    check, real = converge(ansible, engine, v6)
+    assert plan_of(check) == [("create", "bind", "v6.http.web"), ("create", "bind", "v6.https.web")]
+    assert real["status"]["all"] == {"127.0.10.5": [8080, 8443], "fd00:10::5": [8080, 8443]}
+    # The Engine may hand the address back in another text form: still no change.
+    bind = [o for o in es.objects(engine, "bind") if o["name"] == "v6.http.web"][0]
+    engine.api("PUT", "/api/LBaaS/v1/bind.json/" + bind["identifier"], json={"address": "fd00:0010:0000::5"})
+    engine.reset_requests()
+    rerun = ansible.run(task(v6))
+    assert rerun.last["changed"] is False and engine.mutating_requests() == 0
+
+
+def test_frontend_deleted_behind_our_back_only_it_and_its_binds_come_back(engine, ansible):
+    converge(ansible, engine, SERVICE)
+    before = ids_by_name(engine)
+    frontend = [o for o in es.objects(engine, "frontend") if o["name"] == "https.web"][0]
+    for bind in es.objects(engine, "bind"):
+        if bind["frontend"]["identifier"] == frontend["identifier"]:
+            engine.api("DELETE", "/api/LBaaS/v1/bind.json/" + bind["identifier"])
+    engine.api("DELETE", "/api/LBaaS/v1/frontend.json/" + frontend["identifier"])
+    check, real = converge(ansible, engine, SERVICE)
+    assert plan_of(check) == [("create", "bind", "v4.https.web"), ("create", "frontend", "https.web")]
+    after = ids_by_name(engine)
+    assert all(after[n] == i for n, i in before.items() if n not in ("https.web", "v4.https.web"))
+
+
+def test_duplicate_backend_and_untagged_object_with_the_desired_name(engine, ansible):
+    lb = es.lb_id(engine)
+    untagged = es.create(engine, "backend", name="http.web", mode="tcp", health_check='"adv_check": "tcp-check"',
+                         load_balancer=lb)
+    check, real = converge(ansible, engine, SERVICE)
+    assert ("tag", "backend", "http.web") in plan_of(check)
+    assert ("create", "backend", "http.web") not in plan_of(check)
+    assert es.tags(engine, untagged) == ["anxlb-svc=web"]
+    dup = es.create(engine, "backend", name="http.web", mode="tcp", load_balancer=lb)
+    es.tag(engine, dup, "anxlb-svc=web")
+    check, real = converge(ansible, engine, SERVICE)
+    assert check["plan"] == [{"action": "delete", "type": "backend", "name": "http.web", "id": dup, "changes": {},
+                              "tags": [], "reason": "duplicate of %s" % untagged}]
+
+
+def test_tagged_orphan_bind_goes_and_foreign_objects_stay(engine, ansible):
+    lb = es.lb_id(engine)
+    foreign_backend = es.create(engine, "backend", name="http.shop", mode="tcp", load_balancer=lb)
+    foreign = es.create(engine, "frontend", name="http.shop", mode="tcp", load_balancer=lb,
+                        default_backend=foreign_backend)
+    es.tag(engine, foreign, "anxlb-svc=shop")
+    foreign_bind = es.create(engine, "bind", name="v4.http.shop", address="127.0.10.6", port=80, frontend=foreign)
+    es.tag(engine, foreign_bind, "anxlb-svc=shop")
+    orphan = es.create(engine, "bind", name="v4.stray.web", address="127.0.10.6", port=81, frontend=foreign)
+    es.tag(engine, orphan, "anxlb-svc=web")   # ours, but under a frontend that is not
+    check, real = converge(ansible, engine, SERVICE)
+    assert ("delete", "bind", "v4.stray.web") in plan_of(check)
+    names_now = ids_by_name(engine)
+    assert names_now["http.shop"] and names_now["v4.http.shop"] == foreign_bind and "v4.stray.web" not in names_now
+
+
+def test_a_conflicting_service_fails_without_writing_and_names_the_holder(engine, ansible):
+    converge(ansible, engine, SERVICE)
+    other = dict(copy.deepcopy(SERVICE), name="shop", servers=[{"name": "s1", "address": "127.0.0.9"}])
+    engine.reset_requests()
+    for check in (True, False):
+        run = ansible.run(task(other), check=check)
+        assert run.failed()
+        assert run.last["conflicts"] == [
+            {"load_balancer": "lb1", "load_balancer_id": es.lb_id(engine), "address": "127.0.10.5", "port": port,
+             "bind": "v4.%s.shop" % name, "holder": "web", "holder_bind": "v4.%s.web" % name,
+             "holder_bind_id": ids_by_name(engine)["v4.%s.web" % name]}
+            for name, port in (("http", 8080), ("https", 8443))]
+        assert run.last["msg"].startswith("service shop conflicts with binds it does not own: 127.0.10.5:8080 on lb1 "
+                                          "is held by web (bind v4.http.web)")
+    assert engine.mutating_requests() == 0
+
+
+def test_two_load_balancers_converge_in_one_run(engine, ansible):
+    both = dict(copy.deepcopy(SERVICE), load_balancers=["lb1", "lb2"])
+    check, real = converge(ansible, engine, both)
+    assert sorted(check["diff"]["after"]) == ["lb1", "lb2"]
+    assert check["diff"]["after"]["lb1"] == check["diff"]["after"]["lb2"]
+    assert real["status"]["all"] == {"127.0.10.5": [8080, 8443]}
+    assert len(es.objects(engine, "server")) == 8
+
+
+def test_objects_still_deploying_and_a_failed_one(engine, ansible):
+    converge(ansible, engine, SERVICE)
+    ids = ids_by_name(engine)
+    backend = [o for o in es.objects(engine, "backend") if o["name"] == "http.web"][0]["identifier"]
+    engine.set_state(ids["n1.http.web"], "NewlyCreated")
+    engine.set_state(backend, "DeploymentError")
+    run = ansible.run(task(SERVICE), check=True)
+    assert plan_of(run.last) == [("redeploy", "backend", "http.web")]
+    engine.set_state(ids["n1.http.web"], None)
+    run = ansible.run(task(SERVICE))
+    assert not run.failed(), run
+    assert run.last["objects"]["lb1"]["backends"][0]["state"] == "Updated"

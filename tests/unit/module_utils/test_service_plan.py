@@ -56,7 +56,7 @@ def test_fresh_service_creates_the_whole_tree_with_placeholders():
         ("backend", "http.web"), ("backend", "https.web"), ("frontend", "http.web"), ("frontend", "https.web"),
         ("bind", "v4.http.web"), ("bind", "v4.https.web"), ("server", "n1.http.web"), ("server", "n1.https.web")]])
     server = [a for a in out.actions if a.obj["name"] == "n1.https.web"][0]
-    assert server.obj["backend"] == "(new backend https.web)"
+    assert server.obj["backend"] == "(new backend https.web on lb1)"
     assert all(a.tags == [TAG] for a in out.actions)
     assert [c[:2] for c in out.binds_to_check] == [("192.0.2.10", 80), ("192.0.2.10", 443)]
 
