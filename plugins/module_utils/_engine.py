@@ -5,29 +5,33 @@
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-"""The collection's only HTTP client for the Anexia Engine (facts: ENGINE_API.md).
-
-One retry policy for everything, as a small explicit loop rather than urllib3's ``Retry``: the
-rules differ per status *and* method (500 only on reads, 409 only on tag writes, 429 only with a
-bounded Retry-After), and every attempt must be counted exactly for tests and benchmarks.
-"""
+# The collection's only HTTP client for the Anexia Engine (facts: ENGINE_API.md).
+#
+# * one requests.Session per client: ``Authorization: Token <token>``, JSON bodies, a user agent
+#   ``anxcloud.lbaas/<version> (<platform>)``, a per-request timeout, ``validate_certs``;
+# * one retry policy (_engine_retry.py) applied by the explicit loop in ``EngineClient.request``;
+# * every list envelope of the Engine, paged to the end without an extra request when the total
+#   is known (``pages``);
+# * errors as exception classes (_engine_errors.py);
+# * a bounded thread pool for concurrent reads (``map``) and an exact, thread-safe request counter.
 
 import json
 import platform
-import random
+import re
 import threading
-import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 
 try:
-    from urllib.parse import quote, urlencode
-except ImportError:  # pragma: no cover - Python 2 is not supported, but sanity imports this
-    from urllib import quote, urlencode
+    from urllib.parse import quote, urlencode, urlsplit
+except ImportError:  # pragma: no cover - Python 2 is not supported; keeps the import sanity test quiet
+    from urllib import quote, urlencode  # type: ignore
+    from urlparse import urlsplit  # type: ignore
 
 try:
     import requests
     from requests.adapters import HTTPAdapter
+    from urllib3.exceptions import NewConnectionError
     HAS_REQUESTS = True
     REQUESTS_IMPORT_ERROR = None
 except ImportError:
@@ -35,65 +39,115 @@ except ImportError:
     REQUESTS_IMPORT_ERROR = traceback.format_exc()
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import (
-    EngineConnectionError, NotFoundError, RateLimitedError, ValidationFailedError, error_for)
+    EngineConnectionError, EngineError, NotFoundError, UnexpectedResponseError, ValidationFailedError, error_for,
+    redact)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_retry import (
+    READ_METHODS, RetryPolicy, parse_retry_after)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._version import COLLECTION_NAME, COLLECTION_VERSION
 
 DEFAULT_API_URL = "https://engine.anexia-it.com"
-LBAAS_KINDS = ("loadbalancer", "frontend", "backend", "bind", "server")
-RETRY_STATUSES = (502, 503, 504)
-READ_METHODS = ("GET", "HEAD")
+DEFAULT_TIMEOUT = 30
+DEFAULT_PAGE_SIZE = 100
+DEFAULT_MAX_WORKERS = 8
+
+KINDS = ("loadbalancer", "frontend", "backend", "bind", "server")
+LBAAS_KINDS = KINDS
+# Fields that link to another LBaaS object: an identifier string in requests, {identifier, name} in answers.
+LINK_FIELDS = ("load_balancer", "default_backend", "frontend", "backend")
+PAGE_KEYS = ("page", "total_pages", "total_items", "limit")
+
+RESOURCES = "/api/core/v1/resource.json"
+PREFIXES = "/api/ipam/v1/prefix.json"
+ADDRESSES = "/api/ipam/v1/address.json"
+ADDRESSES_FILTERED = "/api/ipam/v1/address/filtered.json"
+RESERVE_RANDOM = "/api/ipam/v1/address/reserve/ip/count.json"
+VLANS = "/api/vlan/v1/vlan.json"
 
 
-class RetryPolicy(object):
-    """Bounded attempts with exponential backoff, full jitter and a cap."""
+def user_agent():
+    return "%s/%s (%s)" % (COLLECTION_NAME, COLLECTION_VERSION, platform.system().lower() or "unknown")
 
-    def __init__(self, retries=3, base=0.5, factor=2.0, cap=10.0, max_retry_after=60.0, tag_conflict_attempts=3,
-                 tag_conflict_delay=1.0, sleep=time.sleep):
-        self.retries = retries
-        self.base = base
-        self.factor = factor
-        self.cap = cap
-        self.max_retry_after = max_retry_after
-        self.tag_conflict_attempts = tag_conflict_attempts
-        self.tag_conflict_delay = tag_conflict_delay
-        self.sleep = sleep
 
-    def backoff(self, attempt):
-        return random.uniform(0, min(self.cap, self.base * self.factor ** attempt))
+def normalize_api_url(api_url):
+    """Scheme, host and path of ``api_url`` without a trailing slash (like go-anxcloud); a path prefix stays."""
+    text = (api_url or DEFAULT_API_URL).strip()
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise EngineError("api_url must be an http:// or https:// URL with a host name, got %r" % text)
+    return "%s://%s%s" % (parts.scheme, parts.netloc, parts.path.rstrip("/"))
 
-    def retryable(self, method, status):
-        return status in RETRY_STATUSES or (status == 500 and method in READ_METHODS)
+
+class _TokenAuth(object):
+    """Adds ``Authorization: Token <token>``. Being the session's ``auth``, it also keeps a ~/.netrc
+    entry from replacing the header, and requests drops it on a redirect to another host."""
+
+    def __init__(self, token):
+        self._token = token
+
+    def __call__(self, req):
+        req.headers["Authorization"] = "Token %s" % self._token
+        return req
+
+    def __repr__(self):
+        return "_TokenAuth(<hidden>)"
 
 
 class EngineClient(object):
-    def __init__(self, api_url=DEFAULT_API_URL, token=None, timeout=30, validate_certs=True, retries=3,
-                 page_size=100, max_workers=8, policy=None):
-        self.base_url = (api_url or DEFAULT_API_URL).rstrip("/")
-        self.timeout = timeout
-        self.page_size = page_size
-        self.max_workers = max(1, max_workers)
-        self.policy = policy or RetryPolicy(retries=retries)
+    """Talks to the Engine. Options (all keyword arguments):
+
+    ``api_url`` (default https://engine.anexia-it.com; trailing slash dropped, a path prefix kept),
+    ``token`` (sent as ``Authorization: Token <token>``; never shown), ``timeout`` (seconds per
+    request, default 30; 0 or None = none), ``validate_certs`` (default True), ``retries`` (default 3,
+    used when no ``policy`` is given), ``policy`` (a RetryPolicy, for backoff and delay settings),
+    ``page_size`` (list page size, default 100), ``max_workers`` (bound of ``map``, default 8).
+    """
+
+    def __init__(self, api_url=DEFAULT_API_URL, token=None, timeout=DEFAULT_TIMEOUT, validate_certs=True, retries=3,
+                 page_size=DEFAULT_PAGE_SIZE, max_workers=DEFAULT_MAX_WORKERS, policy=None):
+        if not HAS_REQUESTS:
+            raise EngineError("the Python library requests is required to talk to the Engine")
+        if int(page_size) < 1 or int(max_workers) < 1:
+            raise ValueError("page_size and max_workers must be at least 1")
+        self.base_url = normalize_api_url(api_url)
+        self.timeout = timeout if timeout else None
+        self.validate_certs = bool(validate_certs)
+        self.page_size = int(page_size)
+        self.max_workers = int(max_workers)
+        self.policy = RetryPolicy(retries=retries) if policy is None else policy
+        self._secrets = (token,) if token else ()
         self.session = requests.Session()
-        # One connection per worker, so concurrent reads do not queue for a socket.
+        # No hidden retries or redirects below this client (the counter must be exact), and a
+        # connection per worker so concurrent reads do not wait for a socket.
         adapter = HTTPAdapter(pool_connections=2, pool_maxsize=self.max_workers, max_retries=0)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
-        self.session.verify = validate_certs
-        self.session.headers.update({
-            "Accept": "application/json",
-            "User-Agent": "%s/%s (%s)" % (COLLECTION_NAME, COLLECTION_VERSION, platform.system().lower() or "unknown"),
-        })
+        self.session.headers.update({"Accept": "application/json", "User-Agent": user_agent()})
         if token:
-            self.session.headers["Authorization"] = "Token %s" % token
+            self.session.auth = _TokenAuth(token)
         self._lock = threading.Lock()
         self._counts = {}
+        self._local = threading.local()
 
     def __repr__(self):
         return "EngineClient(%r)" % self.base_url
 
-    # ---- counting ------------------------------------------------------------------------------
+    def close(self):
+        self.session.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    # ---- the request counter -------------------------------------------------------------------
     @property
     def request_counts(self):
+        """``{"total": n, "by_method": {"GET": n, ...}}``: every HTTP request sent, retries included.
+
+        A request counts once it has been written to a connection (or may have been); an attempt that
+        never got a connection (refused, DNS, connect timeout, TLS handshake) does not.
+        """
         with self._lock:
             return {"total": sum(self._counts.values()), "by_method": dict(self._counts)}
 
@@ -107,221 +161,357 @@ class EngineClient(object):
 
     # ---- transport -----------------------------------------------------------------------------
     def request(self, method, path, params=None, body=None, tag_write=False):
-        """One Engine call with the retry policy; returns the decoded JSON body (or None)."""
+        """One Engine call under the retry policy; returns the decoded JSON answer (None if empty).
+
+        ``path`` starts with ``/api/``; ``params`` is the query (a dict or pairs); ``body`` is sent as
+        JSON when not None (non-GET requests carry ``Content-Type: application/json`` even without a
+        body, as go-anxcloud does); ``tag_write`` enables the 409 retry of tag writes.
+        Raises an EngineError subclass.
+        """
+        method = method.upper()
         url = self.base_url + path
-        shown = path + ("?" + urlencode(params) if params else "")
-        kwargs = dict(params=params, timeout=self.timeout)
+        shown = path + ("?" + urlencode(params, doseq=True) if params else "")
+        headers = {}
+        data = None
         if method not in READ_METHODS:
-            kwargs["headers"] = {"Content-Type": "application/json"}
+            headers["Content-Type"] = "application/json"
             if body is not None:
-                kwargs["data"] = json.dumps(body)
+                data = json.dumps(body).encode("utf-8")
         policy = self.policy
-        attempt = conflicts = 0
+        attempts = retries = conflicts = 0
         while True:
-            self._count(method)
+            attempts += 1
             try:
-                resp = self.session.request(method, url, **kwargs)
+                resp = self.session.request(method, url, params=params, data=data, headers=headers,
+                                            timeout=self.timeout, verify=self.validate_certs, allow_redirects=False)
             except requests.exceptions.RequestException as exc:
-                if attempt < policy.retries:
-                    policy.sleep(policy.backoff(attempt))
-                    attempt += 1
+                failure, sent, reason = _transport_failure(exc, self.timeout)
+                if sent:
+                    self._count(method)
+                if retries < policy.retries and policy.retry_transport(method, failure):
+                    policy.sleep(policy.backoff(retries))
+                    retries += 1
                     continue
-                raise EngineConnectionError("%s after %d attempts" % (type(exc).__name__, attempt + 1),
-                                            method=method, path=shown)
+                # "from None": the requests exception holds the prepared request, token header included.
+                raise EngineConnectionError(redact(reason, self._secrets), method=method, path=shown,
+                                            attempts=attempts) from None
+            self._count(method)
             status = resp.status_code
-            if status < 300:
-                return _json(resp)
-            if status == 409 and tag_write and conflicts + 1 < policy.tag_conflict_attempts:
-                conflicts += 1   # concurrent tag writes conflict on the Engine (ENGSUP-5902)
-                policy.sleep(policy.tag_conflict_delay)
+            if 200 <= status < 300:
+                return self._decode(resp, method, shown, attempts)
+            if 300 <= status < 400:
+                location = redact(resp.headers.get("Location") or "nowhere", self._secrets)
+                raise UnexpectedResponseError("HTTP %d redirect to %s; set api_url to the Engine's final address"
+                                              % (status, location), status=status, method=method, path=shown,
+                                              attempts=attempts)
+            retry_after = None
+            if status == 409 and tag_write and conflicts + 1 < policy.conflict_attempts:
+                # Concurrent tag writes conflict on the Engine (ENGSUP-5902); go-anxcloud retries them.
+                conflicts += 1
+                policy.sleep(policy.conflict_delay)
                 continue
             if status == 429:
-                wait = _retry_after(resp)
-                if wait is None or wait > policy.max_retry_after or attempt >= policy.retries:
-                    raise RateLimitedError(_message(resp), status=429, method=method, path=shown)
-                policy.sleep(wait)
-                attempt += 1
+                retry_after = _retry_after(resp)
+                if retry_after is not None and retry_after <= policy.max_retry_after and retries < policy.retries:
+                    policy.sleep(retry_after)
+                    retries += 1
+                    continue
+            elif policy.retry_status(method, status) and retries < policy.retries:
+                policy.sleep(policy.backoff(retries))
+                retries += 1
                 continue
-            if policy.retryable(method, status) and attempt < policy.retries:
-                policy.sleep(policy.backoff(attempt))
-                attempt += 1
-                continue
-            raise error_for(status, method, shown, _json(resp, quiet=True))
+            raise error_for(status, method, shown, _json_or_none(resp), reason=resp.reason, attempts=attempts,
+                            retry_after=retry_after, secrets=self._secrets)
 
+    def _decode(self, resp, method, shown, attempts):
+        if not resp.content or not resp.content.strip():
+            return None
+        try:
+            return resp.json()
+        except ValueError:
+            raise UnexpectedResponseError(
+                "the answer is not JSON (Content-Type: %s)" % (resp.headers.get("Content-Type") or "none"),
+                status=resp.status_code, method=method, path=shown, attempts=attempts) from None
+
+    # ---- lists ---------------------------------------------------------------------------------
     def pages(self, path, params=None, page_size=None):
-        """Every item of a paged list, whatever envelope the endpoint uses, page after page.
+        """Every item of a paged list, page after page, whatever envelope the endpoint uses.
 
-        Stops on ``total_pages``/``total_items`` when the Engine says them (no trailing empty page),
-        otherwise on an empty or short page.
+        Stops after the last page the Engine announces (``total_pages``, else ``total_items``), so no
+        trailing empty page is requested; without such totals it stops on an empty page or one with
+        fewer items than the page size. A page equal to the one before (the endpoint ignores ``page``)
+        ends the list as well.
         """
-        limit = page_size or self.page_size
+        return self._pages(path, params, page_size)
+
+    def _pages(self, path, params=None, page_size=None, nothing_on_first=()):
+        limit = int(page_size or self.page_size)
         page = 1
+        previous = None
         while True:
-            query = dict(params or {}, page=page, limit=limit)
-            items, meta = _unwrap(self.request("GET", path, params=query))
+            query = sorted(dict(params or {}, page=page, limit=limit).items())
+            try:
+                body = self.request("GET", path, params=query)
+            except EngineError as exc:
+                if page == 1 and exc.status in nothing_on_first:
+                    return
+                raise
+            items, meta = unwrap_page(body, path)
+            if not items or items == previous:
+                return
             yield from items
-            if not items:
-                return
-            if meta.get("total_pages") is not None:
-                if page >= meta["total_pages"]:
+            per_page = _count_value(meta.get("limit")) or limit
+            total_pages = _count_value(meta.get("total_pages"))
+            total_items = _count_value(meta.get("total_items"))
+            if total_pages is not None:
+                if page >= total_pages:
                     return
-            elif meta.get("total_items") is not None:
-                if page * limit >= meta["total_items"]:
+            elif total_items is not None:
+                if page * per_page >= total_items:
                     return
-            elif len(items) < limit:
+            elif len(items) < per_page:
                 return
+            previous = items
             page += 1
 
+    # ---- concurrency ---------------------------------------------------------------------------
     def map(self, fn, items):
-        """``[fn(i) for i in items]``, concurrently on a bounded pool, results in order."""
+        """``[fn(item) for item in items]`` on at most ``max_workers`` threads, results in input order.
+
+        The first exception (in input order) is raised after the calls already running have ended;
+        calls not started yet are cancelled. A ``map`` inside a mapped function runs sequentially, so
+        the number of concurrent requests stays bounded by ``max_workers``.
+        """
         items = list(items)
-        if len(items) <= 1 or self.max_workers == 1:
-            return [fn(i) for i in items]
+        if len(items) <= 1 or self.max_workers == 1 or getattr(self._local, "in_pool", False):
+            return [fn(item) for item in items]
+        local = self._local
+
+        def run(item):
+            local.in_pool = True
+            return fn(item)
+
         with ThreadPoolExecutor(max_workers=min(self.max_workers, len(items))) as pool:
-            return list(pool.map(fn, items))
+            futures = [pool.submit(run, item) for item in items]
+            try:
+                return [future.result() for future in futures]
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
 
     # ---- LBaaS v1 ------------------------------------------------------------------------------
     @staticmethod
-    def _lbaas(kind, ident=None):
-        if kind not in LBAAS_KINDS:
-            raise ValueError("unknown LBaaS object type %r" % kind)
-        return "/api/LBaaS/v1/%s.json" % kind + ("/%s" % ident if ident else "")
+    def lbaas_path(kind, ident=None):
+        if kind not in KINDS:
+            raise ValueError("unknown LBaaS object type %r (known: %s)" % (kind, ", ".join(KINDS)))
+        path = "/api/LBaaS/v1/%s.json" % kind
+        return path if ident is None else path + "/" + _ident(ident)
 
     def lbaas_list(self, kind, **filters):
-        """``[{identifier, name}]``; filters travel URL-encoded inside one ``filters`` parameter."""
-        params = None
-        if kind != "loadbalancer":   # the LoadBalancer list takes no filters at all
-            params = {"filters": urlencode(sorted((k, v) for k, v in filters.items() if v is not None))}
-        return list(self.pages(self._lbaas(kind), params))
+        """``[{identifier, name}, ...]`` of one kind. Filters (None values are left out) travel URL-encoded,
+        keys sorted, inside one ``filters`` parameter; the LoadBalancer list takes no filters."""
+        path = self.lbaas_path(kind)
+        given = sorted((k, v) for k, v in filters.items() if v is not None)
+        if kind == "loadbalancer":
+            if given:
+                raise ValueError("the LoadBalancer list takes no filters, got %s" % ", ".join(k for k, _v in given))
+            return list(self.pages(path))
+        return list(self.pages(path, {"filters": urlencode(given)}))
 
     def lbaas_get(self, kind, ident):
-        return self.request("GET", self._lbaas(kind, ident))
+        return self.request("GET", self.lbaas_path(kind, ident))
 
     def lbaas_get_many(self, kind, idents):
-        return self.map(lambda i: self.lbaas_get(kind, i), idents)
+        """Full objects for ``idents`` (concurrently, in order)."""
+        path = self.lbaas_path(kind)   # validates kind before any thread starts
+        return self.map(lambda ident: self.request("GET", path + "/" + _ident(ident)), idents)
 
     def lbaas_create(self, kind, body):
-        return self.request("POST", self._lbaas(kind), body=body)
+        """POST; returns the full new object (with its ``identifier``)."""
+        return self.request("POST", self.lbaas_path(kind), body=link_ids(body))
 
     def lbaas_update(self, kind, ident, body):
-        return self.request("PUT", self._lbaas(kind, ident), body=body)
+        """PUT (the Engine merges: missing keys keep their value); returns the full object."""
+        return self.request("PUT", self.lbaas_path(kind, ident), body=link_ids(body))
 
     def lbaas_redeploy(self, kind, ident):
         """Asks the Engine to deploy the object again (state "0"): the way out of DeploymentError."""
-        return self.request("PUT", self._lbaas(kind, ident), body={"state": "0"})
+        return self.request("PUT", self.lbaas_path(kind, ident), body={"state": "0"})
 
     def lbaas_delete(self, kind, ident):
-        """True if deleted, False if it was already gone."""
+        """True if the Engine accepted the deletion, False if the object was already gone (404)."""
         try:
-            self.request("DELETE", self._lbaas(kind, ident))
-            return True
+            self.request("DELETE", self.lbaas_path(kind, ident))
         except NotFoundError:
             return False
+        return True
 
     # ---- core resources and tags ---------------------------------------------------------------
     def resources_by_tag(self, tag):
-        """``[{identifier, name}]`` of everything carrying ``tag``; the Engine's 422 means none."""
-        try:
-            return list(self.pages("/api/core/v1/resource.json", {"tag_name": tag}))
-        except ValidationFailedError:
-            return []
+        """``[{identifier, name}, ...]`` of every resource carrying ``tag`` (the Engine's 422 means none)."""
+        return list(self._pages(RESOURCES, {"tag_name": tag}, nothing_on_first=(422,)))
 
     def resource_get(self, ident):
-        return self.request("GET", "/api/core/v1/resource.json/%s" % ident)
+        """The core resource: ``resource_type``, ``tags`` as ``[{identifier, name}]``, ..."""
+        return self.request("GET", "%s/%s" % (RESOURCES, _ident(ident)))
 
     @staticmethod
-    def _tag_path(ident, tag):
-        return "/api/core/v1/resource.json/%s/tags/%s" % (ident, quote(tag, safe="="))
+    def tag_path(ident, tag):
+        if not tag:
+            raise ValueError("a tag name must not be empty")
+        return "%s/%s/tags/%s" % (RESOURCES, _ident(ident), quote(tag, safe="="))
 
     def tag_add(self, ident, tag):
-        """Tags a resource; already tagged (422) is success, a conflict (409) is retried."""
+        """Tags a resource: True if added, False if it already had the tag (422). 409 is retried."""
         try:
-            self.request("POST", self._tag_path(ident, tag), body="", tag_write=True)
-        except ValidationFailedError:
-            pass
+            self.request("POST", self.tag_path(ident, tag), body="", tag_write=True)   # JSON "" (null gets 400)
+        except ValidationFailedError as exc:
+            if exc.status == 422:
+                return False
+            raise
+        return True
 
     def tag_remove(self, ident, tag):
+        """Untags a resource: True if removed, False if it did not have the tag (404). 409 is retried."""
         try:
-            self.request("DELETE", self._tag_path(ident, tag), tag_write=True)
+            self.request("DELETE", self.tag_path(ident, tag), tag_write=True)
         except NotFoundError:
-            pass
+            return False
+        return True
 
     # ---- IPAM ----------------------------------------------------------------------------------
     def prefix_list(self, search=None):
-        return list(self.pages("/api/ipam/v1/prefix.json", {"search": search or ""}))
+        """``[{identifier, name (the CIDR), description_customer}, ...]``; ``search`` is a substring."""
+        return list(self.pages(PREFIXES, {"search": search or ""}))
 
     def prefix_get(self, ident):
-        return self.request("GET", "/api/ipam/v1/prefix.json/%s" % ident)
+        return self.request("GET", "%s/%s" % (PREFIXES, _ident(ident)))
 
     def address_list(self, prefix=None, version=None, search=None):
-        filters = dict((k, v) for k, v in (("prefix", prefix), ("version", version), ("search", search)) if v)
+        """Address summaries; with any filter the filtered endpoint is used (``search`` is a substring)."""
+        filters = dict((k, v) for k, v in (("prefix", prefix), ("version", version), ("search", search))
+                       if v not in (None, ""))
         if filters:
-            return list(self.pages("/api/ipam/v1/address/filtered.json", filters))
-        return list(self.pages("/api/ipam/v1/address.json", {"search": ""}))
+            return list(self.pages(ADDRESSES_FILTERED, filters))
+        return list(self.pages(ADDRESSES, {"search": ""}))
 
     def address_get(self, ident):
-        return self.request("GET", "/api/ipam/v1/address.json/%s" % ident)
+        return self.request("GET", "%s/%s" % (ADDRESSES, _ident(ident)))
 
-    def address_create(self, prefix_id, address, description="", role="Default"):
-        body = {"prefix": prefix_id, "name": address, "description_customer": description, "role": role,
-                "organization": "", "rdns_name": ""}
-        return self.request("POST", "/api/ipam/v1/address.json", body=body)
+    def address_create(self, prefix_id, address, description="", role="Default", rdns_name="", organization=""):
+        """Creates one specific address in a prefix; returns its summary (with ``identifier``)."""
+        body = {"prefix": prefix_id, "name": address, "description_customer": description or "", "role": role,
+                "organization": organization or "", "rdns_name": rdns_name or ""}
+        return self.request("POST", ADDRESSES, body=body)
 
     def address_delete(self, ident):
+        """True if the Engine accepted the deletion, False if the address was already gone (404)."""
         try:
-            self.request("DELETE", "/api/ipam/v1/address.json/%s" % ident)
-            return True
+            self.request("DELETE", "%s/%s" % (ADDRESSES, _ident(ident)))
         except NotFoundError:
             return False
+        return True
 
-    def address_reserve_random(self, location, vlan, count=1, prefix=None, version=None, period=None):
-        body = {"location_identifier": location, "vlan_identifier": vlan, "count": count}
-        for key, value in (("prefix_identifier", prefix), ("ip_version", version), ("reservation_period", period)):
+    def address_reserve_random(self, location_id, vlan_id, count=1, prefix_id=None, version=None,
+                               reservation_period=None):
+        """Reserves ``count`` free addresses of a VLAN (optionally of one prefix / IP version);
+        returns ``[{identifier, text (the IP), prefix}, ...]``. A 409 (not ready yet) is raised."""
+        body = {"location_identifier": location_id, "vlan_identifier": vlan_id, "count": count}
+        for key, value in (("prefix_identifier", prefix_id), ("ip_version", version),
+                           ("reservation_period", reservation_period)):
             if value is not None:
                 body[key] = value
-        items, _meta = _unwrap(self.request("POST", "/api/ipam/v1/address/reserve/ip/count.json", body=body))
+        items, _meta = unwrap_page(self.request("POST", RESERVE_RANDOM, body=body), RESERVE_RANDOM)
         return items
 
-
-def _json(resp, quiet=False):
-    if not resp.content:
-        return None
-    try:
-        return resp.json()
-    except ValueError:
-        if quiet:
-            return None
-        raise EngineConnectionError("the Engine answered with a body that is not JSON",
-                                    status=resp.status_code, method=resp.request.method, path=resp.request.path_url)
+    def vlan_get(self, ident):
+        """The VLAN (its ``locations[0].identifier`` is what a reservation needs)."""
+        return self.request("GET", "%s/%s" % (VLANS, _ident(ident)))
 
 
-def _message(resp):
-    body = _json(resp, quiet=True)
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        return body["error"].get("message")
+# ---- helpers -----------------------------------------------------------------------------------
+def unwrap_page(body, path=None):
+    """(items, page metadata) from any list envelope of the Engine (ENGINE_API.md 2.2 and 2.4):
+    a wrapped page ``{state, messages, data: {page keys, data: [...]}}``, a bare page
+    ``{page keys, data: [...]}`` (also the prefix list's top-level ``data``), or a plain array."""
+    if isinstance(body, list):
+        return body, {}
+    if isinstance(body, dict) and "data" in body:
+        data = body["data"]
+        if isinstance(data, list):                                               # bare page
+            return data, dict((k, body.get(k)) for k in PAGE_KEYS)
+        if data is None:
+            return [], dict((k, body.get(k)) for k in PAGE_KEYS)
+        if isinstance(data, dict) and isinstance(data.get("data", []), list):    # wrapped page
+            return data.get("data") or [], dict((k, data.get(k)) for k in PAGE_KEYS)
+    shape = type(body).__name__ if not isinstance(body, dict) else "object with keys %s" % ", ".join(sorted(body))
+    raise UnexpectedResponseError("not a list answer (%s)" % shape, method="GET", path=path)
+
+
+def link_ids(body):
+    """A request body with linked objects given as ``{identifier, ...}`` replaced by the identifier."""
+    if not isinstance(body, dict):
+        return body
+    out = dict(body)
+    for key in LINK_FIELDS:
+        if isinstance(out.get(key), dict) and "identifier" in out[key]:
+            out[key] = out[key]["identifier"]
+    return out
+
+
+def _ident(ident):
+    if ident is None or not str(ident).strip():
+        raise ValueError("an object identifier must not be empty")
+    return quote(str(ident), safe="")
+
+
+def _count_value(value):
+    """A non-negative JSON integer from page metadata, else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
     return None
 
 
-def _retry_after(resp):
-    value = resp.headers.get("Retry-After")
+def _json_or_none(resp):
     try:
-        return max(0.0, float(value)) if value is not None else None
+        return resp.json() if resp.content else None
     except ValueError:
-        return None   # an HTTP date: treat as "no usable hint" and fail fast
+        return None
 
 
-PAGE_KEYS = ("page", "total_pages", "total_items", "limit")
+def _retry_after(resp):
+    return parse_retry_after(resp.headers.get("Retry-After"))
 
 
-def _unwrap(body):
-    """(items, page metadata) from any list envelope the Engine uses (ENGINE_API.md 2.2, 2.4)."""
-    if isinstance(body, list):
-        return body, {}
-    if not isinstance(body, dict):
-        return [], {}
-    data = body.get("data")
-    if isinstance(data, dict) and isinstance(data.get("data"), list):     # wrapped page
-        return data["data"], dict((k, data.get(k)) for k in PAGE_KEYS)
-    if isinstance(data, list):                                             # bare page, prefix list
-        return data, dict((k, body.get(k)) for k in PAGE_KEYS)
-    return [], {}
+def _root_cause(exc):
+    """The urllib3 error behind a requests exception (requests wraps MaxRetryError wraps the cause)."""
+    cause = exc.args[0] if exc.args else exc
+    return getattr(cause, "reason", None) or cause
+
+
+def _transport_failure(exc, timeout):
+    """(failure, sent, reason) for a requests exception; ``failure`` as in _engine_retry.TRANSPORT_FAILURES,
+    ``sent`` whether the request may have reached the Engine (then it counts), ``reason`` for humans."""
+    errors = requests.exceptions
+    if isinstance(exc, errors.SSLError):
+        return "fatal", False, "TLS error (%s); validate_certs=false skips verification" % _root_cause(exc)
+    if isinstance(exc, errors.ConnectTimeout):
+        return "unsent", False, "connection timed out" + (" after %s s" % timeout if timeout else "")
+    if isinstance(exc, errors.ReadTimeout):
+        return "timeout", True, "no answer within %s s" % timeout if timeout else "no answer"
+    if isinstance(exc, errors.ConnectionError):
+        cause = _root_cause(exc)
+        if isinstance(cause, NewConnectionError):
+            text = str(cause)
+            match = re.search(r"(Failed to (?:establish a new connection|resolve).*)$", text)
+            return "unsent", False, match.group(1) if match else text
+        return "dropped", True, "the connection was closed without an answer (%s)" % _short(cause)
+    if isinstance(exc, (errors.ChunkedEncodingError, errors.ContentDecodingError)):
+        return "broken", True, "the answer was cut off or garbled (%s)" % _short(_root_cause(exc))
+    return "fatal", False, "%s: %s" % (type(exc).__name__, exc)
+
+
+def _short(exc):
+    text = str(exc)
+    return "%s: %s" % (type(exc).__name__, text) if text else type(exc).__name__

@@ -1,242 +1,253 @@
-"""The Engine client against the local Engine over real HTTP on loopback."""
+"""The Engine client over real HTTP on loopback: what it sends, the request counter, concurrency, and
+that the API token never leaks. (Paging: test_engine_paging.py; retries: test_engine_retry.py;
+errors: test_engine_errors.py; the typed helpers: test_engine_helpers.py.)"""
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine import EngineClient, RetryPolicy
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine import EngineClient
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import (
-    AccessDeniedError, ConflictError, EngineConnectionError, NotFoundError, RateLimitedError, ServerError,
+    AccessDeniedError, EngineConnectionError, EngineError, NotFoundError, RateLimitedError, UnexpectedResponseError,
     ValidationFailedError)
 
-LB1 = "0a11ba1a000000000000000000000001"
+from .conftest import LB1, closed_port, engine_log, new_client, reset_log
+
+SECRET = "s3cr3t-token-value-0123456789"
 
 
-class Sleeps(list):
-    def __call__(self, seconds):
-        self.append(seconds)
+# ---- what goes over the wire -------------------------------------------------------------------
+def test_headers_and_bodies_per_method(stub):
+    stub.respond = lambda req: (200, {"identifier": "f" * 32})
+    client = stub.client(token="T0K")
+    client.lbaas_get("backend", "a" * 32)
+    client.lbaas_create("frontend", {"name": "f", "load_balancer": {"identifier": LB1, "name": "lb1"}})
+    client.lbaas_update("frontend", "f" * 32, {"default_backend": "b" * 32})
+    client.lbaas_delete("frontend", "f" * 32)
+    client.tag_add("f" * 32, "anxlb-svc=web")
+    get, post, put, delete, tag = stub.seen
+    for req in stub.seen:
+        assert req["headers"]["Authorization"] == "Token T0K"
+        assert req["headers"]["Accept"] == "application/json"
+        assert req["headers"]["User-Agent"].startswith("anxcloud.lbaas/0.1.0 (")
+    assert "Content-Type" not in get["headers"] and get["body"] == b""
+    for req in (post, put, delete, tag):
+        assert req["headers"]["Content-Type"] == "application/json"
+    assert json.loads(post["body"]) == {"name": "f", "load_balancer": LB1}   # links as identifier strings
+    assert json.loads(put["body"]) == {"default_backend": "b" * 32}
+    assert delete["body"] == b""
+    assert tag["body"] == b'""'   # JSON "" (JSON null gets a 400 from the Engine)
+    assert [r["method"] + " " + r["path"] for r in stub.seen] == [
+        "GET /api/LBaaS/v1/backend.json/" + "a" * 32,
+        "POST /api/LBaaS/v1/frontend.json",
+        "PUT /api/LBaaS/v1/frontend.json/" + "f" * 32,
+        "DELETE /api/LBaaS/v1/frontend.json/" + "f" * 32,
+        "POST /api/core/v1/resource.json/%s/tags/anxlb-svc=web" % ("f" * 32),
+    ]
 
 
-def client(engine, token=None, retries=3, **kw):
-    sleeps = Sleeps()
-    policy = RetryPolicy(retries=retries, base=0.001, cap=0.01, tag_conflict_delay=0.001, sleep=sleeps)
-    c = EngineClient(api_url=engine.url + "/", token=token or engine.token, timeout=5, policy=policy, **kw)
-    c.sleeps = sleeps
-    return c
+def test_the_base_url_path_prefix_is_kept_and_its_trailing_slash_dropped(stub):
+    stub.respond = lambda req: (200, [])
+    client = new_client(stub.url + "/engine/proxy/")
+    assert client.base_url == stub.url + "/engine/proxy"
+    client.lbaas_list("loadbalancer")
+    assert stub.seen[0]["path"] == "/engine/proxy/api/LBaaS/v1/loadbalancer.json?limit=100&page=1"
 
 
-def make_backends(engine, n, lb=LB1):
-    for i in range(n):
-        engine.api("POST", "/api/LBaaS/v1/backend.json", json={"name": "b%02d" % i, "mode": "tcp", "load_balancer": lb})
+def test_no_token_no_authorization_header(stub):
+    stub.respond = lambda req: (200, {})
+    new_client(stub.url, token=None).resource_get("a" * 32)
+    assert "Authorization" not in stub.seen[0]["headers"]
 
 
-def test_pages_to_the_end_without_a_trailing_empty_page(engine):
-    make_backends(engine, 7)
-    c = client(engine, page_size=3)
-    engine.reset_requests()
-    items = c.lbaas_list("backend", load_balancer=LB1)
-    assert [i["name"] for i in items] == ["b%02d" % i for i in range(7)]
-    log = engine.requests()["log"]
-    assert len(log) == 3   # pages 1-3 of 3: total_pages known, so no page 4
-    assert "filters=load_balancer%3D" + LB1 in log[0]["path"] and "limit=3" in log[0]["path"]
-    assert c.request_counts == {"total": 3, "by_method": {"GET": 3}}
+def test_a_netrc_entry_does_not_replace_the_token(stub, tmp_path, monkeypatch):
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 127.0.0.1 login someone password other\n")
+    netrc.chmod(0o600)
+    monkeypatch.setenv("NETRC", str(netrc))
+    stub.respond = lambda req: (200, {})
+    stub.client(token="T0K").resource_get("a" * 32)
+    assert stub.seen[0]["headers"]["Authorization"] == "Token T0K"
 
 
-def test_exact_multiple_of_the_page_size(engine):
-    make_backends(engine, 4)
-    c = client(engine, page_size=2)
-    engine.reset_requests()
-    assert len(c.lbaas_list("backend")) == 4
-    assert engine.requests()["total"] == 2
+def test_empty_and_non_json_success_bodies(stub):
+    stub.respond = lambda req: (200, b"")
+    assert stub.client().lbaas_delete("backend", "a" * 32) is True
+    assert stub.client().request("GET", "/api/x.json") is None
+    stub.respond = lambda req: (200, "<html>portal</html>", {"Content-Type": "text/html"})
+    with pytest.raises(UnexpectedResponseError) as err:
+        stub.client().lbaas_get("backend", "a" * 32)
+    assert "not JSON (Content-Type: text/html)" in str(err.value) and err.value.status == 200
 
 
-def test_other_envelopes(engine):
-    c = client(engine, page_size=1)
-    engine.reset_requests()
-    assert {p["name"] for p in c.prefix_list()} == {"127.0.10.0/24", "fd00:10::/64"}   # top-level data array
-    assert [r["identifier"] for r in c.resources_by_tag("anxlb-pool=demo")] == [
-        "0a11ce11000000000000000000000001", "0a11ce11000000000000000000000002"]          # bare page
-    assert engine.requests()["total"] == 4
+def test_per_request_timeout_is_used(stub):
+    client = stub.client(timeout=7)
+    assert client.timeout == 7
+    assert new_client(stub.url, timeout=0).timeout is None
 
 
-class PlainArray(BaseHTTPRequestHandler):
-    """Shape 3 of ENGINE_API.md 2.2: a plain JSON array; the page size decides the end."""
-
-    def do_GET(self):   # noqa: N802 - http.server's naming
-        page = int(self.path.split("page=")[1].split("&")[0])
-        data = json.dumps([{"identifier": str(i)} for i in range((page - 1) * 2, min(page * 2, 5))]).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
-
-
-def test_plain_array_pages_end_on_a_short_page():
-    server = HTTPServer(("127.0.0.1", 0), PlainArray)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        c = EngineClient(api_url="http://127.0.0.1:%d" % server.server_address[1], token="t", page_size=2)
-        assert [i["identifier"] for i in c.pages("/x")] == ["0", "1", "2", "3", "4"]
-        assert c.request_counts["total"] == 3
-    finally:
-        server.shutdown()
-        server.server_close()
+# ---- the request counter -----------------------------------------------------------------------
+def test_the_counter_matches_the_engines_log(engine, make_client):
+    client = make_client(page_size=1)
+    reset_log(engine)
+    client.lbaas_list("loadbalancer")                               # 2 GETs (total_pages known)
+    backend = client.lbaas_create("backend", {"name": "c", "mode": "tcp", "load_balancer": LB1})
+    client.lbaas_update("backend", backend["identifier"], {"mode": "http"})
+    client.tag_add(backend["identifier"], "anxlb-svc=c")
+    client.lbaas_delete("backend", backend["identifier"])
+    client.lbaas_delete("backend", backend["identifier"])            # 404: already gone
+    counts = client.request_counts
+    assert counts == {"total": 7, "by_method": {"GET": 2, "POST": 2, "PUT": 1, "DELETE": 2}}
+    log = engine_log(engine, total=7)
+    assert (log["total"], log["by_method"]) == (counts["total"], counts["by_method"])
+    client.reset_counts()
+    assert client.request_counts == {"total": 0, "by_method": {}}
 
 
-def test_error_classes_carry_status_method_path_and_message(engine):
-    c = client(engine)
-    with pytest.raises(NotFoundError) as err:
-        c.lbaas_get("backend", "0" * 32)
-    assert (err.value.status, err.value.method, err.value.path) == (404, "GET", "/api/LBaaS/v1/backend.json/" + "0" * 32)
-    assert "not found" in err.value.message
-    with pytest.raises(ValidationFailedError) as err:
-        c.lbaas_create("backend", {"name": "x", "mode": "udp", "load_balancer": LB1})
-    assert err.value.status == 422 and "mode" in err.value.validation
-    assert "[mode: Must be one of tcp, http.]" in str(err.value)
-    c.lbaas_create("backend", {"name": "x", "mode": "tcp", "load_balancer": LB1})
-    with pytest.raises(ConflictError):
-        c.lbaas_delete("loadbalancer", LB1)   # still has a backend
-    with pytest.raises(AccessDeniedError) as err:
-        client(engine, token="wrong-secret-token").lbaas_list("loadbalancer")
-    assert err.value.status == 403
-    no_token = EngineClient(api_url=engine.url, token=None)
-    with pytest.raises(AccessDeniedError) as err:
-        no_token.lbaas_list("loadbalancer")
-    assert err.value.status == 401
+def test_the_counter_is_exact_under_concurrency(engine, make_client):
+    client = make_client(max_workers=8)
+    reset_log(engine)
+    engine.set_faults({"script": [{"method": "GET", "status": 503, "count": 5}], "latency": 0.005})
+    client.map(lambda _i: client.lbaas_get("loadbalancer", LB1), range(40))
+    assert client.request_counts == {"total": 45, "by_method": {"GET": 45}}   # 40 + 5 retries
+    log = engine_log(engine, total=45)
+    assert log["total"] == 45 and log["by_method"] == {"GET": 45}
 
 
-def test_delete_and_untag_of_what_is_gone_are_not_errors(engine):
-    c = client(engine)
-    assert c.lbaas_delete("backend", "0" * 32) is False
-    c.tag_remove(LB1, "never-there")
-    c.tag_add(LB1, "t")
-    c.tag_add(LB1, "t")   # 422 already tagged = success
-    assert [t["name"] for t in c.resource_get(LB1)["tags"]] == ["t"]
+# ---- concurrency -------------------------------------------------------------------------------
+def make_backends(client, n):
+    return [client.lbaas_create("backend", {"name": "b%02d" % i, "mode": "tcp", "load_balancer": LB1})["identifier"]
+            for i in range(n)]
 
 
-@pytest.mark.parametrize("method, status", [("POST", 502), ("POST", 503), ("POST", 504), ("GET", 500)])
-def test_retried_statuses(engine, method, status):
-    engine.set_faults({"script": [{"method": method, "path": "/api/LBaaS", "status": status, "count": 2}]})
-    c = client(engine)
-    if method == "POST":
-        assert c.lbaas_create("backend", {"name": "r", "mode": "tcp", "load_balancer": LB1})["name"] == "r"
-    else:
-        assert c.lbaas_get("loadbalancer", LB1)["name"] == "lb1"
-    assert c.request_counts["by_method"] == {method: 3}
-    assert len(c.sleeps) == 2 and all(0 <= s <= 0.01 for s in c.sleeps)
+def test_get_many_keeps_order(engine, make_client):
+    client = make_client(max_workers=4)
+    ids = make_backends(client, 12)
+    engine.set_faults({"latency": {"GET": 0.01}})
+    client.reset_counts()
+    objs = client.lbaas_get_many("backend", list(reversed(ids)))
+    assert [o["identifier"] for o in objs] == list(reversed(ids))
+    assert [o["name"] for o in objs] == ["b%02d" % i for i in reversed(range(12))]
+    assert client.request_counts == {"total": 12, "by_method": {"GET": 12}}
 
 
-def test_500_is_not_retried_on_writes(engine):
-    engine.set_faults({"script": [{"method": "POST", "status": 500, "count": 1}]})
-    c = client(engine)
-    with pytest.raises(ServerError) as err:
-        c.lbaas_create("backend", {"name": "r", "mode": "tcp", "load_balancer": LB1})
-    assert err.value.status == 500 and c.request_counts["total"] == 1
+class Peak(object):
+    def __init__(self):
+        self.active = self.peak = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, fn):
+        def measured(item):
+            with self.lock:
+                self.active += 1
+                self.peak = max(self.peak, self.active)
+            try:
+                return fn(item)
+            finally:
+                with self.lock:
+                    self.active -= 1
+        return measured
 
 
-def test_attempts_are_bounded(engine):
-    engine.set_faults({"script": [{"method": "GET", "status": 503, "count": 10}]})
-    c = client(engine, retries=2)
-    with pytest.raises(ServerError):
-        c.lbaas_get("loadbalancer", LB1)
-    assert c.request_counts["total"] == 3 and engine.requests()["total"] == 3
+def test_the_pool_is_bounded_with_real_requests(engine, make_client):
+    client = make_client(max_workers=3)
+    engine.set_faults({"latency": {"GET": 0.02}})
+    peak = Peak()
+    results = client.map(peak(lambda i: (i, client.lbaas_get("loadbalancer", LB1)["name"])), range(10))
+    assert results == [(i, "lb1") for i in range(10)]
+    assert peak.peak == 3
 
 
-def test_dropped_connections_are_retried_then_reported(engine):
-    engine.set_faults({"script": [{"method": "POST", "status": "drop", "count": 1}]})
-    c = client(engine)
-    assert c.lbaas_create("backend", {"name": "d", "mode": "tcp", "load_balancer": LB1})["name"] == "d"
-    engine.set_faults({"script": [{"method": "GET", "status": "drop", "count": 9}]})
-    with pytest.raises(EngineConnectionError) as err:
-        client(engine, retries=1).lbaas_get("loadbalancer", LB1)
-    assert "after 2 attempts" in str(err.value)
+def test_the_pool_is_bounded_by_max_workers_default():
+    client = EngineClient(api_url="http://127.0.0.1:9", token="t")
+    peak = Peak()
+    done = threading.Event()
+    assert client.map(peak(lambda i: done.wait(0.01) or i * 2), range(30)) == [i * 2 for i in range(30)]
+    assert peak.peak == 8
 
 
-def test_429_without_retry_after_fails_fast_with_one_request(engine):
-    engine.set_faults({"errors": {"GET": {"429": 1.0}}})
-    c = client(engine)
-    with pytest.raises(RateLimitedError) as err:
-        c.lbaas_get("loadbalancer", LB1)
-    assert "rate limited by the Engine" in str(err.value)
-    assert c.request_counts["total"] == 1 and c.sleeps == []
+def test_a_map_inside_a_mapped_function_stays_within_the_bound():
+    client = EngineClient(api_url="http://127.0.0.1:9", token="t", max_workers=4)
+    peak = Peak()
+    leaf = peak(lambda j: threading.Event().wait(0.005) or j)
+    assert client.map(lambda i: client.map(leaf, range(i, i + 3)), range(6)) == [
+        [i, i + 1, i + 2] for i in range(6)]
+    assert peak.peak <= 4
 
 
-def test_429_with_retry_after_is_honoured_within_bounds(engine):
-    engine.set_faults({"script": [{"method": "GET", "status": 429, "count": 1}], "retry_after": 1})
-    c = client(engine)
-    assert c.lbaas_get("loadbalancer", LB1)["name"] == "lb1"
-    assert c.sleeps == [1.0] and c.request_counts["total"] == 2
-    engine.set_faults({"script": [{"method": "GET", "status": 429, "count": 1}], "retry_after": 3600})
-    c = client(engine)
-    with pytest.raises(RateLimitedError):
-        c.lbaas_get("loadbalancer", LB1)   # asked to wait an hour: fail instead of sleeping
-    assert c.sleeps == []
-
-
-def test_tag_conflicts_are_retried_three_times(engine):
-    engine.set_faults({"tag_conflicts": 2})
-    c = client(engine)
-    c.tag_add(LB1, "contended")
-    assert c.request_counts["by_method"] == {"POST": 3}
-    engine.set_faults({"tag_conflicts": 3})
-    with pytest.raises(ConflictError):
-        client(engine).tag_add(LB1, "contended-again")
-
-
-def test_tag_names_are_encoded_with_equals_kept(engine):
-    c = client(engine)
-    engine.reset_requests()
-    c.tag_add(LB1, "anxlb-svc=my svc")
-    assert engine.requests()["log"][0]["path"] == "/api/core/v1/resource.json/%s/tags/anxlb-svc=my%%20svc" % LB1
-    assert c.resources_by_tag("anxlb-svc=my svc")[0]["identifier"] == LB1
-    assert c.resources_by_tag("nobody") == []   # the Engine's 422
-
-
-def test_concurrent_reads_keep_order_and_the_counter_matches_the_engine(engine):
-    make_backends(engine, 12)
-    c = client(engine, max_workers=4)
-    ids = [i["identifier"] for i in c.lbaas_list("backend")]
-    engine.reset_requests()
-    c.reset_counts()
-    objs = c.lbaas_get_many("backend", ids)
-    assert [o["identifier"] for o in objs] == ids
-    assert c.request_counts == {"total": 12, "by_method": {"GET": 12}} == {
-        "total": engine.requests()["total"], "by_method": engine.requests()["by_method"]}
-
-
-def test_the_pool_is_bounded():
-    c = EngineClient(api_url="http://127.0.0.1:9", token="t", max_workers=3)
-    active, peak, lock = [0], [0], threading.Lock()
+def test_map_raises_the_first_error_in_order_and_cancels_the_rest():
+    client = EngineClient(api_url="http://127.0.0.1:9", token="t", max_workers=2)
+    started = []
 
     def work(i):
-        with lock:
-            active[0] += 1
-            peak[0] = max(peak[0], active[0])
-        threading.Event().wait(0.02)
-        with lock:
-            active[0] -= 1
-        return i * 2
+        started.append(i)
+        threading.Event().wait(0.01)
+        if i in (1, 3):
+            raise NotFoundError("item %d" % i, status=404)
+        return i
 
-    assert c.map(work, range(10)) == [i * 2 for i in range(10)]
-    assert peak[0] == 3
+    with pytest.raises(NotFoundError) as err:
+        client.map(work, range(50))
+    assert err.value.message == "item 1"
+    assert len(started) < 50
 
 
-def test_the_token_never_appears_in_errors_or_the_user_agent(engine):
-    secret = "s3cr3t-token-value-0123456789"
-    c = client(engine, token=secret)
-    for call in (lambda: c.lbaas_list("loadbalancer"), lambda: c.lbaas_get("backend", "x")):
+def test_map_of_one_or_none_runs_inline():
+    client = EngineClient(api_url="http://127.0.0.1:9", token="t")
+    assert client.map(lambda i: threading.current_thread().name, ["x"]) == [threading.current_thread().name]
+    assert client.map(lambda i: i, []) == []
+
+
+# ---- the token never leaks ---------------------------------------------------------------------
+def leaks(err):
+    return SECRET in str(err) + repr(err) + json.dumps(err.to_dict()) + repr(err.args)
+
+
+def test_the_token_is_not_in_errors_from_the_engine(engine):
+    client = new_client(engine.url, token=SECRET)
+    for call in (lambda: client.lbaas_list("loadbalancer"), lambda: client.lbaas_get("backend", "x"),
+                 lambda: client.tag_add(LB1, "t")):
         with pytest.raises(AccessDeniedError) as err:
             call()
-        assert secret not in str(err.value) + repr(err.value) + json.dumps(err.value.to_dict())
+        assert err.value.status == 403 and not leaks(err.value)
+    engine.set_faults({"errors": {"*": {"429": 1.0}}})
+    with pytest.raises(RateLimitedError) as err:
+        client.lbaas_get("backend", "x")
+    assert not leaks(err.value)
+
+
+def test_the_token_is_masked_when_an_answer_echoes_it(stub):
+    def respond(req):
+        token = req["headers"]["Authorization"]
+        if req["method"] == "GET":
+            return 422, {"error": {"code": 422, "message": "bad %s" % token, "validation": {"auth": token}}}
+        return 302, b"", {"Location": "http://127.0.0.1:1/?t=" + SECRET}
+    stub.respond = respond
+    client = stub.client(token=SECRET)
+    with pytest.raises(ValidationFailedError) as err:
+        client.lbaas_get("backend", "a" * 32)
+    assert not leaks(err.value) and "bad Token ********" in str(err.value)
+    with pytest.raises(UnexpectedResponseError) as err:
+        client.lbaas_create("backend", {"name": "x"})
+    assert not leaks(err.value)
+    assert all(SECRET not in req["path"] for req in stub.seen)   # never in a URL
+
+
+def test_the_token_is_not_in_transport_errors(engine, stub):
     engine.set_faults({"script": [{"method": "GET", "status": "drop", "count": 9}]})
-    with pytest.raises(EngineConnectionError) as err:
-        client(engine, token=secret, retries=0).lbaas_list("loadbalancer")
-    assert secret not in str(err.value) + repr(err.value) + json.dumps(err.value.to_dict())
-    assert secret not in c.session.headers["User-Agent"] and secret not in repr(c)
-    assert c.session.headers["User-Agent"].startswith("anxcloud.lbaas/0.1.0 (")
+    for client in (new_client(engine.url, token=SECRET, retries=0),
+                   new_client("http://127.0.0.1:%d" % closed_port(), token=SECRET, retries=0),
+                   new_client(stub.url.replace("http:", "https:"), token=SECRET, retries=0)):
+        with pytest.raises(EngineConnectionError) as err:
+            client.lbaas_list("loadbalancer")
+        assert not leaks(err.value)
+
+
+def test_the_token_is_not_in_the_user_agent_or_any_repr():
+    client = EngineClient(api_url="http://127.0.0.1:9", token=SECRET)
+    assert SECRET not in client.session.headers["User-Agent"]
+    assert SECRET not in repr(client) + str(client) + repr(client.session.auth) + repr(client.policy)
+    assert SECRET not in repr(client.session.headers)   # the header is added per request by the auth object
+    with pytest.raises(EngineError) as err:
+        EngineClient(api_url="not a url", token=SECRET)
+    assert not leaks(err.value)

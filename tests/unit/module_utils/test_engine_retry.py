@@ -1,0 +1,236 @@
+"""The one retry policy under injected faults, over real HTTP (the local Engine, or a stub on loopback)."""
+import time
+from email.utils import formatdate
+
+import pytest
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import (
+    ConflictError, EngineConnectionError, RateLimitedError, ServerError, UnexpectedResponseError)
+
+from .conftest import LB1, closed_port, engine_log, fast_policy, new_client, reset_log, slow
+
+BACKEND = {"name": "r", "mode": "tcp", "load_balancer": LB1}
+
+
+def script(engine, method, status, count, path="/api/", **extra):
+    engine.set_faults(dict({"script": [{"method": method, "path": path, "status": status, "count": count}]}, **extra))
+
+
+def statuses(engine):
+    return [entry["status"] for entry in engine_log(engine)["log"]]
+
+
+# ---- 5xx ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("status", [502, 503, 504])
+def test_gateway_errors_are_retried_on_writes(engine, make_client, status):
+    script(engine, "POST", status, 2)
+    client = make_client()
+    assert client.lbaas_create("backend", BACKEND)["name"] == "r"
+    assert statuses(engine) == [status, status, 200]
+    assert client.request_counts == {"total": 3, "by_method": {"POST": 3}}
+    assert len(client.sleeps) == 2 and all(0 < s <= 0.01 for s in client.sleeps)
+
+
+@pytest.mark.parametrize("method, call", [
+    ("PUT", lambda c: c.lbaas_update("loadbalancer", LB1, {"name": "lb1"})),
+    ("DELETE", lambda c: c.tag_remove(LB1, "never-there")),
+])
+def test_gateway_errors_are_retried_on_every_method(engine, make_client, method, call):
+    script(engine, method, 503, 1)
+    client = make_client()
+    call(client)
+    assert statuses(engine)[0] == 503 and client.request_counts["by_method"] == {method: 2}
+
+
+def test_500_is_retried_on_reads(engine, make_client):
+    script(engine, "GET", 500, 2)
+    client = make_client()
+    assert client.lbaas_get("loadbalancer", LB1)["name"] == "lb1"
+    assert statuses(engine) == [500, 500, 200] and client.request_counts["total"] == 3
+
+
+@pytest.mark.parametrize("method, call", [
+    ("POST", lambda c: c.lbaas_create("backend", BACKEND)),
+    ("PUT", lambda c: c.lbaas_update("loadbalancer", LB1, {"name": "lb1"})),
+    ("DELETE", lambda c: c.lbaas_delete("loadbalancer", LB1)),
+])
+def test_500_is_not_retried_on_writes(engine, make_client, method, call):
+    script(engine, method, 500, 1)
+    client = make_client()
+    with pytest.raises(ServerError) as err:
+        call(client)
+    assert err.value.status == 500 and err.value.method == method and err.value.attempts == 1
+    assert client.request_counts["total"] == 1 == engine_log(engine)["total"] and client.sleeps == []
+
+
+def test_attempts_are_bounded_then_the_right_error(engine, make_client):
+    script(engine, "GET", 503, 10)
+    client = make_client(retries=2)
+    with pytest.raises(ServerError) as err:
+        client.lbaas_get("loadbalancer", LB1)
+    assert err.value.status == 503 and err.value.attempts == 3
+    assert str(err.value).endswith(": %s (after 3 attempts)" % err.value.message)
+    assert client.request_counts["total"] == 3 == engine_log(engine)["total"]
+    assert len(client.sleeps) == 2
+
+
+def test_retries_zero_means_one_request(engine, make_client):
+    script(engine, "GET", 502, 1)
+    client = make_client(retries=0)
+    with pytest.raises(ServerError):
+        client.lbaas_get("loadbalancer", LB1)
+    assert engine_log(engine)["total"] == 1
+
+
+def test_backoff_grows_and_is_capped(engine):
+    script(engine, "GET", 503, 5)
+    policy = fast_policy(retries=5, backoff_base=0.001, backoff_factor=2, backoff_max=0.004, jitter=lambda lo, hi: hi)
+    client = new_client(engine.url, token=engine.token, policy=policy)
+    client.lbaas_get("loadbalancer", LB1)
+    assert client.sleeps == [0.001, 0.002, 0.004, 0.004, 0.004]
+
+
+def test_a_non_retryable_error_is_not_retried(engine, make_client):
+    client = make_client()
+    client.lbaas_create("backend", BACKEND)
+    reset_log(engine)
+    with pytest.raises(ConflictError) as err:
+        client.lbaas_delete("loadbalancer", LB1)   # still used by the backend
+    assert statuses(engine) == [409] and client.sleeps == []   # 409 outside tag writes: no retry
+    assert err.value.attempts == 1
+
+
+# ---- dropped connections, refused connections, timeouts, TLS ----------------------------------
+def test_dropped_connections_are_retried_on_writes(engine, make_client):
+    script(engine, "POST", "drop", 2)
+    client = make_client()
+    assert client.lbaas_create("backend", BACKEND)["name"] == "r"
+    assert statuses(engine) == [0, 0, 200]   # the local Engine logs a dropped request as status 0
+    assert client.request_counts == {"total": 3, "by_method": {"POST": 3}}
+
+
+def test_dropped_connections_then_a_connection_error(engine, make_client):
+    script(engine, "GET", "drop", 9)
+    client = make_client(retries=1)
+    with pytest.raises(EngineConnectionError) as err:
+        client.lbaas_get("loadbalancer", LB1)
+    assert err.value.status is None and err.value.attempts == 2
+    assert "closed without an answer" in str(err.value) and "(after 2 attempts)" in str(err.value)
+    assert client.request_counts["total"] == 2 == engine_log(engine)["total"]
+
+
+def test_refused_connections_are_retried_and_never_counted():
+    client = new_client("http://127.0.0.1:%d" % closed_port(), retries=2)
+    with pytest.raises(EngineConnectionError) as err:
+        client.lbaas_list("loadbalancer")
+    assert "refused" in str(err.value).lower() and err.value.attempts == 3
+    assert len(client.sleeps) == 2
+    assert client.request_counts == {"total": 0, "by_method": {}}   # nothing was ever sent
+
+
+def test_a_read_timeout_is_retried_on_reads(stub):
+    stub.respond = slow(0.3, (200, {"identifier": "x"}))
+    client = stub.client(timeout=0.05, retries=1)
+    with pytest.raises(EngineConnectionError) as err:
+        client.lbaas_get("backend", "x")
+    assert "no answer within 0.05 s" in str(err.value)
+    assert len(stub.seen) == 2 and client.request_counts["total"] == 2
+
+
+def test_a_read_timeout_is_not_retried_on_writes(stub):
+    # The Engine may be creating the object right now: a second POST could create it twice.
+    stub.respond = slow(0.3, (200, {"identifier": "x"}))
+    client = stub.client(timeout=0.05, retries=3)
+    with pytest.raises(EngineConnectionError):
+        client.lbaas_create("backend", BACKEND)
+    assert len(stub.seen) == 1 and client.request_counts["total"] == 1 and client.sleeps == []
+
+
+def test_a_tls_failure_is_not_retried(stub):
+    client = new_client(stub.url.replace("http://", "https://"), retries=3)   # TLS against a plain HTTP port
+    with pytest.raises(EngineConnectionError) as err:
+        client.lbaas_list("loadbalancer")
+    assert "TLS error" in str(err.value) and client.sleeps == [] and err.value.attempts == 1
+
+
+def test_redirects_are_not_followed(stub):
+    stub.respond = lambda req: (301, b"", {"Location": "https://elsewhere.test/api/LBaaS/v1/backend.json"})
+    client = stub.client()
+    with pytest.raises(UnexpectedResponseError) as err:
+        client.lbaas_create("backend", BACKEND)
+    assert "redirect to https://elsewhere.test/" in str(err.value) and len(stub.seen) == 1
+
+
+# ---- 429 ---------------------------------------------------------------------------------------
+def test_429_without_retry_after_fails_fast_with_exactly_one_request(engine, make_client):
+    engine.set_faults({"errors": {"*": {"429": 1.0}}})
+    client = make_client(retries=5)
+    with pytest.raises(RateLimitedError) as err:
+        client.lbaas_create("backend", BACKEND)
+    assert "rate limited by the Engine" in str(err.value) and err.value.retry_after is None
+    assert err.value.status == 429 and err.value.attempts == 1
+    assert client.request_counts["total"] == 1 == engine_log(engine)["total"] and client.sleeps == []
+
+
+def test_429_with_retry_after_is_retried_after_that_delay(engine, make_client):
+    script(engine, "POST", 429, 2, retry_after=0.02)
+    client = make_client()
+    assert client.lbaas_create("backend", BACKEND)["name"] == "r"
+    assert client.sleeps == [0.02, 0.02] and statuses(engine) == [429, 429, 200]
+
+
+def test_429_with_a_long_retry_after_fails_instead_of_sleeping(engine, make_client):
+    script(engine, "GET", 429, 1, retry_after=3600)
+    client = make_client()
+    with pytest.raises(RateLimitedError) as err:
+        client.lbaas_get("loadbalancer", LB1)
+    assert err.value.retry_after == 3600 and "Retry-After: 3600 s" in str(err.value)
+    assert client.sleeps == [] and engine_log(engine)["total"] == 1
+
+
+def test_429_retries_are_bounded_too(engine, make_client):
+    engine.set_faults({"errors": {"GET": {"429": 1.0}}, "retry_after": 0})
+    client = make_client(retries=2)
+    with pytest.raises(RateLimitedError) as err:
+        client.lbaas_get("loadbalancer", LB1)
+    assert err.value.attempts == 3 and engine_log(engine)["total"] == 3 and client.sleeps == [0, 0]
+
+
+def test_429_with_an_http_date(stub):
+    answers = [(429, {"error": {"code": 429, "message": "slow down"}},
+                {"Retry-After": formatdate(time.time() + 2, usegmt=True)}), (200, {"identifier": "x"})]
+    stub.respond = lambda req: answers.pop(0)
+    client = stub.client()
+    assert client.lbaas_get("backend", "x") == {"identifier": "x"}
+    assert len(client.sleeps) == 1 and 0.5 <= client.sleeps[0] <= 3
+
+
+# ---- 409 on tag writes -------------------------------------------------------------------------
+def test_tag_conflicts_are_retried_like_the_engines_client(engine, make_client):
+    engine.set_faults({"tag_conflicts": 2})
+    client = make_client()
+    assert client.tag_add(LB1, "contended") is True
+    assert statuses(engine) == [409, 409, 200]
+    assert client.sleeps == [0.001, 0.001]   # conflict_delay, not the exponential backoff
+
+
+def test_tag_conflicts_give_up_after_three_attempts(engine, make_client):
+    engine.set_faults({"tag_conflicts": 5})
+    client = make_client(retries=10)
+    with pytest.raises(ConflictError) as err:
+        client.tag_add(LB1, "contended")
+    assert err.value.attempts == 3 and statuses(engine) == [409, 409, 409]
+    assert err.value.status == 409 and err.value.message in str(err.value)
+
+
+def test_the_default_conflict_delay_is_one_second():
+    assert fast_policy().conflict_attempts == 3
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_retry import RetryPolicy
+    assert RetryPolicy().conflict_delay == 1.0
+
+
+def test_tag_conflict_and_gateway_retries_combine(engine, make_client):
+    engine.set_faults({"tag_conflicts": 1, "script": [{"method": "POST", "path": "/tags/", "status": 503, "count": 1}]})
+    client = make_client()
+    assert client.tag_add(LB1, "both") is True
+    assert statuses(engine) == [503, 409, 200]
