@@ -253,10 +253,11 @@ class ServiceModule(AnxcloudModule):
             waits.extend(out.waits)
         if conflicts:
             self.conflicts[:] = conflicts
-            raise Failure("service %s conflicts with binds it does not own: %s" % (self.params["name"], "; ".join(
-                "%s:%s on %s is held by %s (bind %s)" % (c["address"], c["port"], c["load_balancer"],
-                                                        c["holder"] or "an untagged bind", c["holder_bind"])
-                for c in conflicts)), conflicts=conflicts)
+            held = "; ".join("%s:%s on %s is held by %s (bind %s)" % (
+                c["address"], c["port"], c["load_balancer"], c["holder"] or "an untagged bind", c["holder_bind"])
+                for c in conflicts)
+            raise Failure("service %s conflicts with binds it does not own: %s" % (self.params["name"], held),
+                          conflicts=conflicts)
         return Plan(actions, waits)
 
 
