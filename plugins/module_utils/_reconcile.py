@@ -187,6 +187,8 @@ class Reconciler(object):
         first_plan, before = plan, state.world
         if self.check_mode:
             return Outcome(first_plan, before, plan.predict(before), bool(plan), 0)
+        if not plan and not plan.waits:
+            return Outcome(first_plan, before, before, False, 0)   # in sync: no second observation
         rounds = 0
         predicted = before
         while True:
