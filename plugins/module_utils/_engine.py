@@ -39,8 +39,8 @@ except ImportError:
     REQUESTS_IMPORT_ERROR = traceback.format_exc()
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import (
-    EngineConnectionError, EngineError, NotFoundError, UnexpectedResponseError, ValidationFailedError, error_for,
-    redact)
+    EngineConnectionError, EngineError, NotFoundError, RateLimitedError, UnexpectedResponseError, ValidationFailedError,
+    error_for, redact)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_retry import (
     READ_METHODS, RetryPolicy, parse_retry_after)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._version import COLLECTION_NAME, COLLECTION_VERSION
@@ -100,6 +100,10 @@ class EngineClient(object):
     request, default 30; 0 or None = none), ``validate_certs`` (default True), ``retries`` (default 3,
     used when no ``policy`` is given), ``policy`` (a RetryPolicy, for backoff and delay settings),
     ``page_size`` (list page size, default 100), ``max_workers`` (bound of ``map``, default 8).
+
+    After a final 429 the client sends nothing more: the Engine asks callers to back off for a long
+    time (ENGINE_API.md 3.5), so every later call raises that same rate-limit error at once
+    (``rate_limited`` holds it).
     """
 
     def __init__(self, api_url=DEFAULT_API_URL, token=None, timeout=DEFAULT_TIMEOUT, validate_certs=True, retries=3,
@@ -127,6 +131,7 @@ class EngineClient(object):
         self._lock = threading.Lock()
         self._counts = {}
         self._local = threading.local()
+        self.rate_limited = None
 
     def __repr__(self):
         return "EngineClient(%r)" % self.base_url
@@ -171,6 +176,9 @@ class EngineClient(object):
         method = method.upper()
         url = self.base_url + path
         shown = path + ("?" + urlencode(params, doseq=True) if params else "")
+        if self.rate_limited is not None:
+            raise RateLimitedError("not sent: an earlier request of this run was rate limited (%s)" % self.rate_limited,
+                                   method=method, path=shown, attempts=0)
         headers = {}
         data = None
         if method not in READ_METHODS:
@@ -220,8 +228,11 @@ class EngineClient(object):
                 policy.sleep(policy.backoff(retries))
                 retries += 1
                 continue
-            raise error_for(status, method, shown, _json_or_none(resp), reason=resp.reason, attempts=attempts,
-                            retry_after=retry_after, secrets=self._secrets)
+            error = error_for(status, method, shown, _json_or_none(resp), reason=resp.reason, attempts=attempts,
+                              retry_after=retry_after, secrets=self._secrets)
+            if status == 429:
+                self.rate_limited = error
+            raise error
 
     def _decode(self, resp, method, shown, attempts):
         if not resp.content or not resp.content.strip():

@@ -234,3 +234,16 @@ def test_tag_conflict_and_gateway_retries_combine(engine, make_client):
     client = make_client()
     assert client.tag_add(LB1, "both") is True
     assert statuses(engine) == [503, 409, 200]
+
+
+def test_after_a_429_the_client_sends_nothing_more(engine, make_client):
+    engine.set_faults({"errors": {"POST": {"429": 1.0}}})
+    client = make_client(retries=5)
+    with pytest.raises(RateLimitedError):
+        client.lbaas_create("backend", BACKEND)
+    engine.clear_faults()
+    for call in (lambda: client.lbaas_list("loadbalancer"), lambda: client.tag_remove(LB1, "t")):
+        with pytest.raises(RateLimitedError) as err:
+            call()
+        assert err.value.attempts == 0 and "not sent: an earlier request of this run was rate limited" in str(err.value)
+    assert client.request_counts["total"] == 1 == engine_log(engine)["total"]
