@@ -13,7 +13,10 @@ never disagree. Every module of the collection runs through ``Reconciler.run``.
 """
 
 import copy
+import time
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import (
+    ConflictError, EngineConnectionError, ServerError)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import DELETE_ORDER, DEPENDENCY_ORDER, KINDS
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._wait import Target, Waiter
@@ -97,12 +100,27 @@ class Plan(list):
         return out
 
 
-class Applier(object):
-    """Executes a plan against the Engine. Same-kind steps of one wave run concurrently."""
+# Delete failures worth another pass: the Engine may refuse a delete while a child's removal is
+# still being processed (409), or fail transiently after the client's own retries.
+RETRY_DELETE = (ConflictError, ServerError, EngineConnectionError)
 
-    def __init__(self, client, waiter):
+
+class Applier(object):
+    """Executes a plan against the Engine. Same-kind steps of one wave run concurrently.
+
+    Deletes run in bounded, paced passes (RECONCILIATION.md F2, fixed): the deletes that failed
+    with a retryable error get another pass after a growing pause, at most ``delete_passes``
+    passes, then the run fails naming what is left. Any other error, a 429 above all, ends the run
+    at once. (The cloud controller's "stop when a pass made no progress" is replaced by the bound
+    and the pause: a lone delete refused while its children go away deserves a second try.)
+    """
+
+    def __init__(self, client, waiter, delete_passes=3, delete_pause=1.0, sleep=time.sleep):
         self.client = client
         self.waiter = waiter
+        self.delete_passes = delete_passes
+        self.delete_pause = delete_pause
+        self.sleep = sleep
         self.ids = {}           # placeholder -> identifier of the object created for it
         self.objects = {}       # identifier -> Engine response of the last write
 
@@ -144,13 +162,38 @@ class Applier(object):
             return Target(kind.name, action.id, action.obj["name"], expect="gone")
         raise ValueError("unknown action %s" % action.op)
 
+    def _attempt(self, action):
+        try:
+            return self._one(action), None
+        except RETRY_DELETE as exc:
+            return None, exc
+
+    def _deletes(self, wave):
+        targets = []
+        for number in range(1, self.delete_passes + 1):
+            results = self.client.map(self._attempt, wave)
+            targets.extend(t for t, _exc in results if t is not None)
+            failed = [(a, exc) for a, (_t, exc) in zip(wave, results) if exc is not None]
+            if not failed:
+                return targets
+            if number == self.delete_passes:
+                raise Failure("could not delete %s after %d pass(es): %s" % (
+                    ", ".join("%s '%s' (%s)" % (a.kind.name, a.obj.get("name"), a.id) for a, _exc in failed), number,
+                    "; ".join(str(exc) for _a, exc in failed)),
+                    failed_objects=[dict(type=a.kind.name, id=a.id, name=a.obj.get("name"), error=str(exc))
+                                    for a, exc in failed])
+            self.sleep(self.delete_pause * number)
+            wave = [a for a, _exc in failed]
+        return targets   # pragma: no cover - the loop returns or raises
+
     def apply(self, plan):
         """Runs the actions wave by wave (a wave: consecutive actions of one op and kind)."""
         targets = []
         wave = []
         for action in list(plan) + [None]:
             if wave and (action is None or (action.op, action.kind) != (wave[0].op, wave[0].kind)):
-                targets.extend(t for t in self.client.map(self._one, wave) if t is not None)
+                run = self._deletes if wave[0].op == DELETE else lambda w: self.client.map(self._one, w)
+                targets.extend(t for t in run(wave) if t is not None)
                 wave = []
             if action is not None:
                 wave.append(action)
@@ -172,10 +215,14 @@ class Reconciler(object):
     ``observe()`` returns a state object with a ``world`` attribute (``{id: flat object}``);
     ``planner(state)`` returns a ``Plan``. After every wait the plan is computed again from fresh
     state, so objects that changed meanwhile are handled in the same run (bounded by ``max_rounds``).
+    ``before_apply(state, plan)`` runs once before the first write of a real run (the service
+    module takes its leases there); when it answers True the world may have changed meanwhile, so
+    the run observes and plans again before writing.
     """
 
-    def __init__(self, client, check_mode, wait=True, wait_timeout=600, max_rounds=3, waiter=None):
+    def __init__(self, client, check_mode, wait=True, wait_timeout=600, max_rounds=3, waiter=None, before_apply=None):
         self.client = client
+        self.before_apply = before_apply
         self.check_mode = check_mode
         self.wait = wait
         self.max_rounds = max_rounds
@@ -189,6 +236,12 @@ class Reconciler(object):
             return Outcome(first_plan, before, plan.predict(before), bool(plan), 0)
         if not plan and not plan.waits:
             return Outcome(first_plan, before, before, False, 0)   # in sync: no second observation
+        if plan and self.before_apply is not None and self.before_apply(state, plan):
+            state = observe()
+            plan = planner(state).ordered()
+            first_plan, before = plan, state.world
+            if not plan and not plan.waits:
+                return Outcome(first_plan, before, before, False, 0)
         rounds = 0
         predicted = before
         while True:

@@ -19,6 +19,7 @@ class FakeClient(object):
         self.tags = {}         # id -> set of tag names
         self.calls = []        # (method, kind, id)
         self.scripts = {}      # id -> list of state titles returned by successive GETs
+        self.delete_errors = {}  # id -> exceptions raised by successive DELETEs (then it succeeds)
         self._ids = ("%032x" % i for i in itertools.count(1))
 
     def add(self, kind, name, state="Deployed", **fields):
@@ -58,7 +59,18 @@ class FakeClient(object):
 
     def lbaas_delete(self, kind, ident):
         self.calls.append(("DELETE", kind, ident))
+        errors = self.delete_errors.get(ident)
+        if errors:
+            raise errors.pop(0)
         self.objects.pop(ident, None)
+
+    def tag_remove(self, ident, tag):
+        self.calls.append(("UNTAG", tag, ident))
+        self.tags.get(ident, set()).discard(tag)
+
+    def resource_get(self, ident):
+        self.calls.append(("GET", "resource", ident))
+        return {"identifier": ident, "tags": [{"name": t, "identifier": t} for t in sorted(self.tags.get(ident, ()))]}
 
     def tag_add(self, ident, tag):
         self.calls.append(("TAG", tag, ident))
