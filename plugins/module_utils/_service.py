@@ -55,6 +55,11 @@ class Desired(object):
     def count(self):
         return len(self.backends) + len(self.frontends) + len(self.binds) + len(self.servers)
 
+    def as_data(self):
+        """The desired objects as plain data sorted by name (what the declaration hash covers)."""
+        return dict((kind, sorted(getattr(self, kind).values(), key=lambda o: o["name"]))
+                    for kind in ("backends", "frontends", "binds", "servers"))
+
 
 def build(service):
     """Validates a declaration (a dict of the module's options) and returns ``Desired``."""

@@ -24,9 +24,10 @@ TYPE_BY_RESOURCE = dict((k.resource_type, k.name) for k in KINDS.values() if k.r
 
 
 class ServiceState(object):
-    def __init__(self, lbs, observed):
+    def __init__(self, lbs, observed, lb_tags=None):
         self.lbs = lbs                    # flat load balancers, in the order the user gave them
         self.observed = observed          # lb id -> Observed
+        self.lb_tags = lb_tags or {}      # lb id -> its tag names (leases and markers live there)
         self.world = {}
         for obs in observed.values():
             for obj in obs.objects():
@@ -88,13 +89,14 @@ class ServiceObserver(object):
                                                if i["identifier"] in owned or i.get("name") in names], owned)
         servers = self._children("server", backends, set(s["name"] for s in d.servers.values()), owned)
         binds = self._children("bind", frontends, set(b["name"] for b in d.binds.values()), owned)
-        return Observed(lb, backends, frontends, binds, servers)
+        return Observed(lb, backends, frontends, binds, servers), tag_names(client.resource_get(lb["id"]))
 
     def observe(self, lbs):
         owned = set(r["identifier"] for r in self.client.resources_by_tag(self.tag))
-        observed = dict((lb["id"], obs) for lb, obs in zip(lbs, self.client.map(lambda lb: self._one_lb(lb, owned), lbs)))
+        per_lb = self.client.map(lambda lb: self._one_lb(lb, owned), lbs)
+        observed = dict((lb["id"], obs) for lb, (obs, _tags) in zip(lbs, per_lb))
         self._orphans(owned, lbs, observed)
-        return ServiceState(lbs, observed)
+        return ServiceState(lbs, observed, dict((lb["id"], tags) for lb, (_obs, tags) in zip(lbs, per_lb)))
 
     def _orphans(self, owned, lbs, observed):
         """Objects carrying our tag that no listing reached: a bind or server whose parent is gone,

@@ -23,6 +23,16 @@ description:
     Objects without our tag are never changed or deleted.
   - A bind this run would create or move onto an address and port that another owner's (or an untagged)
     bind holds is a conflict; the module then fails without writing anything and returns RV(conflicts).
+  - A run that is about to write takes an advisory lease on each of the service's load balancers, a tag
+    C(<tag_prefix>-lease=<holder>@<expiry>), and removes it when done; while another run's lease is live the
+    module fails naming its holder. The lease is advisory (the Engine cannot swap tags atomically): two runs
+    that attach at the same moment both give way. Keep O(ansible.builtin.play#keyword:throttle=1) on loops
+    that reconcile services sharing a load balancer. A run that only reads takes no lease.
+  - After a run that changed something, a tag C(<tag_prefix>-reconciled.<name>=<scheme>,<version>,<hash>) on
+    each load balancer records the collection version and the hash of the declaration it applied. When that
+    marker was written by a newer collection with an incompatible naming scheme, the module refuses to act.
+  - After a rate limit answer (HTTP 429) from the Engine the module sends no further request and fails with
+    a message saying so; the Engine expects clients to back off for a long time.
 author:
   - anxcloud.lbaas contributors (@anxcloud)
 options:
@@ -110,9 +120,20 @@ options:
         default: enabled
   tag_prefix:
     description:
-      - Prefix of the owner tag.
+      - Prefix of the owner tag, the lease tag and the marker tag.
     type: str
     default: anxlb
+  lease_timeout:
+    description:
+      - Seconds a lease taken by this run stays valid. A lease outlives a run that crashed by at most this long.
+      - Must exceed the run's duration, which is bounded by a few times O(wait_timeout) when waiting.
+    type: int
+    default: 1800
+  lease_holder:
+    description:
+      - Who holds the lease, shown to a concurrent run that finds it.
+      - Defaults to C(<name>@<controller host>:<process id>).
+    type: str
   state:
     description:
       - V(present) reconciles the service; V(absent) deletes every object carrying its owner tag.
@@ -174,10 +195,16 @@ conflicts:
   type: list
   elements: dict
   sample: [{load_balancer: lb1, address: 198.51.100.10, port: 80, holder: other, holder_bind: v4.http.other}]
+declaration_hash:
+  description: Hash of the normalized declaration, as the marker tag records it.
+  returned: always
+  type: str
+  sample: 5f0c1e9a3b7d2c44
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_guard import ServiceGuard
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import Plan, Reconciler
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import Desired, build
@@ -210,6 +237,8 @@ class ServiceModule(AnxcloudModule):
             check=dict(type="str", choices=["enabled", "disabled"], default="enabled"),
         )),
         tag_prefix=dict(type="str", default="anxlb"),
+        lease_timeout=dict(type="int", default=1800),
+        lease_holder=dict(type="str"),
         state=dict(type="str", choices=["present", "absent"], default="present"),
     )
 
@@ -217,6 +246,8 @@ class ServiceModule(AnxcloudModule):
         p = self.params
         if not p["load_balancers"]:
             raise Failure("load_balancers must name at least one load balancer")
+        if p["lease_timeout"] < 1:
+            raise Failure("lease_timeout must be at least 1 second, got %d" % p["lease_timeout"])
         desired = build(p)   # validates the whole declaration before any request
         if p["state"] == "absent":
             desired = Desired()
@@ -226,8 +257,16 @@ class ServiceModule(AnxcloudModule):
         self.lbs = self.observer.resolve(p["load_balancers"])
         self.conflicts = []
         self.result["conflicts"] = self.conflicts
-        reconciler = Reconciler(self.client, self.check_mode, wait=p["wait"], wait_timeout=p["wait_timeout"])
-        outcome = reconciler.run(lambda: self.observer.observe(self.lbs), self.plan)
+        self.guard = ServiceGuard(self.client, p, desired, warn=self.module.warn)
+        self.result["declaration_hash"] = self.guard.digest
+        reconciler = Reconciler(self.client, self.check_mode, wait=p["wait"], wait_timeout=p["wait_timeout"],
+                                before_apply=self.guard.before_apply)
+        try:
+            outcome = reconciler.run(lambda: self.observer.observe(self.lbs), self.plan)
+            if outcome.changed and not self.check_mode:
+                self.guard.mark(self.lbs, absent=p["state"] == "absent")
+        finally:
+            self.guard.release()
         predicted = outcome.plan.predict(outcome.before)
         self.result.update(
             changed=outcome.changed,
@@ -239,6 +278,7 @@ class ServiceModule(AnxcloudModule):
             self.result["diff"] = dict(before=tree(outcome.before, self.lbs), after=tree(predicted, self.lbs))
 
     def plan(self, state):
+        self.guard.inspect(state, self.check_mode)
         actions, waits, conflicts = [], [], []
         for lb in state.lbs:
             obs = state.observed[lb["id"]]

@@ -1,0 +1,133 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+"""An advisory lease per load balancer, so two playbook runs do not reconcile one at once.
+
+The lease is a tag on the load balancer, ``<prefix>-lease=<holder>@<expiry>`` (expiry in Unix
+seconds), taken only by a run that is about to write: a no-op run sends no mutating request. The
+Engine has no compare-and-swap and concurrent tag writes are known to conflict (ENGSUP-5902), so
+the lease is advisory (RECONCILIATION.md F.1): attach ours, read the tags back, and give way if
+any other live lease shows up. That deviates from F.1's "smallest holder wins": a run that read the
+tags before the other one attached would also win, and two writers are worse than two runs that
+both stop with a clear message. A lease past its expiry belongs to a run that crashed: it is
+removed, and the taker waits a moment for that run's last requests before it writes.
+"""
+
+import os
+import re
+import socket
+import time
+from datetime import datetime, timezone
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import EngineError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+
+HOLDER_UNSAFE = re.compile(r"[^A-Za-z0-9._:-]+")
+
+
+def default_holder(owner):
+    """Who holds a lease: the service, the controller host and the process, readable in a message."""
+    host = HOLDER_UNSAFE.sub("-", socket.gethostname() or "localhost")
+    return "%s@%s:%d" % (owner, host, os.getpid())
+
+
+def when(expiry):
+    return datetime.fromtimestamp(expiry, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class LeaseTag(object):
+    def __init__(self, prefix, holder, expiry):
+        self.prefix = prefix
+        self.holder = holder
+        self.expiry = int(expiry)
+
+    @property
+    def name(self):
+        return "%s-lease=%s@%d" % (self.prefix, self.holder, self.expiry)
+
+    @classmethod
+    def parse(cls, prefix, tag):
+        head = "%s-lease=" % prefix
+        if not tag.startswith(head) or "@" not in tag:
+            return None
+        holder, _, expiry = tag[len(head):].rpartition("@")
+        if not expiry.isdigit():
+            return None
+        return cls(prefix, holder, expiry)
+
+    def describe(self):
+        return "%s (until %s)" % (self.holder, when(self.expiry))
+
+
+def leases(prefix, tags):
+    return [lease for lease in (LeaseTag.parse(prefix, t) for t in tags) if lease is not None]
+
+
+class Leases(object):
+    """The leases one run holds. ``tags_of(lb_id)`` reads a load balancer's tag names."""
+
+    def __init__(self, client, prefix, holder, timeout, tags_of, clock=time.time, sleep=time.sleep, takeover_wait=2.0):
+        self.client = client
+        self.prefix = prefix
+        self.holder = holder
+        self.timeout = timeout
+        self.tags_of = tags_of
+        self.clock = clock
+        self.sleep = sleep
+        self.takeover_wait = takeover_wait
+        self.held = []          # (lb, LeaseTag) we attached
+        self.taken_over = []    # expired leases of other holders we removed
+
+    def others(self, tags, live=True):
+        now = self.clock()
+        return [lease for lease in leases(self.prefix, tags)
+                if lease.holder != self.holder and (lease.expiry > now) == live]
+
+    def held_message(self, lb, lease):
+        return ("load balancer %s is leased by %s: another run is reconciling it. Retry later, or if that run is "
+                "gone, remove the tag '%s' from the load balancer (%s)" % (lb["name"] or lb["id"], lease.describe(),
+                                                                          lease.name, lb["id"]))
+
+    def acquire(self, lbs, tags_by_lb):
+        """Takes the lease on every load balancer, or fails naming the holder (and releases what it took).
+        ``tags_by_lb`` are the tags as observed; returns True if an expired lease was taken over."""
+        try:
+            for lb in lbs:
+                self._acquire_one(lb, tags_by_lb[lb["id"]])
+        except (Failure, EngineError):
+            self.release()
+            raise
+        if self.taken_over:
+            self.sleep(self.takeover_wait)   # let the crashed run's last requests land first
+        return bool(self.taken_over)
+
+    def _acquire_one(self, lb, tags):
+        live = self.others(tags)
+        if live:
+            raise Failure(self.held_message(lb, live[0]), lease_holder=live[0].holder,
+                          lease_expires=when(live[0].expiry), load_balancer=lb["name"] or lb["id"])
+        ours = LeaseTag(self.prefix, self.holder, self.clock() + self.timeout)
+        self.client.tag_add(lb["id"], ours.name)
+        self.held.append((lb, ours))
+        live = self.others(self.tags_of(lb["id"]))
+        if live:   # another run attached meanwhile: both give way rather than both write
+            raise Failure(self.held_message(lb, live[0]), lease_holder=live[0].holder,
+                          lease_expires=when(live[0].expiry), load_balancer=lb["name"] or lb["id"])
+        for expired in self.others(tags, live=False):
+            self.client.tag_remove(lb["id"], expired.name)
+            self.taken_over.append((lb, expired))
+
+    def release(self):
+        """Removes our lease tags; returns the ones that could not be removed (they expire on their own)."""
+        left = []
+        for lb, lease in self.held:
+            try:
+                self.client.tag_remove(lb["id"], lease.name)
+            except EngineError:
+                left.append((lb, lease))
+        self.held = []
+        return left

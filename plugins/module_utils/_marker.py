@@ -1,0 +1,76 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+"""The "last reconciled" marker a service leaves on each of its load balancers.
+
+A tag ``<prefix>-reconciled.<service>=<scheme>,<collection version>,<declaration hash>``. The scheme
+is the version of the naming and tag conventions (DESIGN.md section 4): a collection that finds a
+marker of a higher scheme would misread the objects a newer release made, so it refuses to act,
+the way Monogon's reconciler honours a minimum compatible release (RECONCILIATION.md F.1). The
+declaration hash says which declaration the objects were last made for.
+"""
+
+import hashlib
+import json
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._version import COLLECTION_VERSION
+
+SCHEME = 1
+
+
+def declaration_hash(desired):
+    """A short, stable hash of the normalized declaration (the desired objects, not the user's text)."""
+    text = json.dumps(desired, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+class Marker(object):
+    def __init__(self, prefix, service, scheme, version, digest, tag=None):
+        self.tag = tag          # the tag as found (kept verbatim, also when it does not parse)
+        self.prefix = prefix
+        self.service = service
+        self.scheme = scheme
+        self.version = version
+        self.digest = digest
+
+    @classmethod
+    def ours(cls, prefix, service, digest):
+        return cls(prefix, service, SCHEME, COLLECTION_VERSION, digest)
+
+    @property
+    def name(self):
+        if self.tag is not None:
+            return self.tag
+        return "%s-reconciled.%s=%d,%s,%s" % (self.prefix, self.service, self.scheme, self.version, self.digest)
+
+    @classmethod
+    def find(cls, prefix, service, tags):
+        """The service's markers among a load balancer's tags (normally one)."""
+        head = "%s-reconciled.%s=" % (prefix, service)
+        found = []
+        for tag in tags:
+            if not tag.startswith(head):
+                continue
+            parts = tag[len(head):].split(",")
+            scheme = int(parts[0]) if parts[0].isdigit() else None
+            found.append(cls(prefix, service, scheme, parts[1] if len(parts) > 1 else "?", ",".join(parts[2:]), tag))
+        return found
+
+    def as_dict(self):
+        return dict(scheme=self.scheme, collection_version=self.version, declaration_hash=self.digest)
+
+
+def refuse_newer(lb, markers):
+    """Fails when a newer, incompatible collection reconciled the service on ``lb`` last."""
+    for marker in markers:
+        if marker.scheme is None or marker.scheme > SCHEME:
+            raise Failure(
+                "service %s on load balancer %s was last reconciled by anxcloud.lbaas %s with naming scheme %s; "
+                "this collection (%s) knows scheme %d and would misread those objects: upgrade the collection"
+                % (marker.service, lb["name"] or lb["id"], marker.version, marker.scheme if marker.scheme else "unknown",
+                   COLLECTION_VERSION, SCHEME), marker=marker.name)

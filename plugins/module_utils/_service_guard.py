@@ -1,0 +1,66 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+"""What guards a service run's writes: the lease on its load balancers and the marker it leaves.
+
+Reading is free of both: a no-op run takes no lease and writes no marker, so it sends no mutating
+request. A run about to write takes the leases and then observes again, because what it planned
+from may have changed before it held them (another run finished in between).
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lease import Leases, default_holder, when
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._marker import Marker, declaration_hash, refuse_newer
+
+
+class ServiceGuard(object):
+    def __init__(self, client, params, desired, warn):
+        self.client = client
+        self.prefix = params["tag_prefix"]
+        self.service = params["name"]
+        self.digest = declaration_hash(desired.as_data())
+        self.warn = warn
+        self.lb_tags = {}
+        self.leases = Leases(client, self.prefix, params.get("lease_holder") or default_holder(self.service),
+                             params["lease_timeout"], self.tags_of)
+
+    def tags_of(self, lb_id):
+        return tag_names(self.client.resource_get(lb_id))
+
+    def inspect(self, state, check_mode):
+        """At every planning: refuse a newer collection's marker; in check mode, tell of a live lease."""
+        self.lb_tags = state.lb_tags
+        for lb in state.lbs:
+            tags = state.lb_tags[lb["id"]]
+            refuse_newer(lb, Marker.find(self.prefix, self.service, tags))
+            if check_mode:
+                for lease in self.leases.others(tags):
+                    self.warn("load balancer %s is leased by %s; a real run would fail until that run ends"
+                              % (lb["name"] or lb["id"], lease.describe()))
+
+    def before_apply(self, state, plan):
+        self.leases.acquire(state.lbs, state.lb_tags)
+        for lb, lease in self.leases.taken_over:
+            self.warn("took over the expired lease of %s on load balancer %s: that run ended without releasing it"
+                      % (lease.describe(), lb["name"] or lb["id"]))
+        return True   # observe again now that no other run writes
+
+    def mark(self, lbs, absent=False):
+        """Records on each load balancer which declaration this run applied (or removes it: absent)."""
+        ours = Marker.ours(self.prefix, self.service, self.digest)
+        for lb in lbs:
+            markers = Marker.find(self.prefix, self.service, self.lb_tags.get(lb["id"], []))
+            if not absent and ours.name not in [m.name for m in markers]:
+                self.client.tag_add(lb["id"], ours.name)
+            for old in markers:
+                if absent or old.name != ours.name:
+                    self.client.tag_remove(lb["id"], old.name)
+
+    def release(self):
+        for lb, lease in self.leases.release():
+            self.warn("the lease tag '%s' stays on load balancer %s until %s: it could not be removed"
+                      % (lease.name, lb["name"] or lb["id"], when(lease.expiry)))

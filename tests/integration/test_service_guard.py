@@ -1,0 +1,97 @@
+"""What guards a service run's writes, against the local Engine: the lease on its load balancers,
+the "last reconciled" marker, and stopping at the Engine's first 429."""
+import copy
+import time
+
+from . import engine_state as es
+from .test_service import SERVICE, converge, task
+
+SMALLER = dict(copy.deepcopy(SERVICE), servers=SERVICE["servers"][:1])
+
+
+def lease_tag(holder, expiry):
+    return "anxlb-lease=%s@%d" % (holder, expiry)
+
+
+def test_a_changing_run_leaves_the_marker_and_no_lease_and_absent_removes_the_marker(engine, ansible):
+    check, real = converge(ansible, engine, SERVICE)
+    lb = es.lb_id(engine)
+    assert es.tags(engine, lb) == ["anxlb-reconciled.web=1,0.1.0,%s" % real["declaration_hash"]]
+    assert real["declaration_hash"] == check["declaration_hash"]
+    check, smaller = converge(ansible, engine, SMALLER)
+    assert smaller["declaration_hash"] != real["declaration_hash"]
+    assert es.tags(engine, lb) == ["anxlb-reconciled.web=1,0.1.0,%s" % smaller["declaration_hash"]]
+    converge(ansible, engine, dict(SMALLER, state="absent"))
+    assert es.tags(engine, lb) == []
+
+
+def test_a_live_lease_of_another_run_stops_a_writing_run_but_not_check_mode_or_a_no_op(engine, ansible):
+    converge(ansible, engine, SERVICE)
+    lb = es.lb_id(engine)
+    expiry = int(time.time()) + 600
+    held = lease_tag("web@ci-runner:4242", expiry)
+    es.tag(engine, lb, held)
+    before = es.snapshot(engine)
+    engine.reset_requests()
+    noop = ansible.run(task(SERVICE))
+    assert not noop.failed() and noop.last["changed"] is False
+    check = ansible.run(task(SMALLER), check=True, diff=True)
+    assert not check.failed() and check.last["changed"] is True
+    assert check.last["warnings"] == ["load balancer lb1 is leased by web@ci-runner:4242 (until %s); a real run "
+                                      "would fail until that run ends" % time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                                                                      time.gmtime(expiry))]
+    real = ansible.run(task(SMALLER))
+    assert real.failed()
+    assert real.last["msg"] == (
+        "load balancer lb1 is leased by web@ci-runner:4242 (until %s): another run is reconciling it. Retry later, "
+        "or if that run is gone, remove the tag '%s' from the load balancer (%s)"
+        % (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(expiry)), held, lb))
+    assert real.last["lease_holder"] == "web@ci-runner:4242"
+    assert engine.mutating_requests() == 0 and es.snapshot(engine) == before
+
+
+def test_an_expired_lease_is_taken_over_with_a_warning(engine, ansible):
+    converge(ansible, engine, SERVICE)
+    lb = es.lb_id(engine)
+    stale = lease_tag("web@crashed-host:99", int(time.time()) - 5)
+    es.tag(engine, lb, stale)
+    run = ansible.run(task(SMALLER))
+    assert not run.failed(), run
+    assert run.last["changed"] is True and [a["name"] for a in run.last["plan"]] == ["n2.http.web", "n2.https.web"]
+    assert any(w.startswith("took over the expired lease of web@crashed-host:99") for w in run.last["warnings"])
+    assert stale not in es.tags(engine, lb) and not [t for t in es.tags(engine, lb) if t.startswith("anxlb-lease=")]
+
+
+def test_a_marker_of_a_newer_incompatible_collection_makes_the_module_refuse(engine, ansible):
+    converge(ansible, engine, SERVICE)
+    lb = es.lb_id(engine)
+    for tag in es.tags(engine, lb):
+        engine.api("DELETE", "/api/core/v1/resource.json/%s/tags/%s" % (lb, tag)).raise_for_status()
+    es.tag(engine, lb, "anxlb-reconciled.web=2,3.0.0,0123456789abcdef")
+    engine.reset_requests()
+    for check in (True, False):
+        run = ansible.run(task(SMALLER), check=check)
+        assert run.failed()
+        assert run.last["msg"] == (
+            "service web on load balancer lb1 was last reconciled by anxcloud.lbaas 3.0.0 with naming scheme 2; this "
+            "collection (0.1.0) knows scheme 1 and would misread those objects: upgrade the collection")
+    assert engine.mutating_requests() == 0
+
+
+def test_the_first_429_ends_the_run_with_no_further_request(engine, ansible):
+    converge(ansible, engine, SERVICE)
+    engine.set_faults({"errors": {"DELETE": {"429": 1.0}}})
+    engine.reset_requests()
+    run = ansible.run(task(SMALLER))
+    assert run.failed()
+    log = engine.requests()["log"]
+    deletes = [entry for entry in log if entry["method"] == "DELETE"]
+    # The servers' deletes go out concurrently; after the first 429 nothing else is sent, and the
+    # lease (removing it is a DELETE too) stays until it expires, which the run reports.
+    assert deletes and all(entry["status"] == 429 for entry in deletes)
+    first = min(i for i, entry in enumerate(log) if entry["status"] == 429)
+    assert all(entry["method"] == "DELETE" for entry in log[first:]) and len(log[first:]) <= 2
+    assert "rate limited by the Engine; back off and retry later (HTTP 429)" in run.last["msg"]
+    assert any(w.startswith("the lease tag 'anxlb-lease=web@") and w.endswith(": it could not be removed")
+               for w in run.last["warnings"])
+    assert len(es.objects(engine, "server")) == 4

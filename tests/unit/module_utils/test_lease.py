@@ -1,0 +1,139 @@
+"""The advisory lease on load balancers and the "last reconciled" marker (RECONCILIATION.md F.1)."""
+import pytest
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import RateLimitedError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lease import LeaseTag, Leases, default_holder
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._marker import (
+    SCHEME, Marker, declaration_hash, refuse_newer)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._version import COLLECTION_VERSION
+
+from .fakes import FakeClient
+
+LB1 = {"id": "a" * 32, "name": "lb1"}
+LB2 = {"id": "b" * 32, "name": "lb2"}
+NOW = 1800000000
+
+
+def tags(client, lb):
+    return sorted(client.tags.get(lb["id"], ()))
+
+
+def leases_for(client, holder="web@ctl:1", sleeps=None, **kwargs):
+    def tags_of(ident):
+        return [t["name"] for t in client.resource_get(ident)["tags"]]
+    return Leases(client, "anxlb", holder, 600, tags_of, clock=lambda: NOW,
+                  sleep=(sleeps if sleeps is not None else []).append, **kwargs)
+
+
+def test_the_lease_tag_round_trips_and_ignores_other_tags():
+    tag = LeaseTag("anxlb", "web@ctl-1:42", NOW).name
+    assert tag == "anxlb-lease=web@ctl-1:42@%d" % NOW
+    parsed = LeaseTag.parse("anxlb", tag)
+    assert (parsed.holder, parsed.expiry) == ("web@ctl-1:42", NOW)
+    assert LeaseTag.parse("anxlb", "anxlb-svc=web") is None and LeaseTag.parse("anxlb", "anxlb-lease=x@soon") is None
+    assert LeaseTag.parse("other", tag) is None
+
+
+def test_default_holder_names_service_host_and_process():
+    service, _, rest = default_holder("web").partition("@")
+    host, _, pid = rest.rpartition(":")
+    assert service == "web" and host and pid.isdigit()
+
+
+def test_acquire_attaches_reads_back_and_release_removes():
+    client = FakeClient()
+    leases = leases_for(client)
+    assert leases.acquire([LB1, LB2], {LB1["id"]: [], LB2["id"]: ["anxlb-svc=other"]}) is False
+    assert tags(client, LB1) == ["anxlb-lease=web@ctl:1@%d" % (NOW + 600)]
+    assert [c[0] for c in client.calls] == ["TAG", "GET", "TAG", "GET"]
+    assert leases.release() == [] and tags(client, LB1) == [] and tags(client, LB2) == []
+
+
+def test_a_live_lease_of_another_run_fails_naming_the_holder_and_writes_nothing():
+    client = FakeClient()
+    theirs = LeaseTag("anxlb", "web@other:7", NOW + 60).name
+    with pytest.raises(Failure) as err:
+        leases_for(client).acquire([LB1], {LB1["id"]: [theirs]})
+    assert err.value.msg == (
+        "load balancer lb1 is leased by web@other:7 (until 2027-01-15T08:01:00Z): another run is reconciling it. "
+        "Retry later, or if that run is gone, remove the tag '%s' from the load balancer (%s)" % (theirs, LB1["id"]))
+    assert err.value.details["lease_holder"] == "web@other:7" and client.writes() == []
+
+
+def test_a_run_that_attached_at_the_same_time_makes_both_give_way():
+    client = FakeClient()
+    theirs = LeaseTag("anxlb", "aaa-first@other:7", NOW + 60).name
+    client.tags[LB1["id"]] = {theirs}          # attached after we read the tags, before we read back
+    leases = leases_for(client)
+    with pytest.raises(Failure) as err:
+        leases.acquire([LB1, LB2], {LB1["id"]: [], LB2["id"]: []})
+    assert "leased by aaa-first@other:7" in err.value.msg
+    assert tags(client, LB1) == [theirs] and tags(client, LB2) == [] and leases.held == []
+
+
+def test_a_failure_on_the_second_load_balancer_releases_the_first():
+    client = FakeClient()
+    theirs = LeaseTag("anxlb", "x@y:1", NOW + 5).name
+    leases = leases_for(client)
+    with pytest.raises(Failure):
+        leases.acquire([LB1, LB2], {LB1["id"]: [], LB2["id"]: [theirs]})
+    assert tags(client, LB1) == [] and [c[0] for c in client.calls] == ["TAG", "GET", "UNTAG"]
+
+
+def test_an_expired_lease_is_taken_over_after_a_pause():
+    client = FakeClient()
+    stale = LeaseTag("anxlb", "web@crashed:9", NOW - 1).name
+    client.tags[LB1["id"]] = {stale}
+    sleeps = []
+    leases = leases_for(client, sleeps=sleeps)
+    assert leases.acquire([LB1], {LB1["id"]: [stale]}) is True
+    assert tags(client, LB1) == ["anxlb-lease=web@ctl:1@%d" % (NOW + 600)] and sleeps == [2.0]
+    assert [(lb["name"], lease.holder) for lb, lease in leases.taken_over] == [("lb1", "web@crashed:9")]
+
+
+def test_our_own_lease_does_not_block_us():
+    client = FakeClient()
+    mine = LeaseTag("anxlb", "web@ctl:1", NOW + 60).name
+    assert leases_for(client).others([mine]) == []
+
+
+def test_release_reports_what_it_could_not_remove():
+    client = FakeClient()
+    leases = leases_for(client)
+    leases.acquire([LB1], {LB1["id"]: []})
+
+    def refuse(ident, tag):
+        raise RateLimitedError("not sent", status=429, method="DELETE", path="/p")
+    client.tag_remove = refuse
+    left = leases.release()
+    assert [(lb["name"], lease.holder) for lb, lease in left] == [("lb1", "web@ctl:1")] and leases.held == []
+
+
+def test_marker_names_scheme_version_and_hash():
+    marker = Marker.ours("anxlb", "web", "0123456789abcdef")
+    assert marker.name == "anxlb-reconciled.web=%d,%s,0123456789abcdef" % (SCHEME, COLLECTION_VERSION)
+    found = Marker.find("anxlb", "web", [marker.name, "anxlb-reconciled.webshop=1,0.1.0,x", "anxlb-svc=web"])
+    assert [m.name for m in found] == [marker.name]
+    assert found[0].as_dict() == {"scheme": SCHEME, "collection_version": COLLECTION_VERSION,
+                                  "declaration_hash": "0123456789abcdef"}
+
+
+def test_a_marker_of_a_newer_scheme_is_refused_an_equal_or_older_one_is_not():
+    refuse_newer(LB1, Marker.find("anxlb", "web", ["anxlb-reconciled.web=%d,0.0.1,abc" % SCHEME]))
+    newer = "anxlb-reconciled.web=%d,9.0.0,abc" % (SCHEME + 1)
+    with pytest.raises(Failure) as err:
+        refuse_newer(LB1, Marker.find("anxlb", "web", [newer]))
+    assert err.value.msg == (
+        "service web on load balancer lb1 was last reconciled by anxcloud.lbaas 9.0.0 with naming scheme %d; "
+        "this collection (%s) knows scheme %d and would misread those objects: upgrade the collection"
+        % (SCHEME + 1, COLLECTION_VERSION, SCHEME))
+    with pytest.raises(Failure):
+        refuse_newer(LB1, Marker.find("anxlb", "web", ["anxlb-reconciled.web=garbage"]))
+
+
+def test_the_declaration_hash_is_stable_and_changes_with_the_declaration():
+    one = {"backends": [{"name": "http.web", "mode": "tcp"}]}
+    assert declaration_hash(one) == declaration_hash({"backends": [{"mode": "tcp", "name": "http.web"}]})
+    assert declaration_hash(one) != declaration_hash({"backends": [{"name": "http.web", "mode": "http"}]})
+    assert len(declaration_hash(one)) == 16
