@@ -80,6 +80,7 @@ class Leases(object):
         self.sleep = sleep
         self.takeover_wait = takeover_wait
         self.held = []          # (lb, LeaseTag) we attached
+        self.seen = {}          # lb id -> its tags as read back after attaching ours
         self.taken_over = []    # expired leases of other holders we removed
 
     def others(self, tags, live=True):
@@ -113,7 +114,8 @@ class Leases(object):
         ours = LeaseTag(self.prefix, self.holder, self.clock() + self.timeout)
         self.client.tag_add(lb["id"], ours.name)
         self.held.append((lb, ours))
-        live = self.others(self.tags_of(lb["id"]))
+        self.seen[lb["id"]] = self.tags_of(lb["id"])
+        live = self.others(self.seen[lb["id"]])
         if live:   # another run attached meanwhile: both give way rather than both write
             raise Failure(self.held_message(lb, live[0]), lease_holder=live[0].holder,
                           lease_expires=when(live[0].expiry), load_balancer=lb["name"] or lb["id"])

@@ -7,15 +7,18 @@ __metaclass__ = type
 
 """The "last reconciled" marker a service leaves on each of its load balancers.
 
-A tag ``<prefix>-reconciled.<service>=<scheme>,<collection version>,<declaration hash>``. The scheme
+A tag ``<prefix>-reconciled.<service>=<scheme>,<collection version>,<declaration hash>,<time>``. The scheme
 is the version of the naming and tag conventions (DESIGN.md section 4): a collection that finds a
 marker of a higher scheme would misread the objects a newer release made, so it refuses to act,
 the way Monogon's reconciler honours a minimum compatible release (RECONCILIATION.md F.1). The
-declaration hash says which declaration the objects were last made for.
+declaration hash says which declaration the objects were last made for; the time (Unix seconds)
+changes with every writing run, so a run that finds the marker changed while it waited for its lease
+knows another run wrote in between.
 """
 
 import hashlib
 import json
+import time
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._version import COLLECTION_VERSION
@@ -30,23 +33,25 @@ def declaration_hash(desired):
 
 
 class Marker(object):
-    def __init__(self, prefix, service, scheme, version, digest, tag=None):
+    def __init__(self, prefix, service, scheme, version, digest, stamp=0, tag=None):
         self.tag = tag          # the tag as found (kept verbatim, also when it does not parse)
         self.prefix = prefix
         self.service = service
         self.scheme = scheme
         self.version = version
         self.digest = digest
+        self.stamp = stamp
 
     @classmethod
-    def ours(cls, prefix, service, digest):
-        return cls(prefix, service, SCHEME, COLLECTION_VERSION, digest)
+    def ours(cls, prefix, service, digest, clock=time.time):
+        return cls(prefix, service, SCHEME, COLLECTION_VERSION, digest, int(clock()))
 
     @property
     def name(self):
         if self.tag is not None:
             return self.tag
-        return "%s-reconciled.%s=%d,%s,%s" % (self.prefix, self.service, self.scheme, self.version, self.digest)
+        return "%s-reconciled.%s=%d,%s,%s,%d" % (self.prefix, self.service, self.scheme, self.version, self.digest,
+                                                 self.stamp)
 
     @classmethod
     def find(cls, prefix, service, tags):
@@ -58,11 +63,14 @@ class Marker(object):
                 continue
             parts = tag[len(head):].split(",")
             scheme = int(parts[0]) if parts[0].isdigit() else None
-            found.append(cls(prefix, service, scheme, parts[1] if len(parts) > 1 else "?", ",".join(parts[2:]), tag))
+            parts += [""] * (4 - len(parts))
+            stamp = int(parts[3]) if parts[3].isdigit() else 0
+            found.append(cls(prefix, service, scheme, parts[1] or "?", parts[2], stamp, tag))
         return found
 
     def as_dict(self):
-        return dict(scheme=self.scheme, collection_version=self.version, declaration_hash=self.digest)
+        return dict(scheme=self.scheme, collection_version=self.version, declaration_hash=self.digest,
+                    reconciled_at=self.stamp)
 
 
 def refuse_newer(lb, markers):

@@ -4,6 +4,8 @@ import pytest
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import RateLimitedError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lease import LeaseTag, Leases, default_holder
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import Desired
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_guard import ServiceGuard
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._marker import (
     SCHEME, Marker, declaration_hash, refuse_newer)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._version import COLLECTION_VERSION
@@ -111,12 +113,12 @@ def test_release_reports_what_it_could_not_remove():
 
 
 def test_marker_names_scheme_version_and_hash():
-    marker = Marker.ours("anxlb", "web", "0123456789abcdef")
-    assert marker.name == "anxlb-reconciled.web=%d,%s,0123456789abcdef" % (SCHEME, COLLECTION_VERSION)
-    found = Marker.find("anxlb", "web", [marker.name, "anxlb-reconciled.webshop=1,0.1.0,x", "anxlb-svc=web"])
+    marker = Marker.ours("anxlb", "web", "0123456789abcdef", clock=lambda: NOW + 0.7)
+    assert marker.name == "anxlb-reconciled.web=%d,%s,0123456789abcdef,%d" % (SCHEME, COLLECTION_VERSION, NOW)
+    found = Marker.find("anxlb", "web", [marker.name, "anxlb-reconciled.webshop=1,0.1.0,x,1", "anxlb-svc=web"])
     assert [m.name for m in found] == [marker.name]
     assert found[0].as_dict() == {"scheme": SCHEME, "collection_version": COLLECTION_VERSION,
-                                  "declaration_hash": "0123456789abcdef"}
+                                  "declaration_hash": "0123456789abcdef", "reconciled_at": NOW}
 
 
 def test_a_marker_of_a_newer_scheme_is_refused_an_equal_or_older_one_is_not():
@@ -137,3 +139,38 @@ def test_the_declaration_hash_is_stable_and_changes_with_the_declaration():
     assert declaration_hash(one) == declaration_hash({"backends": [{"mode": "tcp", "name": "http.web"}]})
     assert declaration_hash(one) != declaration_hash({"backends": [{"name": "http.web", "mode": "http"}]})
     assert len(declaration_hash(one)) == 16
+
+
+class State(object):
+    def __init__(self, lb_tags):
+        self.lbs = [LB1]
+        self.lb_tags = lb_tags
+
+
+def guard(client):
+    params = {"tag_prefix": "anxlb", "name": "web", "lease_holder": "web@ctl:1", "lease_timeout": 600}
+    return ServiceGuard(client, params, Desired(), warn=lambda msg: None)
+
+
+def test_the_guard_observes_again_only_when_another_run_wrote_in_between():
+    client = FakeClient()
+    marker = "anxlb-reconciled.web=1,0.1.0,abc,%d" % NOW
+    client.tags[LB1["id"]] = {marker}
+    assert guard(client).before_apply(State({LB1["id"]: [marker]}), None) is False
+    client = FakeClient()
+    client.tags[LB1["id"]] = {"anxlb-reconciled.web=1,0.1.0,abc,%d" % (NOW + 9)}   # rewritten meanwhile
+    assert guard(client).before_apply(State({LB1["id"]: [marker]}), None) is True
+
+
+def test_the_guard_replaces_the_marker_and_absent_removes_it():
+    client = FakeClient()
+    old = "anxlb-reconciled.web=1,0.1.0,abc,1"
+    client.tags[LB1["id"]] = {old, "anxlb-svc=keep"}
+    g = guard(client)
+    g.lb_tags = {LB1["id"]: [old, "anxlb-svc=keep"]}
+    g.mark([LB1])
+    (new,) = [t for t in client.tags[LB1["id"]] if t.startswith("anxlb-reconciled.web=")]
+    assert new.startswith("anxlb-reconciled.web=1,%s,%s," % (COLLECTION_VERSION, g.digest)) and new != old
+    g.lb_tags = {LB1["id"]: sorted(client.tags[LB1["id"]])}
+    g.mark([LB1], absent=True)
+    assert client.tags[LB1["id"]] == {"anxlb-svc=keep"}
