@@ -28,7 +28,7 @@ description:
     module fails naming its holder. The lease is advisory (the Engine cannot swap tags atomically): two runs
     that attach at the same moment both give way. Keep O(ansible.builtin.play#keyword:throttle=1) on loops
     that reconcile services sharing a load balancer. A run that only reads takes no lease.
-  - After a run that changed something, a tag C(<tag_prefix>-reconciled.<name>=<scheme>,<version>,<hash>) on
+  - After a run that changed something, a tag C(<tag_prefix>-reconciled.<name>=<scheme>,<version>,<hash>,<time>) on
     each load balancer records the collection version and the hash of the declaration it applied. When that
     marker was written by a newer collection with an incompatible naming scheme, the module refuses to act.
   - After a rate limit answer (HTTP 429) from the Engine the module sends no further request and fails with
