@@ -54,7 +54,7 @@ class LeaseTag(object):
         head = "%s-lease=" % prefix
         if not tag.startswith(head) or "@" not in tag:
             return None
-        holder, _, expiry = tag[len(head):].rpartition("@")
+        holder, expiry = tag[len(head):].rsplit("@", 1)
         if not expiry.isdigit():
             return None
         return cls(prefix, holder, expiry)
@@ -89,9 +89,9 @@ class Leases(object):
                 if lease.holder != self.holder and (lease.expiry > now) == live]
 
     def held_message(self, lb, lease):
-        return ("load balancer %s is leased by %s: another run is reconciling it. Retry later, or if that run is "
-                "gone, remove the tag '%s' from the load balancer (%s)" % (lb["name"] or lb["id"], lease.describe(),
-                                                                          lease.name, lb["id"]))
+        text = ("load balancer %s is leased by %s: another run is reconciling it. Retry later, or if that run is "
+                "gone, remove the tag '%s' from the load balancer (%s)")
+        return text % (lb["name"] or lb["id"], lease.describe(), lease.name, lb["id"])
 
     def acquire(self, lbs, tags_by_lb):
         """Takes the lease on every load balancer, or fails naming the holder (and releases what it took).

@@ -25,8 +25,8 @@ description:
     bind holds is a conflict; the module then fails without writing anything and returns RV(conflicts).
   - A run that is about to write takes an advisory lease on each of the service's load balancers, a tag
     C(<tag_prefix>-lease=<holder>@<expiry>), and removes it when done; while another run's lease is live the
-    module fails naming its holder. The lease is advisory (the Engine cannot swap tags atomically): two runs
-    that attach at the same moment both give way. Keep O(ansible.builtin.play#keyword:throttle=1) on loops
+    module fails naming its holder. The lease is advisory (the Engine cannot swap tags atomically), so two runs
+    that attach at the same moment both give way. Set the task keyword C(throttle) to 1 on loops
     that reconcile services sharing a load balancer. A run that only reads takes no lease.
   - After a run that changed something, a tag C(<tag_prefix>-reconciled.<name>=<scheme>,<version>,<hash>,<time>) on
     each load balancer records the collection version and the hash of the declaration it applied. When that

@@ -39,15 +39,15 @@ def test_a_live_lease_of_another_run_stops_a_writing_run_but_not_check_mode_or_a
     assert not noop.failed() and noop.last["changed"] is False
     check = ansible.run(task(SMALLER), check=True, diff=True)
     assert not check.failed() and check.last["changed"] is True
+    until = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(expiry))
     assert check.last["warnings"] == ["load balancer lb1 is leased by web@ci-runner:4242 (until %s); a real run "
-                                      "would fail until that run ends" % time.strftime("%Y-%m-%dT%H:%M:%SZ",
-                                                                                      time.gmtime(expiry))]
+                                      "would fail until that run ends" % until]
     real = ansible.run(task(SMALLER))
     assert real.failed()
     assert real.last["msg"] == (
         "load balancer lb1 is leased by web@ci-runner:4242 (until %s): another run is reconciling it. Retry later, "
         "or if that run is gone, remove the tag '%s' from the load balancer (%s)"
-        % (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(expiry)), held, lb))
+        % (until, held, lb))
     assert real.last["lease_holder"] == "web@ci-runner:4242"
     assert engine.mutating_requests() == 0 and es.snapshot(engine) == before
 

@@ -38,8 +38,8 @@ def test_the_lease_tag_round_trips_and_ignores_other_tags():
 
 
 def test_default_holder_names_service_host_and_process():
-    service, _, rest = default_holder("web").partition("@")
-    host, _, pid = rest.rpartition(":")
+    service, rest = default_holder("web").split("@", 1)
+    host, pid = rest.rsplit(":", 1)
     assert service == "web" and host and pid.isdigit()
 
 
