@@ -36,8 +36,16 @@ class Handler(BaseHTTPRequestHandler):
         if not self.server.quiet:
             BaseHTTPRequestHandler.log_message(self, fmt, *args)
 
+    def _record(self, status):
+        """Logs the Engine request being answered, before the answer leaves: a client that reads the
+        log right after its answer must find the request there."""
+        shown, self._shown = getattr(self, "_shown", None), None
+        if shown is not None:
+            self.server.log.add(self.command, shown, status)
+
     def _send(self, status, payload, headers=None):
         data = json.dumps(payload).encode("utf-8")
+        self._record(status)
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
@@ -66,18 +74,18 @@ class Handler(BaseHTTPRequestHandler):
 
     def _handle(self):
         split = urlsplit(self.path)
+        admin = split.path.startswith("/_local/")
+        self._shown = None if admin else split.path + ("?" + split.query if split.query else "")
         try:
             raw_body = self._read_body()
         except ApiError as exc:
             self.close_connection = True   # the unread body would be taken for the next request
-            status = self._error(exc)
+            self._error(exc)
         else:
-            if split.path.startswith("/_local/"):
+            if admin:
                 self._admin(split.path, raw_body)
-                return
-            status = self._engine(split, raw_body)
-        if not split.path.startswith("/_local/"):
-            self.server.log.add(self.command, split.path + ("?" + split.query if split.query else ""), status)
+            else:
+                self._engine(split, raw_body)
 
     def _admin(self, path, raw_body):
         if not is_loopback(self.client_address[0]):
@@ -92,13 +100,14 @@ class Handler(BaseHTTPRequestHandler):
             self._error(ApiError(500, "Internal error of the local Engine (traceback on its stderr)."))
 
     def _engine(self, split, raw_body):
-        """Answers one Engine API request; returns the status for the log (0: dropped)."""
+        """Answers one Engine API request; returns its status (0: dropped)."""
         engine = self.server.engine
         delay = engine.faults.latency(self.command)
         if delay:
             time.sleep(delay)
         injected = engine.faults.injected(self.command, split.path)
         if injected == DROP:
+            self._record(0)
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
             return 0
