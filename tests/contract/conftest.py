@@ -1,16 +1,14 @@
-import os
-
+"""Contract-test fixtures. ``engine`` (the session's local Engine, reset for each test, no delays)
+comes from tests/conftest.py; ``slow_engine`` adds deploy, update and delete delays of DELAY seconds."""
 import pytest
 
 from localengine.testing import LocalEngine
 
-SEED = os.path.join(os.path.dirname(os.path.dirname(__file__)), "engine", "seeds", "default.yml")
-DELAY = 0.4
+from .helpers import DELAY, SEED
 
 
 @pytest.fixture(scope="session")
 def slow_local_engine():
-    """Objects stay NewlyCreated/Updating and deleted objects readable for DELAY seconds."""
     with LocalEngine(seed=SEED, deploy_delay=DELAY, update_delay=DELAY, delete_delay=DELAY) as engine:
         yield engine
 

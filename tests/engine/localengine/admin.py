@@ -1,22 +1,30 @@
-"""The admin API under /_local/ (a path the real Engine does not use; loopback only, no token).
+"""The admin API under /_local/ (a path the real Engine does not have; loopback clients only, no token).
 
-GET  /_local/requests           {"total", "by_method", "log": [{"method", "path", "status"}]}
-POST /_local/requests/reset     clears the request log
-GET  /_local/faults, PUT /_local/faults      fault injection (see faults.py)
-POST /_local/reset              wipes all state, reseeds, clears the log and the faults
-PUT  /_local/objects/<id>/state {"state": "DeploymentError"}: force an LBaaS object's state
-                                ({"state": null} returns it to normal)
-GET  /_local/dump               every object and its tags
+GET  /_local/requests            {"total", "by_method", "log": [{"method", "path", "status"}]}
+POST /_local/requests/reset      clears the request log
+GET  /_local/faults              the fault configuration, counts as used up so far
+PUT  /_local/faults              replaces it (faults.py; {} clears)
+POST /_local/reset               wipes all state, reseeds from --seed, clears the log and the faults
+PUT  /_local/objects/<id>/state  {"state": "DeploymentError"} forces an LBaaS object's state until its
+                                 next deployment; {"state": null} ends that
+GET  /_local/dump                every object (bookkeeping keys included) with its kind and tags
 """
 import json
+import re
 import threading
 
 from . import seed, states
-from .common import ApiError
+from .errors import ApiError, not_found
 from .faults import FaultError
+from .lbaas_types import KINDS
+
+STATE_PATH = re.compile(r"^/_local/objects/([^/]+)/state$")
 
 
 class RequestLog(object):
+    """Every Engine API request (admin requests excluded), with its path as sent and its status
+    (0 = connection dropped by a fault)."""
+
     def __init__(self):
         self.lock = threading.Lock()
         self.entries = []
@@ -43,45 +51,54 @@ class Admin(object):
         self.log = log
         self.seed_path = seed_path
 
-    def reseed(self):
-        if self.seed_path:
-            seed.load(self.engine, self.seed_path)
+    def reset(self):
+        with self.engine.store.transaction():
+            self.engine.store.wipe()
+            if self.seed_path:
+                seed.load(self.engine, self.seed_path)
+        self.engine.faults.set({})
+        self.log.reset()
+
+    def force_state(self, ident, body):
+        title = body.get("state") if isinstance(body, dict) else None
+        if not isinstance(body, dict) or (title is not None and title not in states.STATES):
+            raise ApiError(422, "Send {\"state\": <one of %s, or null>}." % ", ".join(sorted(states.STATES)))
+        store = self.engine.store
+        with store.transaction():
+            kind = store.kind_of(ident)
+            if kind is None:
+                raise not_found("object", ident)
+            if kind not in KINDS:
+                raise ApiError(422, "%s is a %s; only LBaaS objects have deployment states." % (ident, kind))
+            doc = store.get(ident)
+            doc["_forced"] = title
+            store.put(kind, doc)
+        return {"identifier": ident, "state": title}
 
     def handle(self, method, path, raw_body):
-        body = json.loads(raw_body.decode("utf-8")) if raw_body.strip() else None
-        if path == "/_local/requests" and method == "GET":
+        try:
+            body = json.loads(raw_body.decode("utf-8")) if raw_body.strip() else None
+        except ValueError:
+            raise ApiError(400, "The request body is not valid JSON.")
+        match = STATE_PATH.match(path)
+        if match and method == "PUT":
+            return self.force_state(match.group(1), body)
+        if (method, path) == ("GET", "/_local/requests"):
             return self.log.view()
-        if path == "/_local/requests/reset" and method == "POST":
+        if (method, path) == ("POST", "/_local/requests/reset"):
             self.log.reset()
             return {}
-        if path == "/_local/faults":
-            if method == "PUT":
-                try:
-                    self.engine.faults.set(body or {})
-                except FaultError as exc:
-                    raise ApiError(422, str(exc))
+        if (method, path) == ("GET", "/_local/faults"):
             return self.engine.faults.view()
-        if path == "/_local/reset" and method == "POST":
-            with self.engine.store.lock:
-                self.engine.store.wipe()
-                self.engine.faults.set({})
-                self.reseed()
-            self.log.reset()
+        if (method, path) == ("PUT", "/_local/faults"):
+            try:
+                self.engine.faults.set(body or {})
+            except FaultError as exc:
+                raise ApiError(422, str(exc))
+            return self.engine.faults.view()
+        if (method, path) == ("POST", "/_local/reset"):
+            self.reset()
             return {}
-        if path.startswith("/_local/objects/") and path.endswith("/state") and method == "PUT":
-            ident = path.split("/")[3]
-            with self.engine.store.lock:
-                kind = self.engine.store.kind_of(ident)
-                doc = self.engine.store.get(ident)
-                if doc is None:
-                    raise ApiError(404, "no object %s" % ident)
-                title = (body or {}).get("state")
-                if title is not None and title not in states.STATES:
-                    raise ApiError(422, "state must be one of %s" % ", ".join(sorted(states.STATES)))
-                doc["_forced"] = title
-                self.engine.store.put(kind, doc)
-            return {"identifier": ident, "state": title}
-        if path == "/_local/dump" and method == "GET":
-            store = self.engine.store
-            return {"objects": [dict(store.get(i), _kind=store.kind_of(i), _tags=store.tags(i)) for i in store.ids()]}
+        if (method, path) == ("GET", "/_local/dump"):
+            return {"objects": self.engine.store.dump()}
         raise ApiError(404, "No such admin endpoint: %s %s" % (method, path))

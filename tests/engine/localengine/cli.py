@@ -1,7 +1,6 @@
-"""tests/engine/run: start the local Engine in the foreground."""
+"""tests/engine/run: start the local Engine in the foreground (options in README.md)."""
 import argparse
 import ipaddress
-import json
 import signal
 import sys
 import threading
@@ -10,60 +9,77 @@ import yaml
 
 from . import seed
 from .engine import Engine
+from .faults import FaultError
+from .seed import SeedError
 from .server import EngineServer
+from .store import StoreError
 
 
-def parse_listen(value):
+def listen_address(value):
+    """(host, port) from HOST:PORT or [V6]:PORT; loopback only, since the admin API has no token."""
     host, sep, port = value.rpartition(":")
-    if not sep:
-        raise argparse.ArgumentTypeError("--listen wants HOST:PORT, got %r" % value)
-    host = host.strip("[]")
+    host = "127.0.0.1" if host == "localhost" else host.strip("[]")
+    if not sep or not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError("wants HOST:PORT, got %r" % value)
     try:
         loopback = ipaddress.ip_address(host).is_loopback
     except ValueError:
-        loopback = host == "localhost"
+        loopback = False
     if not loopback:
-        raise argparse.ArgumentTypeError("--listen %s: the local Engine listens on loopback addresses only "
-                                         "(127.0.0.0/8, ::1)" % value)
-    return ("127.0.0.1" if host == "localhost" else host), int(port)
+        raise argparse.ArgumentTypeError("%s: the local Engine listens on loopback addresses only (127.0.0.0/8, ::1)"
+                                         % value)
+    return host, int(port)
+
+
+def seconds(value):
+    number = float(value)
+    if number < 0:
+        raise argparse.ArgumentTypeError("must be >= 0, got %s" % value)
+    return number
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="tests/engine/run", description="The local Anexia Engine emulator.")
+    p.add_argument("--listen", type=listen_address, default=("127.0.0.1", 8765),
+                   help="HOST:PORT on loopback (port 0: any free port); default 127.0.0.1:8765")
+    p.add_argument("--token", required=True, help="the API token clients must send (Authorization: Token ...)")
+    p.add_argument("--state", help="SQLite file to keep state in across restarts (default: in memory)")
+    p.add_argument("--seed", help="YAML file with load balancers and IPAM prefixes to create if missing")
+    p.add_argument("--deploy-delay", type=seconds, default=0.0, help="seconds new objects stay pending")
+    p.add_argument("--update-delay", type=seconds, default=0.0, help="seconds updated objects stay Updating")
+    p.add_argument("--delete-delay", type=seconds, default=0.0, help="seconds deleted objects stay readable")
+    p.add_argument("--faults", help="JSON or YAML file with the initial fault injection")
+    p.add_argument("--quiet", action="store_true", help="do not log each request to stderr")
+    return p
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="tests/engine/run", description="The local Anexia Engine emulator.")
-    parser.add_argument("--listen", type=parse_listen, default=("127.0.0.1", 8765), help="HOST:PORT on loopback")
-    parser.add_argument("--token", required=True, help="the API token clients must send")
-    parser.add_argument("--state", help="SQLite file to keep state in (default: memory)")
-    parser.add_argument("--seed", help="YAML file with load balancers and IPAM prefixes to create")
-    parser.add_argument("--deploy-delay", type=float, default=0.0, help="seconds objects stay NewlyCreated")
-    parser.add_argument("--update-delay", type=float, default=0.0, help="seconds objects stay Updating")
-    parser.add_argument("--delete-delay", type=float, default=0.0, help="seconds deleted objects stay readable")
-    parser.add_argument("--faults", help="JSON or YAML file with initial fault injection")
-    parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
+    if not args.token:
+        parser().error("--token must not be empty")
+    try:
+        faults = None
+        if args.faults:
+            with open(args.faults) as handle:
+                faults = yaml.safe_load(handle) or {}   # YAML reads JSON too
+        engine = Engine(args.state, args.deploy_delay, args.update_delay, args.delete_delay, faults)
+        if args.seed:
+            seed.load(engine, args.seed)
+        server = EngineServer(args.listen, engine, args.token, seed_path=args.seed, quiet=args.quiet)
+    except (FaultError, SeedError, StoreError, OSError, yaml.YAMLError) as exc:
+        print("tests/engine/run: error: %s" % exc, file=sys.stderr)
+        return 2
 
-    faults = None
-    if args.faults:
-        with open(args.faults) as handle:
-            faults = yaml.safe_load(handle) if not args.faults.endswith(".json") else json.load(handle)
-    engine = Engine(args.state, args.deploy_delay, args.update_delay, args.delete_delay, faults)
-    if args.seed:
-        seed.load(engine, args.seed)
-    server = EngineServer(args.listen, engine, args.token, seed_path=args.seed, quiet=not args.verbose)
-    host, port = server.server_address[:2]
-    shown = "[%s]" % host if ":" in host else host
-    print("local engine listening on http://%s:%d" % (shown, port), flush=True)
-
-    def stop(signum, frame):
+    def stop(_signum, _frame):
         threading.Thread(target=server.shutdown, daemon=True).start()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    host, port = server.server_address[:2]
+    print("local engine listening on http://%s:%d" % ("[%s]" % host if ":" in host else host, port), flush=True)
     try:
         server.serve_forever(poll_interval=0.2)
     finally:
         server.server_close()
+        engine.close()
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

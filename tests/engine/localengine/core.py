@@ -1,26 +1,40 @@
-"""Core resources and tags (ENGINE_API.md section 5). Every stored object is a resource with the
-same identifier; tags are created on the fly when first attached."""
+"""Core resources and tags (ENGINE_API.md section 5). Every LBaaS object, IPAM prefix and address and
+VLAN is a resource with the same identifier; a tag is created on the fly when first attached."""
 import hashlib
+import time
 
-from .common import ApiError, bare_page
-from .lbaas import CUSTOMER, RESELLER, RESOURCE_TYPES
+from .account import CUSTOMER_OBJECT, RESELLER_OBJECT
+from .errors import ApiError, not_found
+from .pages import bare_page, first
 
-OTHER_TYPES = {
-    "prefix": ("b1c9a1f4e2d84f0c9f6e1a2b3c4d5e6f", "IPAM Prefix"),        # not known: invented
-    "address": ("c2d0b2a5f3e94a1d8a7f2b3c4d5e6f70", "IPAM Address"),      # not known: invented
-    "vlan": ("cf8e4dac56894afaa3244f6911bb62be", "VLAN"),
+# kind -> (resource_type identifier, name, service_name). The Frontend, Backend, Bind, Server and VLAN
+# identifiers are the Engine's (ENGINE_API.md 4.1); the others are unknown and invented here.
+RESOURCE_TYPES = {
+    "loadbalancer": ("c0a1e4b5d2f34c6e8a9b1d3f5e7a9c0b", "LBaaS LoadBalancer", "LBaaS"),
+    "frontend": ("da9d14b9d95840c08213de67f9cee6e2", "LBaaS Frontend", "LBaaS"),
+    "backend": ("33164a3066a04a52be43c607f0c5dd8c", "LBaaS Backend", "LBaaS"),
+    "bind": ("bd24def982aa478fb3352cb5f49aab47", "LBaaS Bind", "LBaaS"),
+    "server": ("01f321a4875446409d7d8469503a905f", "LBaaS Server", "LBaaS"),
+    "acl": ("ac1e4b5d2f34c6e8a9b1d3f5e7a9c0b1", "LBaaS ACL", "LBaaS"),
+    "rule": ("e1e4b5d2f34c6e8a9b1d3f5e7a9c0b12", "LBaaS Rule", "LBaaS"),
+    "prefix": ("9f1e4b5d2f34c6e8a9b1d3f5e7a9c0b3", "IPAM Prefix", "IPAM"),
+    "address": ("ad1e4b5d2f34c6e8a9b1d3f5e7a9c0b4", "IPAM Address", "IPAM"),
+    "vlan": ("cf8e4dac56894afaa3244f6911bb62be", "VLAN", "VLAN"),
 }
-TYPES = dict(RESOURCE_TYPES, **OTHER_TYPES)
-SERVICES = {"loadbalancer": "LBaaS", "frontend": "LBaaS", "backend": "LBaaS", "bind": "LBaaS", "server": "LBaaS",
-            "prefix": "IPAM", "address": "IPAM", "vlan": "VLAN"}
+KINDS = tuple(RESOURCE_TYPES)
 
 
 def tag_identifier(name):
+    """Stable per name, so a tag keeps its identifier across objects and restarts."""
     return hashlib.md5(name.encode("utf-8")).hexdigest()
 
 
 def tag_list(names):
     return [{"identifier": tag_identifier(n), "name": n} for n in names]
+
+
+def timestamp(epoch):
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(epoch))
 
 
 class Core(object):
@@ -30,49 +44,54 @@ class Core(object):
 
     def _resource(self, ident):
         kind = self.store.kind_of(ident)
-        doc = self.store.get(ident) if kind else None
-        if doc is None or self.engine.gone(doc):
-            raise ApiError(404, "resource %s not found" % ident)
-        return kind, doc
+        if kind not in KINDS:
+            raise not_found("resource", ident)
+        return kind, self.store.get(ident)
 
     def get(self, ident):
         kind, doc = self._resource(ident)
-        type_id, type_name = TYPES[kind]
-        customer = {"customer_id": "C0DE", "demo": False, "identifier": CUSTOMER, "name": "Local Engine",
-                    "name_slug": "local-engine", "reseller": RESELLER}
+        type_id, type_name, service = RESOURCE_TYPES[kind]
         return {
             "identifier": ident, "name": doc.get("name"),
-            "resource_type": {"identifier": type_id, "name": type_name}, "service_name": SERVICES[kind],
-            "created_at": doc.get("_created", "2026-01-01 00:00:00"), "updated_at": doc.get("_created", "2026-01-01 00:00:00"),
-            "deleted_at": None, "reseller": {"identifier": RESELLER, "name": "Local Reseller"}, "customer": customer,
-            "billing_contract": None, "managed_status": "unmanaged", "shared_by": None, "shared_at": None,
-            "resource_pools": [], "attributes": None, "tags": tag_list(self.store.tags(ident)),
+            "resource_type": {"identifier": type_id, "name": type_name}, "service_name": service,
+            "created_at": timestamp(doc.get("_created", 0)), "updated_at": timestamp(doc.get("_updated", 0)),
+            "deleted_at": None, "reseller": RESELLER_OBJECT, "customer": CUSTOMER_OBJECT, "billing_contract": None,
+            "managed_status": "unmanaged", "shared_by": None, "shared_at": None, "resource_pools": [],
+            "attributes": None, "tags": tag_list(self.store.tags(ident)),
         }
 
     def list(self, query):
-        names = query.get("tag_name")
-        if names:
-            ids = [i for i in self.store.tagged(names[0]) if not self.engine.gone(self.store.get(i))]
+        """Bare page of {identifier, name}; 422 when nothing carries ``tag_name`` (the Engine's way of
+        saying "none"), an empty page past the end of a non-empty result."""
+        tag = first(query, "tag_name")
+        if tag:
+            ids = self.store.tagged(tag)
             if not ids:
-                # The Engine's way of saying "nothing carries this tag" (clients treat it as empty).
-                raise ApiError(422, "No resources found with tag %s." % names[0])
+                raise ApiError(422, "No resources found with tag %s." % tag)
+            docs = [self.store.get(i) for i in ids]
         else:
-            ids = [i for i in self.store.ids() if not self.engine.gone(self.store.get(i))]
-        items = [{"identifier": i, "name": self.store.get(i).get("name")} for i in ids]
-        return bare_page(items, query)
+            docs = self.store.all(*KINDS)
+        return bare_page([{"identifier": d["identifier"], "name": d.get("name")} for d in docs], query)
 
-    def tag(self, method, ident, name, body, raw_body):
+    def tag(self, method, ident, name, body, has_body):
+        """POST attaches (200 with the resource's tags; 422 if already there; a JSON null body is 400),
+        DELETE detaches (200; 404 if the resource does not carry it)."""
         self._resource(ident)
-        if method == "POST":
-            if raw_body.strip() == b"null":
-                raise ApiError(400, "The request body must not be null.")
-            if self.engine.faults.tag_conflict():
-                raise ApiError(409, "Conflict while tagging; try again.")
-            if not self.store.tag(ident, name):
-                raise ApiError(422, "The resource already has the tag %s." % name)
-        elif method == "DELETE":
-            if not self.store.untag(ident, name):
-                raise ApiError(404, "The resource has no tag %s." % name)
-        else:
-            raise ApiError(405, "Method %s is not allowed here." % method)
+        if method not in ("POST", "DELETE"):
+            raise ApiError(405, "Method %s is not allowed on this path." % method)
+        if method == "POST" and has_body and body is None:
+            raise ApiError(400, "The request body must not be null.")
+        if self.engine.faults.tag_conflict():
+            raise ApiError(409, "Conflict while changing the tags of %s; try again." % ident)
+        if method == "POST" and not self.store.tag(ident, name):
+            raise ApiError(422, "The resource already has the tag %s." % name)
+        if method == "DELETE" and not self.store.untag(ident, name):
+            raise ApiError(404, "The resource has no tag %s." % name)
         return tag_list(self.store.tags(ident))
+
+    def handle(self, method, ident, tag, query, body, has_body):
+        if tag is not None:
+            return self.tag(method, ident, tag, body, has_body)
+        if method != "GET":
+            raise ApiError(405, "Method %s is not allowed on this path." % method)
+        return self.get(ident) if ident is not None else self.list(query)

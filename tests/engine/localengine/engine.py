@@ -1,27 +1,30 @@
-"""The Engine's request routing and the lifecycle rules every object type shares."""
+"""The Engine API behind the HTTP layer: path routing, one transaction per request, and the
+asynchronous deletion every object type shares (ENGINE_API.md 4.10, 6)."""
 import json
 import re
 import time
 from urllib.parse import unquote
 
-from .common import ApiError
+from .addresses import Addresses
 from .core import Core
+from .errors import ApiError
 from .faults import Faults
 from .ipam import Ipam
-from .lbaas import KINDS, Lbaas
+from .lbaas import Lbaas
+from .lbaas_types import PATHS
 from .store import Store
 
-ID = r"([^/]+)"
+KIND_OF_PATH = dict((path, kind) for kind, path in PATHS.items())
+ID = r"(?:/([^/]+))?"   # the identifier follows the ".json" of the collection
 ROUTES = [
-    (re.compile(r"^/api/LBaaS/v1/(%s)\.json(?:/%s)?$" % ("|".join(KINDS), ID)), "lbaas"),
-    (re.compile(r"^/api/core/v1/resource\.json$"), "resources"),
-    (re.compile(r"^/api/core/v1/resource\.json/%s$" % ID), "resource"),
-    (re.compile(r"^/api/core/v1/resource\.json/%s/tags/(.+)$" % ID), "tag"),
-    (re.compile(r"^/api/ipam/v1/(prefix)\.json(?:/%s)?$" % ID), "ipam"),
-    (re.compile(r"^/api/ipam/v1/(address)\.json(?:/%s)?$" % ID), "ipam"),
-    (re.compile(r"^/api/ipam/v1/address/(filtered)\.json$"), "ipam"),
-    (re.compile(r"^/api/ipam/v1/address/(reserve)/ip/count\.json$"), "ipam"),
-    (re.compile(r"^/api/(vlan)/v1/vlan\.json/%s$" % ID), "ipam"),
+    (re.compile(r"^/api/LBaaS/v1/(%s)\.json%s$" % ("|".join(KIND_OF_PATH), ID)), "lbaas"),
+    (re.compile(r"^/api/core/v1/resource\.json%s$" % ID), "resource"),
+    (re.compile(r"^/api/core/v1/resource\.json/([^/]+)/tags/(.+)$"), "tag"),
+    (re.compile(r"^/api/ipam/v1/prefix\.json%s$" % ID), "prefix"),
+    (re.compile(r"^/api/ipam/v1/address\.json%s$" % ID), "address"),
+    (re.compile(r"^/api/ipam/v1/address/filtered\.json$"), "filtered"),
+    (re.compile(r"^/api/ipam/v1/address/reserve/ip/count\.json$"), "reserve"),
+    (re.compile(r"^/api/vlan/v1/vlan\.json%s$" % ID), "vlan"),
 ]
 
 
@@ -34,53 +37,58 @@ class Engine(object):
         self.lbaas = Lbaas(self)
         self.core = Core(self)
         self.ipam = Ipam(self)
+        self.addresses = Addresses(self)
 
-    # ---- asynchronous deletion (ENGINE_API.md 4.10): readable for a while, then 404 ------------
+    # ---- asynchronous deletion: readable (and listed) for --delete-delay seconds, then 404 -------
     @staticmethod
     def deleting(doc):
-        return doc.get("_gone_at") is not None
+        return doc.get("_deleted_at") is not None
 
-    @staticmethod
-    def gone(doc):
-        return doc is None or (doc.get("_gone_at") is not None and time.time() >= doc["_gone_at"])
-
-    def schedule_removal(self, doc):
+    def schedule_removal(self, kind, doc):
         if self.delete_delay <= 0:
             self.store.remove(doc["identifier"])
             return
-        doc["_gone_at"] = time.time() + self.delete_delay
-        self.store.put(self.store.kind_of(doc["identifier"]), doc)
-
-    def purge(self):
-        for ident in self.store.ids():
-            if self.gone(self.store.get(ident)):
-                self.store.remove(ident)
+        now = time.time()
+        doc["_deleted_at"] = now
+        doc["_gone_at"] = min(doc.get("_gone_at") or float("inf"), now + self.delete_delay)
+        self.store.put(kind, doc)
 
     # ---- requests ------------------------------------------------------------------------------
     def handle(self, method, path, query, raw_body):
-        """(status, JSON-able body) for one Engine API request (already authenticated)."""
+        """The JSON answer (status 200) to one authenticated Engine API request, or ApiError."""
+        has_body = bool(raw_body.strip())
         body = None
-        if raw_body.strip():
+        if has_body:
             try:
                 body = json.loads(raw_body.decode("utf-8"))
             except ValueError:
                 raise ApiError(400, "The request body is not valid JSON.")
         for pattern, route in ROUTES:
             match = pattern.match(path)
-            if not match:
-                continue
-            groups = [unquote(g) if g is not None else None for g in match.groups()]
-            with self.store.lock:
-                self.purge()
-                if route == "lbaas":
-                    return 200, self.lbaas.handle(method, groups[0], groups[1], query, body)
-                if route == "resources" and method == "GET":
-                    return 200, self.core.list(query)
-                if route == "resource" and method == "GET":
-                    return 200, self.core.get(groups[0])
-                if route == "tag":
-                    return 200, self.core.tag(method, groups[0], groups[1], body, raw_body)
-                if route == "ipam":
-                    return 200, self.ipam.handle(method, groups[0], groups[1] if len(groups) > 1 else None, query, body)
-            raise ApiError(405, "Method %s is not allowed here." % method)
+            if match:
+                # percent-decoded per segment, so a tag name may hold an encoded "/"; "+" stays "+"
+                args = [unquote(g) if g is not None else None for g in match.groups()]
+                with self.store.transaction():
+                    self.store.purge(time.time())
+                    return self._dispatch(route, method, args, query, body, has_body)
         raise ApiError(404, "No such endpoint: %s" % path)
+
+    def _dispatch(self, route, method, args, query, body, has_body):
+        if route == "lbaas":
+            return self.lbaas.handle(method, KIND_OF_PATH[args[0]], args[1], query, body)
+        if route in ("resource", "tag"):
+            return self.core.handle(method, args[0], args[1] if route == "tag" else None, query, body, has_body)
+        if route == "prefix":
+            return self.ipam.handle_prefix(method, args[0], query, body)
+        if route == "vlan":
+            return self.ipam.handle_vlan(method, args[0])
+        if route == "address":
+            return self.addresses.handle(method, args[0], query, body)
+        if route == "filtered" and method == "GET":
+            return self.addresses.list(query)
+        if route == "reserve" and method == "POST":
+            return self.addresses.reserve(body)
+        raise ApiError(405, "Method %s is not allowed on this path." % method)
+
+    def close(self):
+        self.store.close()

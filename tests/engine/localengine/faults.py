@@ -1,28 +1,106 @@
-"""Fault injection, set at start (--faults) or at run time (PUT /_local/faults).
+"""Fault injection, set at start (--faults) or at run time (PUT /_local/faults); format in README.md.
 
-{
-  "latency": 0.05,                      # seconds added to every Engine request, or {"GET": 0.05, "*": 0.01}
-  "errors": {"POST": {"503": 0.2, "drop": 0.1}, "*": {"429": 0.01}},   # probabilities per method
-  "retry_after": null,                  # seconds to send as Retry-After on injected 429s (none by default)
-  "script": [{"method": "POST", "path": "/api/LBaaS", "status": 503, "count": 2}],
-                                        # deterministic: the next matching requests get this status
-                                        # ("drop" closes the connection without an answer)
-  "tag_conflicts": 2,                   # the next N tag writes answer 409
-  "deploy": [{"match": "*.web", "outcome": "error", "count": 1}],
-                                        # objects (name glob or identifier) whose next deployments
-                                        # fail ("error") or never finish ("stuck"); count null = always
-  "seed": 42                            # makes the probabilities reproducible
-}
+Probabilistic faults draw from one random generator (``seed`` makes runs reproducible); scripted
+faults, tag conflicts and deploy rules have counts that are used up and shown by GET /_local/faults.
 """
 import fnmatch
 import random
 import threading
 
+from .states import OUTCOMES
+
 KEYS = ("latency", "errors", "retry_after", "script", "tag_conflicts", "deploy", "seed")
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "*")
+DROP = "drop"
 
 
 class FaultError(ValueError):
     pass
+
+
+def _number(value, where, upper=None):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or (upper and value > upper):
+        raise FaultError("%s must be a number >= 0%s, got %r" % (where, " and <= %s" % upper if upper else "", value))
+    return value
+
+
+def _count(value, where, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise FaultError("%s must be an integer >= 0, got %r" % (where, value))
+    return value
+
+
+def _status(value, where):
+    """An HTTP error status (int) or "drop" (close the connection without an answer)."""
+    if value == DROP:
+        return DROP
+    try:
+        status = int(value)
+    except (TypeError, ValueError):
+        status = 0
+    if isinstance(value, bool) or not 400 <= status <= 599:
+        raise FaultError("%s must be an HTTP status 400-599 or %r, got %r" % (where, DROP, value))
+    return status
+
+
+def _method(value, where):
+    if value not in METHODS:
+        raise FaultError("%s must be one of %s, got %r" % (where, ", ".join(METHODS), value))
+    return value
+
+
+def _typed(value, kind, where):
+    if not isinstance(value, kind):
+        raise FaultError("%s must be a %s" % (where, "mapping" if kind is dict else "list"))
+    return value
+
+
+def _keys(rule, allowed, where):
+    _typed(rule, dict, where)
+    unknown = sorted(set(rule) - set(allowed))
+    if unknown:
+        raise FaultError("%s: unknown keys %s (known: %s)" % (where, ", ".join(unknown), ", ".join(allowed)))
+
+
+def normalise(config):
+    """The validated configuration with every key present; FaultError names the first problem."""
+    _keys(config, KEYS, "faults")
+    latency = config.get("latency") or 0
+    if isinstance(latency, dict):
+        latency = dict((_method(m, "latency method"), _number(s, "latency.%s" % m)) for m, s in latency.items())
+    else:
+        latency = _number(latency, "latency")
+    errors = {}
+    for method, rates in _typed(config.get("errors") or {}, dict, "errors").items():
+        _method(method, "errors method")
+        _typed(rates, dict, "errors.%s" % method)
+        errors[method] = dict((str(_status(s, "errors.%s status" % method)), _number(p, "errors.%s.%s" % (method, s), 1))
+                              for s, p in rates.items())
+    script = []
+    for i, rule in enumerate(_typed(config.get("script") or [], list, "script")):
+        where = "script[%d]" % i
+        _keys(rule, ("method", "path", "status", "count"), where)
+        script.append({"method": _method(rule.get("method", "*"), where + ".method"), "path": str(rule.get("path", "")),
+                       "status": _status(rule.get("status"), where + ".status"),
+                       "count": _count(rule.get("count", 1), where + ".count")})
+    deploy = []
+    for i, rule in enumerate(_typed(config.get("deploy") or [], list, "deploy")):
+        where = "deploy[%d]" % i
+        _keys(rule, ("match", "outcome", "count"), where)
+        if rule.get("outcome") not in OUTCOMES[1:] or not isinstance(rule.get("match"), str):
+            raise FaultError("%s needs match (a name glob or identifier) and outcome error or stuck" % where)
+        deploy.append({"match": rule["match"], "outcome": rule["outcome"],
+                       "count": _count(rule.get("count"), where + ".count", allow_none=True)})
+    retry_after = config.get("retry_after")
+    seed = config.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise FaultError("seed must be an integer, got %r" % seed)
+    return {"latency": latency, "errors": errors,
+            "retry_after": None if retry_after is None else _number(retry_after, "retry_after"),
+            "script": script, "tag_conflicts": _count(config.get("tag_conflicts") or 0, "tag_conflicts"),
+            "deploy": deploy, "seed": seed}
 
 
 class Faults(object):
@@ -31,23 +109,10 @@ class Faults(object):
         self.set(config or {})
 
     def set(self, config):
-        unknown = sorted(set(config) - set(KEYS))
-        if unknown:
-            raise FaultError("unknown fault keys: %s (known: %s)" % (", ".join(unknown), ", ".join(KEYS)))
+        normalised = normalise(config)
         with self.lock:
-            self.config = {
-                "latency": config.get("latency") or 0,
-                "errors": config.get("errors") or {},
-                "retry_after": config.get("retry_after"),
-                "script": [dict(s) for s in config.get("script") or []],
-                "tag_conflicts": int(config.get("tag_conflicts") or 0),
-                "deploy": [dict(d) for d in config.get("deploy") or []],
-                "seed": config.get("seed"),
-            }
-            self.random = random.Random(self.config["seed"])
-            for rule in self.config["deploy"]:
-                if rule.get("outcome") not in ("error", "stuck"):
-                    raise FaultError("deploy outcome must be error or stuck, got %r" % rule.get("outcome"))
+            self.config = normalised
+            self.random = random.Random(normalised["seed"])
 
     def view(self):
         with self.lock:
@@ -63,16 +128,21 @@ class Faults(object):
         """A status to answer instead of handling the request ("drop" for no answer), or None."""
         with self.lock:
             for rule in self.config["script"]:
-                if rule.get("method", "*") in ("*", method) and rule.get("path", "") in path and rule.get("count", 1) > 0:
-                    rule["count"] = rule.get("count", 1) - 1
+                if rule["count"] > 0 and rule["method"] in ("*", method) and rule["path"] in path:
+                    rule["count"] -= 1
                     return rule["status"]
-            rates = self.config["errors"].get(method) or self.config["errors"].get("*") or {}
+            errors = self.config["errors"]
+            rates = errors.get(method, errors.get("*", {}))   # a method's own entry replaces "*"
             for status, probability in sorted(rates.items()):
-                if self.random.random() < float(probability):
-                    return status if status == "drop" else int(status)
+                if self.random.random() < probability:
+                    return DROP if status == DROP else int(status)
         return None
 
+    def retry_after(self):
+        return self.config["retry_after"]
+
     def tag_conflict(self):
+        """True while injected tag-write conflicts (409) are left."""
         with self.lock:
             if self.config["tag_conflicts"] > 0:
                 self.config["tag_conflicts"] -= 1
@@ -80,15 +150,23 @@ class Faults(object):
         return False
 
     def deploy_outcome(self, ident, name):
-        """'ok', 'error' or 'stuck' for a deployment starting now; consumes a rule's count."""
+        """'ok', 'error' or 'stuck' for a deployment starting now; uses up one of a rule's count."""
         with self.lock:
             for rule in self.config["deploy"]:
-                match = rule.get("match", "")
-                if match == ident or fnmatch.fnmatchcase(name or "", match):
-                    count = rule.get("count")
-                    if count is None:
-                        return rule["outcome"]
-                    if count > 0:
-                        rule["count"] = count - 1
-                        return rule["outcome"]
+                if rule["match"] != ident and not fnmatch.fnmatchcase(name or "", rule["match"]):
+                    continue
+                if rule["count"] is None:
+                    return rule["outcome"]
+                if rule["count"] > 0:
+                    rule["count"] -= 1
+                    return rule["outcome"]
         return "ok"
+
+    def choice(self, population, count):
+        """``count`` random items (the same generator, so ``seed`` also fixes IP reservations)."""
+        with self.lock:
+            return self.random.sample(population, count)
+
+    def randrange(self, size):
+        with self.lock:
+            return self.random.randrange(size)

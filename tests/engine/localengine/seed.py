@@ -1,54 +1,153 @@
-"""Seeding load balancers, VLANs and IPAM prefixes from YAML; idempotent on an existing state file.
+"""Seeding from YAML (--seed; format in README.md): load balancers with optional LBaaS children, and
+IPAM prefixes with their VLAN and location.
 
-loadbalancers:
-  - name: lb1                  # matched by identifier when given, else by name
-    identifier: <32 hex>       # optional
-    ip_address: lb1.local.test # optional
-    tags: [some-tag]           # optional
-prefixes:
-  - cidr: 127.0.10.0/24        # matched by CIDR
-    identifier: <32 hex>       # optional
-    vlan: demo                 # VLAN name, created when new (default "local")
-    create_empty: true         # network, gateway and (IPv4) broadcast only; false: every address
-    description: ...
-    tags: [anxlb-pool=demo]
+Seeding creates what is missing and never changes what exists, so seeding a state file again adds
+nothing twice: an entry matches an existing object by ``identifier`` when it has one, else by name
+(and parent; prefixes by CIDR). Tags are attached when the object is created. Seeded objects are
+deployed (LBaaS) or active (IPAM) at once. Unknown keys are errors, to catch typos.
 """
 import ipaddress
+import re
 
 import yaml
 
-from .lbaas import CUSTOMER, RESELLER
-from .store import new_id
+from .errors import ApiError
+from .lbaas_types import FIELDS
+
+# kind -> (seed key of the children, their kind), parents first so a frontend can name its default backend
+CHILDREN = {"loadbalancer": (("backends", "backend"), ("frontends", "frontend")),
+            "backend": (("servers", "server"),), "frontend": (("binds", "bind"),)}
+PARENT_FIELD = {"backend": "load_balancer", "frontend": "load_balancer", "server": "backend", "bind": "frontend"}
+PREFIX_KEYS = ("cidr", "identifier", "description", "create_empty", "type", "location", "vlan", "tags")
+LOCATION_KEYS = ("code", "identifier", "name", "country", "city_code", "lat", "lon")
+VLAN_KEYS = ("name", "identifier", "description")
+IDENTIFIER = re.compile(r"^[0-9a-f]{32}$")
+
+
+class SeedError(ValueError):
+    pass
+
+
+def _check_keys(spec, allowed, where):
+    if not isinstance(spec, dict):
+        raise SeedError("%s: must be a mapping" % where)
+    unknown = sorted(set(spec) - set(allowed))
+    if unknown:
+        raise SeedError("%s: unknown keys %s (known: %s)" % (where, ", ".join(unknown), ", ".join(allowed)))
+    if spec.get("identifier") is not None and not IDENTIFIER.match(str(spec["identifier"])):
+        raise SeedError("%s: identifier must be 32 lowercase hex characters" % where)
+    tags = spec.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) and t for t in tags):
+        raise SeedError("%s: tags must be a list of non-empty strings" % where)
+
+
+def _list(data, key, where):
+    value = data.get(key) or []
+    if not isinstance(value, list):
+        raise SeedError("%s%s: must be a list" % (where, key))
+    return value
+
+
+def _failed(where, exc):
+    details = "; ".join("%s: %s" % item for item in sorted(exc.validation.items())) or exc.message
+    return SeedError("%s: %s" % (where, details))
 
 
 def load(engine, path):
-    with open(path) as handle:
-        data = yaml.safe_load(handle) or {}
+    try:
+        with open(path) as handle:
+            data = yaml.safe_load(handle) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise SeedError("cannot read seed %s: %s" % (path, exc))
     apply(engine, data)
 
 
 def apply(engine, data):
+    _check_keys(data, ("loadbalancers", "prefixes"), "seed")
+    with engine.store.transaction():
+        for i, spec in enumerate(_list(data, "loadbalancers", "")):
+            _lbaas(engine, "loadbalancer", spec, "loadbalancers[%d]" % i, None)
+        for i, spec in enumerate(_list(data, "prefixes", "")):
+            _prefix(engine, spec, "prefixes[%d]" % i)
+
+
+def _existing(store, kind, spec, parent_field, parent_id, where):
+    if spec.get("identifier"):
+        kind_found = store.kind_of(spec["identifier"])
+        if kind_found not in (None, kind):
+            raise SeedError("%s: identifier %s belongs to a %s" % (where, spec["identifier"], kind_found))
+        return store.get(spec["identifier"])
+    for doc in store.all(kind):
+        if doc["name"] == spec.get("name") and (parent_field is None or doc[parent_field] == parent_id):
+            return doc
+    return None
+
+
+def _lbaas(engine, kind, spec, where, parent_id):
     store = engine.store
-    with store.lock:
-        lbs = store.all("loadbalancer")
-        for spec in data.get("loadbalancers") or []:
-            found = [lb for lb in lbs if lb["identifier"] == spec.get("identifier")] or \
-                [lb for lb in lbs if not spec.get("identifier") and lb["name"] == spec["name"]]
-            doc = found[0] if found else {"identifier": spec.get("identifier") or new_id()}
-            doc.update(name=spec["name"], ip_address=spec.get("ip_address", "%s.local.test" % spec["name"]),
-                       customer_identifier=CUSTOMER, reseller_identifier=RESELLER)
-            store.put("loadbalancer", doc)
-            for tag in spec.get("tags") or []:
-                store.tag(doc["identifier"], tag)
-        vlans = dict((v["name"], v) for v in store.all("vlan"))
-        prefixes = dict((p["name"], p) for p in store.all("prefix"))
-        for spec in data.get("prefixes") or []:
-            vlan_name = spec.get("vlan", "local")
-            vlan = vlans.get(vlan_name) or engine.ipam.add_vlan(vlan_name)
-            vlans[vlan_name] = vlan
-            cidr = str(ipaddress.ip_network(spec["cidr"], strict=False))
-            doc = prefixes.get(cidr) or engine.ipam.add_prefix(cidr, vlan, identifier=spec.get("identifier"),
-                                                               create_empty=spec.get("create_empty", True),
-                                                               description=spec.get("description", ""))
-            for tag in spec.get("tags") or []:
-                store.tag(doc["identifier"], tag)
+    parent_field = PARENT_FIELD.get(kind)
+    children = CHILDREN.get(kind, ())
+    _check_keys(spec, ("name", "identifier", "tags") + tuple(f for f in FIELDS[kind] if f != parent_field) +
+                tuple(key for key, _kind in children), where)
+    doc = _existing(store, kind, spec, parent_field, parent_id, where)
+    if doc is None:
+        fields = dict((f, spec[f]) for f in FIELDS[kind] if f in spec)
+        fields["name"] = spec.get("name")
+        if parent_field:
+            fields[parent_field] = parent_id
+        if kind == "loadbalancer":
+            fields.setdefault("ip_address", "%s.local.test" % spec.get("name"))
+        if kind == "frontend" and spec.get("default_backend"):
+            named = [b["identifier"] for b in store.all("backend")
+                     if b["load_balancer"] == parent_id and spec["default_backend"] in (b["name"], b["identifier"])]
+            if not named:
+                raise SeedError("%s: default_backend %s is no backend of this load balancer" % (
+                    where, spec["default_backend"]))
+            fields["default_backend"] = named[0]
+        try:
+            doc = engine.lbaas.insert(kind, fields, identifier=spec.get("identifier"), seeded=True)
+        except ApiError as exc:
+            raise _failed(where, exc)
+        for tag in spec.get("tags", []):
+            store.tag(doc["identifier"], tag)
+    for key, child_kind in children:
+        for i, child in enumerate(_list(spec, key, where + ".")):
+            _lbaas(engine, child_kind, child, "%s.%s[%d]" % (where, key, i), doc["identifier"])
+
+
+def _vlan(engine, spec, location, where):
+    spec = {"name": spec} if isinstance(spec, str) else spec or {"name": "local"}
+    _check_keys(spec, VLAN_KEYS, where)
+    for doc in engine.store.all("vlan"):
+        if doc["identifier"] == spec.get("identifier") or (not spec.get("identifier") and doc["name"] == spec.get("name")):
+            return doc
+    return engine.ipam.add_vlan(spec.get("name") or "local", location, identifier=spec.get("identifier"),
+                                description=spec.get("description", ""))
+
+
+def _prefix(engine, spec, where):
+    _check_keys(spec, PREFIX_KEYS, where)
+    try:
+        cidr = str(ipaddress.ip_network(str(spec.get("cidr"))))
+    except ValueError as exc:
+        raise SeedError("%s: cidr: %s" % (where, exc))
+    if spec.get("type", 0) not in (0, 1) or not isinstance(spec.get("create_empty", True), bool):
+        raise SeedError("%s: type must be 0 or 1, create_empty true or false" % where)
+    store = engine.store
+    if any(p["identifier"] == spec.get("identifier") or p["name"] == cidr for p in store.all("prefix")):
+        return
+    location = spec.get("location")
+    if isinstance(location, dict):
+        _check_keys(location, LOCATION_KEYS, where + ".location")
+        if not location.get("code"):
+            raise SeedError("%s.location: needs a code" % where)
+    location = engine.ipam.ensure_location(location)
+    vlan = _vlan(engine, spec.get("vlan"), location, where + ".vlan")
+    try:
+        doc = engine.ipam.add_prefix(cidr, vlan, location, identifier=spec.get("identifier"),
+                                     create_empty=spec.get("create_empty", True),
+                                     description=spec.get("description", ""), prefix_type=spec.get("type", 0))
+    except ApiError as exc:
+        raise _failed(where, exc)
+    for tag in spec.get("tags", []):
+        store.tag(doc["identifier"], tag)

@@ -1,107 +1,147 @@
-"""HTTP: token auth, fault injection, the request log, JSON bodies and the Engine's error body."""
+"""HTTP: the admin API for loopback clients, then for Engine requests fault injection, token auth,
+the JSON content type, the request log, and the Engine's error body on every error."""
 import ipaddress
 import json
 import socket
 import time
+import traceback
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from .admin import Admin, RequestLog
-from .common import ApiError
+from .errors import ApiError
+from .faults import DROP
 
 
 def is_loopback(host):
     try:
-        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+        ip = ipaddress.ip_address(host.split("%")[0])
     except ValueError:
-        return host == "localhost"
+        return False
+    return (getattr(ip, "ipv4_mapped", None) or ip).is_loopback
+
+
+def is_json(content_type):
+    """application/json, with or without parameters such as charset (Go clients send both)."""
+    return content_type.split(";")[0].strip().lower() == "application/json"
 
 
 class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"   # keep-alive, as the clients' sessions expect
+    protocol_version = "HTTP/1.1"   # keep-alive, as the clients' connection pools expect
     server_version = "LocalEngine/1.0"
+    disable_nagle_algorithm = True   # headers and body go out in two writes; Nagle would hold the body ~40 ms
 
     def log_message(self, fmt, *args):
         if not self.server.quiet:
             BaseHTTPRequestHandler.log_message(self, fmt, *args)
 
+    def _record(self, status):
+        """Logs the Engine request being answered, before the answer leaves: a client that reads the
+        log right after its answer must find the request there."""
+        shown, self._shown = getattr(self, "_shown", None), None
+        if shown is not None:
+            self.server.log.add(self.command, shown, status)
+
     def _send(self, status, payload, headers=None):
         data = json.dumps(payload).encode("utf-8")
+        self._record(status)
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
         for key, value in (headers or {}).items():
             self.send_header(key, value)
         self.end_headers()
-        self.wfile.write(data)
+        if self.command != "HEAD":
+            self.wfile.write(data)
 
     def _error(self, exc, headers=None):
         self._send(exc.status, exc.body(), headers)
         return exc.status
 
-    def _body(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
+    def send_error(self, code, message=None, explain=None):
+        """http.server's own errors (bad request line, unsupported method) in the Engine's body too."""
+        self.close_connection = True
+        self._send(code, ApiError(code, message or HTTPStatus(code).phrase).body(), {"Connection": "close"})
+
+    def _read_body(self):
+        if self.headers.get("Transfer-Encoding"):
+            raise ApiError(411, "Send a Content-Length; chunked request bodies are not supported.")
+        length = self.headers.get("Content-Length") or "0"
+        if not length.isdigit():
+            raise ApiError(400, "Bad Content-Length %r." % length)
+        return self.rfile.read(int(length))
 
     def _handle(self):
         split = urlsplit(self.path)
-        raw_body = self._body()
-        server = self.server
-        if split.path.startswith("/_local/"):
-            if not is_loopback(self.client_address[0]):
-                self._error(ApiError(403, "The admin API answers loopback clients only."))
-                return
-            try:
-                self._send(200, server.admin.handle(self.command, split.path, raw_body))
-            except ApiError as exc:
-                self._error(exc)
-            except ValueError as exc:
-                self._error(ApiError(400, "Bad admin request: %s" % exc))
+        admin = split.path.startswith("/_local/")
+        self._shown = None if admin else split.path + ("?" + split.query if split.query else "")
+        try:
+            raw_body = self._read_body()
+        except ApiError as exc:
+            self.close_connection = True   # the unread body would be taken for the next request
+            self._error(exc)
+        else:
+            if admin:
+                self._admin(split.path, raw_body)
+            else:
+                self._engine(split, raw_body)
+
+    def _admin(self, path, raw_body):
+        if not is_loopback(self.client_address[0]):
+            self._error(ApiError(403, "The admin API answers loopback clients only."))
             return
-        shown = split.path + ("?" + split.query if split.query else "")
-        status = self._engine(split, raw_body)
-        server.log.add(self.command, shown, status)
+        try:
+            self._send(200, self.server.admin.handle(self.command, path, raw_body))
+        except ApiError as exc:
+            self._error(exc)
+        except Exception:   # a bug here must still answer, in the Engine's error body
+            traceback.print_exc()
+            self._error(ApiError(500, "Internal error of the local Engine (traceback on its stderr)."))
 
     def _engine(self, split, raw_body):
-        server = self.server
-        engine = server.engine
+        """Answers one Engine API request; returns its status (0: dropped)."""
+        engine = self.server.engine
         delay = engine.faults.latency(self.command)
         if delay:
             time.sleep(delay)
         injected = engine.faults.injected(self.command, split.path)
-        if injected == "drop":
+        if injected == DROP:
+            self._record(0)
             self.close_connection = True
-            self.connection.close()
+            self.connection.shutdown(socket.SHUT_RDWR)
             return 0
         if injected:
-            headers = {}
-            retry_after = engine.faults.view().get("retry_after")
-            if injected == 429 and retry_after is not None:
-                headers["Retry-After"] = str(retry_after)
-            return self._error(ApiError(injected, "Injected fault %d." % injected), headers)
+            retry_after = engine.faults.retry_after()
+            headers = {"Retry-After": "%g" % retry_after} if injected == 429 and retry_after is not None else {}
+            return self._error(ApiError(injected, "Injected fault: %d %s." % (injected, HTTPStatus(injected).phrase)),
+                               headers)
         auth = self.headers.get("Authorization")
         if not auth:
             return self._error(ApiError(401, "Authentication credentials were not provided."))
-        if auth != "Token %s" % server.token:
+        if auth != "Token " + self.server.token:
             return self._error(ApiError(403, "Invalid token."))
+        if raw_body.strip() and not is_json(self.headers.get("Content-Type", "")):
+            return self._error(ApiError(415, "Unsupported media type %r; send application/json." %
+                                        self.headers.get("Content-Type", "")))
         try:
-            status, payload = engine.handle(self.command, split.path, parse_qs(split.query, keep_blank_values=True),
-                                            raw_body)
+            payload = engine.handle(self.command, split.path, parse_qs(split.query, keep_blank_values=True), raw_body)
         except ApiError as exc:
             return self._error(exc)
-        self._send(status, payload)
-        return status
+        except Exception:
+            traceback.print_exc()
+            return self._error(ApiError(500, "Internal error of the local Engine (traceback on its stderr)."))
+        self._send(200, payload)
+        return 200
 
-    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _handle
 
 
 class EngineServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
+    daemon_threads = True   # open keep-alive connections must not keep the process alive
 
-    def __init__(self, address, engine, token, seed_path=None, quiet=True):
-        host = address[0]
-        self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    def __init__(self, address, engine, token, seed_path=None, quiet=False):
+        self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         ThreadingHTTPServer.__init__(self, address, Handler)
         self.engine = engine
         self.token = token

@@ -1,41 +1,62 @@
-"""LocalEngine: start tests/engine/run as a subprocess on a free loopback port, for tests and tools."""
+"""LocalEngine: tests/engine/run as a subprocess on a free loopback port, for tests and tools.
+
+    with LocalEngine(seed="tests/engine/seeds/default.yml", deploy_delay=0.2) as engine:
+        engine.api("GET", "/api/LBaaS/v1/loadbalancer.json")
+        engine.set_faults({"errors": {"GET": {"503": 0.5}}, "seed": 1})
+"""
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import requests
 
 RUN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "run")
+READY = "local engine listening on "
 MUTATING = ("POST", "PUT", "PATCH", "DELETE")
+TIMEOUT = 10   # seconds for any one HTTP call
 
 
 class LocalEngine(object):
     def __init__(self, token="test-token", seed=None, deploy_delay=0.0, update_delay=0.0, delete_delay=0.0,
                  state=None, extra_args=()):
         self.token = token
-        self.args = [sys.executable, RUN, "--listen", "127.0.0.1:0", "--token", token,
+        self.args = [sys.executable, RUN, "--listen", "127.0.0.1:0", "--token", token, "--quiet",
                      "--deploy-delay", str(deploy_delay), "--update-delay", str(update_delay),
                      "--delete-delay", str(delete_delay)]
-        if seed:
-            self.args += ["--seed", seed]
-        if state:
-            self.args += ["--state", state]
+        self.args += ["--seed", seed] if seed else []
+        self.args += ["--state", state] if state else []
         self.args += list(extra_args)
         self.proc = None
         self.url = None
-        self.http = requests.Session()
+        self.http = None
+        self._out = self._err = None
 
     def start(self, timeout=15):
-        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     stdin=subprocess.DEVNULL)
+        """Starts the Engine and waits (at most ``timeout`` seconds) for its ready line."""
+        self._out, self._err = tempfile.TemporaryFile(), tempfile.TemporaryFile()   # files: no pipe can fill up
+        self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err)
         deadline = time.monotonic() + timeout
-        line = self.proc.stdout.readline()   # the ready line, or EOF if it died
-        if not line.startswith("local engine listening on ") or time.monotonic() > deadline:
-            self.stop()
-            raise RuntimeError("the local Engine did not start: %r %s" % (line, self.proc.stderr.read()[-2000:]))
-        self.url = line.split()[-1]
+        while True:
+            self._out.seek(0)
+            line = self._out.readline().decode("utf-8", "replace")
+            if line.endswith("\n") and line.startswith(READY):
+                break
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                reason = "timeout" if self.proc.returncode is None else "exit %s" % self.proc.returncode
+                error = self.stderr()
+                self.stop()
+                raise RuntimeError("the local Engine did not start (%s): %s" % (reason, error))
+            time.sleep(0.02)
+        self.url = line[len(READY):].strip()
+        self.http = requests.Session()
         return self
+
+    def stderr(self):
+        """What the Engine wrote to stderr so far (errors, tracebacks)."""
+        self._err.seek(0)
+        return self._err.read().decode("utf-8", "replace")
 
     def stop(self):
         if self.proc and self.proc.poll() is None:
@@ -45,10 +66,10 @@ class LocalEngine(object):
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(5)
-        if self.proc:
-            for stream in (self.proc.stdout, self.proc.stderr):
-                stream.close()
-        self.http.close()
+        for handle in (self._out, self._err, self.http):
+            if handle is not None:
+                handle.close()
+        self._out = self._err = self.http = None
 
     def __enter__(self):
         return self.start()
@@ -57,12 +78,14 @@ class LocalEngine(object):
         self.stop()
 
     # ---- admin API -----------------------------------------------------------------------------
-    def admin(self, method, path, json=None):
-        resp = self.http.request(method, self.url + "/_local/" + path, json=json, timeout=10)
-        resp.raise_for_status()
+    def admin(self, method, path, body=None):
+        resp = self.http.request(method, self.url + "/_local/" + path, json=body, timeout=TIMEOUT)
+        if resp.status_code != 200:
+            raise RuntimeError("admin %s %s: %s %s" % (method, path, resp.status_code, resp.text))
         return resp.json()
 
     def reset(self):
+        """Wipes all state, reseeds, clears the request log and the faults."""
         return self.admin("POST", "reset")
 
     def requests(self):
@@ -72,6 +95,7 @@ class LocalEngine(object):
         return self.admin("POST", "requests/reset")
 
     def mutating_requests(self):
+        """How many POST/PUT/PATCH/DELETE Engine requests the log holds."""
         return sum(n for method, n in self.requests()["by_method"].items() if method in MUTATING)
 
     def set_faults(self, faults):
@@ -80,13 +104,16 @@ class LocalEngine(object):
     def clear_faults(self):
         return self.set_faults({})
 
-    def set_state(self, ident, title):
-        return self.admin("PUT", "objects/%s/state" % ident, {"state": title})
+    def set_state(self, ident, state_title):
+        """Forces an LBaaS object's state (e.g. "DeploymentError"); None ends that."""
+        return self.admin("PUT", "objects/%s/state" % ident, {"state": state_title})
 
     def dump(self):
         return self.admin("GET", "dump")
 
     # ---- Engine API with the token -------------------------------------------------------------
     def api(self, method, path, **kw):
-        headers = dict(kw.pop("headers", {}), Authorization="Token " + self.token)
-        return self.http.request(method, self.url + path, headers=headers, timeout=kw.pop("timeout", 10), **kw)
+        """``requests`` call to the Engine API with the token; keyword arguments pass through."""
+        kw["headers"] = dict(kw.get("headers") or {}, Authorization="Token " + self.token)
+        kw.setdefault("timeout", TIMEOUT)
+        return self.http.request(method, self.url + path, **kw)
