@@ -126,7 +126,8 @@ class Pool(object):
                 candidate = min(candidate, lo - 1)
             found = candidate >= self.start
         if not found:
-            raise Failure("pool %s is exhausted: no free address in %s-%s (%d taken, excluded: %s)"
-                          % (self.name, self.ip(self.start), self.ip(self.end), len(taken_ints),
+            raise Failure("pool %s is exhausted: no free address in %s-%s (%d of them taken, excluded: %s)"
+                          % (self.name, self.ip(self.start), self.ip(self.end),
+                             len(set(t for t in taken_ints if self.start <= t <= self.end)),
                              ", ".join(str(n) for n in self.exclude) or "none"))
         return self.ip(candidate)

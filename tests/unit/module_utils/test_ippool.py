@@ -39,7 +39,7 @@ def test_bad_exclusion_names_the_option():
 def test_exhaustion_names_the_pool():
     pool = Pool("192.0.2.0/30", name="edge")
     with pytest.raises(Failure, match=r"^pool edge is exhausted: no free address in 192\.0\.2\.1-192\.0\.2\.2 "
-                                      r"\(2 taken, excluded: none\)$"):
+                                      r"\(2 of them taken, excluded: none\)$"):
         pool.allocate(["192.0.2.1", "192.0.2.2"])
 
 

@@ -1,0 +1,147 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+"""IP pools on the Engine: which prefixes a pool names, which address objects they hold, whose they are.
+
+A pool entry is a prefix identifier, a prefix in CIDR form (the prefix's name on the Engine), or a
+tag that prefixes carry. An allocation is an address object in a prefix carrying the owner tag;
+every address object of a prefix (network, gateway, other owners, untagged) counts as taken.
+The allocator itself (``_ippool``) is pure; this file does the reading.
+"""
+
+try:
+    import netaddr
+except ImportError:  # pragma: no cover - reported by the module base class
+    netaddr = None
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import looks_like_id, owner_from_tags
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ippool import Pool
+
+FAMILIES = {"v4": 4, "v6": 6}
+
+
+def canonical(address):
+    return str(netaddr.IPAddress(address))
+
+
+def address_int(address):
+    return int(netaddr.IPAddress(address))
+
+
+class Prefix(object):
+    """One IPAM prefix of a pool, with the address objects it holds (``{ip: [summary, ...]}``)."""
+
+    def __init__(self, engine_prefix):
+        self.id = engine_prefix["identifier"]
+        self.cidr = str(netaddr.IPNetwork(engine_prefix["name"]).cidr)
+        self.version = netaddr.IPNetwork(self.cidr).version
+        self.addresses = {}
+
+    @property
+    def family(self):
+        return "v%d" % self.version
+
+    def holds(self, address):
+        return netaddr.IPAddress(address) in netaddr.IPNetwork(self.cidr)
+
+    def taken(self):
+        return sorted(self.addresses, key=address_int)
+
+
+def _matches(listing, entry, client):
+    if looks_like_id(entry):
+        return [p for p in listing if p["identifier"] == entry]
+    if "/" in entry:
+        try:
+            wanted = netaddr.IPNetwork(entry).cidr
+        except (netaddr.AddrFormatError, ValueError):
+            raise Failure("pool: '%s' is neither a prefix identifier, a CIDR nor a tag" % entry)
+        return [p for p in listing if netaddr.IPNetwork(p["name"]).cidr == wanted]
+    tagged = set(r["identifier"] for r in client.resources_by_tag(entry))
+    return [p for p in listing if p["identifier"] in tagged]
+
+
+def resolve(client, entries, family=None):
+    """The pool's prefixes (of ``family`` if given), in the order the entries name them."""
+    if not entries:
+        raise Failure("pool must name at least one prefix (an identifier, a CIDR or a tag)")
+    listing = client.prefix_list()
+    prefixes = []
+    for index, entry in enumerate(entries):
+        entry = str(entry).strip()
+        matches = _matches(listing, entry, client)
+        if not matches:
+            raise Failure("pool[%d]: no IPAM prefix %s '%s' exists" % (
+                index, "carries the tag" if not (looks_like_id(entry) or "/" in entry) else "matches", entry))
+        for match in matches:
+            if match["identifier"] not in [p.id for p in prefixes]:
+                prefixes.append(Prefix(match))
+    if family:
+        chosen = [p for p in prefixes if p.version == FAMILIES[family]]
+        if not chosen:
+            raise Failure("pool has no IP%s prefix (it has %s)" % (family, ", ".join(p.cidr for p in prefixes)))
+        return chosen
+    return prefixes
+
+
+def observe(client, prefixes):
+    """Fills each prefix's address objects, read concurrently (one filtered listing per prefix)."""
+    listings = client.map(lambda p: client.address_list(prefix=p.id), prefixes)
+    for prefix, listing in zip(prefixes, listings):
+        prefix.addresses = {}
+        for summary in listing:
+            try:
+                ip = canonical(summary["name"])
+            except (netaddr.AddrFormatError, ValueError, TypeError):
+                continue   # not an address we can reason about; it cannot collide with one we pick
+            prefix.addresses.setdefault(ip, []).append(summary)
+    return prefixes
+
+
+def owned(client, prefixes, tag):
+    """The owner's address objects in the prefixes: ``[(prefix, ip, summary), ...]`` sorted by prefix and address."""
+    ids = set(r["identifier"] for r in client.resources_by_tag(tag))
+    out = []
+    for prefix in prefixes:
+        for ip in prefix.taken():
+            out.extend((prefix, ip, s) for s in prefix.addresses[ip] if s["identifier"] in ids)
+    return out
+
+
+def owners(client, prefix, prefix_tag):
+    """``(allocations by owner, unowned addresses)`` of one observed prefix (one tag read per address object)."""
+    summaries = [s for ip in prefix.taken() for s in prefix.addresses[ip]]
+    resources = client.map(client.resource_get, [s["identifier"] for s in summaries])
+    by_owner, unowned = {}, []
+    for summary, resource in zip(summaries, resources):
+        names = owner_from_tags(tag_names(resource), prefix_tag)
+        for owner in names:
+            by_owner.setdefault(owner, []).append(canonical(summary["name"]))
+        if not names:
+            unowned.append(canonical(summary["name"]))
+    return by_owner, unowned
+
+
+def pools_for(prefixes, range_start=None, range_end=None, exclude=()):
+    """An allocator per prefix. Bounds need a pool of one prefix: they would not fit two."""
+    if (range_start or range_end) and len(prefixes) > 1:
+        raise Failure("range_start and range_end need a pool of one prefix per family; this one has %s"
+                      % ", ".join(p.cidr for p in prefixes))
+    out = []
+    for prefix in prefixes:
+        same_family = [e for e in exclude or () if _version(e) == prefix.version]
+        out.append((prefix, Pool(prefix.cidr, range_start, range_end, same_family, name=prefix.cidr)))
+    return out
+
+
+def _version(entry):
+    try:
+        return netaddr.IPNetwork(str(entry).strip()).version
+    except (netaddr.AddrFormatError, ValueError, TypeError):
+        raise Failure("exclude: '%s' is not a valid address or CIDR" % entry)

@@ -1,0 +1,109 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: ip_pool_info
+short_description: Usage of an IP pool of Anexia Engine IPAM prefixes, with allocations by owner
+version_added: 0.1.0
+description:
+  - Per prefix of the pool, its size, usable addresses, used and free ones, and the allocations grouped by owner
+    (the owner tag C(<tag_prefix>-svc=<owner>) that M(anxcloud.lbaas.ip_address) puts on address objects).
+  - The usable range follows M(anxcloud.lbaas.ip_address). Address objects without an owner tag (network,
+    gateway, addresses made by other tools) are listed under RV(prefixes[].unowned).
+author:
+  - anxcloud.lbaas contributors (@anxcloud)
+options:
+  pool:
+    description:
+      - The prefixes, each a prefix identifier, a prefix in CIDR form, or a tag that prefixes carry.
+    type: list
+    elements: str
+    required: true
+  family:
+    description:
+      - Only the prefixes of this family.
+    type: str
+    choices: [v4, v6]
+  tag_prefix:
+    description:
+      - Prefix of the owner tag.
+    type: str
+    default: anxlb
+extends_documentation_fragment:
+  - anxcloud.lbaas.engine
+  - anxcloud.lbaas.attributes
+  - anxcloud.lbaas.attributes.actiongroup
+  - anxcloud.lbaas.attributes.info_module
+"""
+
+EXAMPLES = r"""
+- name: How full is the public pool?
+  anxcloud.lbaas.ip_pool_info:
+    pool: [anxlb-pool=public]
+  register: usage
+
+- name: Show the free addresses per prefix
+  ansible.builtin.debug:
+    msg: "{{ usage.prefixes | items2dict(key_name='prefix', value_name='free') }}"
+"""
+
+RETURN = r"""
+prefixes:
+  description: One entry per prefix of the pool, in the order the pool names them.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    id: {description: Identifier of the prefix., type: str}
+    prefix: {description: The prefix in CIDR form., type: str}
+    family: {description: V(v4) or V(v6)., type: str}
+    size: {description: Addresses in the prefix., type: int}
+    usable: {description: Addresses allocation may hand out (network and last address excluded)., type: int}
+    used: {description: Address objects in the prefix (each distinct address counted once)., type: int}
+    free: {description: Usable addresses without an address object., type: int}
+    allocations: {description: Owner -> its addresses in the prefix., type: dict}
+    unowned: {description: Addresses with an address object but no owner tag., type: list, elements: str}
+  sample: [{id: 0a11ce11000000000000000000000001, prefix: 198.51.100.0/24, family: v4, size: 256, usable: 254,
+            used: 4, free: 251, allocations: {shop: [198.51.100.2]}, unowned: [198.51.100.0, 198.51.100.1, 198.51.100.255]}]
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import observe, owners, resolve
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ippool import Pool
+
+
+class IpPoolInfoModule(AnxcloudModule):
+    argument_spec = dict(
+        pool=dict(type="list", elements="str", required=True),
+        family=dict(type="str", choices=["v4", "v6"]),
+        tag_prefix=dict(type="str", default="anxlb"),
+    )
+
+    def run(self):
+        prefixes = observe(self.client, resolve(self.client, self.params["pool"], self.params["family"]))
+        out = []
+        for prefix in prefixes:
+            pool = Pool(prefix.cidr)
+            taken = prefix.taken()
+            by_owner, unowned = owners(self.client, prefix, self.params["tag_prefix"])
+            out.append(dict(
+                id=prefix.id, prefix=prefix.cidr, family=prefix.family, size=pool.size, usable=pool.usable,
+                used=len(taken), free=pool.usable - len([ip for ip in taken if pool.contains(ip)]),
+                allocations=dict((owner, sorted(set(ips), key=taken.index)) for owner, ips in sorted(by_owner.items())),
+                unowned=unowned,
+            ))
+        self.result["prefixes"] = out
+
+
+def main():
+    IpPoolInfoModule.main()
+
+
+if __name__ == "__main__":
+    main()
