@@ -215,12 +215,11 @@ class IpAddressModule(AnxcloudModule):
                      if p["state"] == "present" else "state is absent") for pr, ip, s in releases]
         kept = [e for e in before if e["id"] not in [s["identifier"] for _pr, _ip, s in releases]]
         new = []
-        for _ in range(allocations):
+        while len(new) < allocations:
             prefix, ip = self._pick(pools)
             prefix.addresses.setdefault(ip, []).append({"identifier": NEW, "name": ip})   # taken for the next pick
-            plan.append(dict(action="allocate", address=ip, prefix=prefix.cidr, id=None,
-                             reason="owner %s holds %d of %d %s address(es)" % (p["owner"], len(kept) + len(new),
-                                                                                 p["count"], family)))
+            reason = "owner %s holds %d of %d %s address(es)" % (p["owner"], len(kept) + len(new), p["count"], family)
+            plan.append(dict(action="allocate", address=ip, prefix=prefix.cidr, id=None, reason=reason))
             new.append(entry(prefix, ip, NEW))
         if plan and not self.check_mode:
             for pr, ip, s in releases:
