@@ -2,7 +2,7 @@
 # Both install what they need into a project-local virtual environment (.venv) first.
 PYTHON ?= python3
 
-.PHONY: demo test venv unit contract integration sanity clean
+.PHONY: demo test venv unit contract integration lint sanity clean
 
 venv:
 	@PYTHON=$(PYTHON) scripts/venv.sh
@@ -15,6 +15,9 @@ test: venv
 
 unit contract integration: venv
 	@scripts/test.sh --only $@
+
+lint: venv
+	@scripts/lint.sh
 
 sanity: venv
 	@scripts/sanity.sh

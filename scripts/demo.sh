@@ -36,7 +36,7 @@ play() { ansible-playbook -i localhost, -c local "$@"; }
 heading "Local Engine at $ANEXIA_API_URL"
 svc() { play playbooks/service_loadbalancer.yml -e lbaas_vars_file="$root/playbooks/vars/$1.yml" "${@:2}"; }
 
-heading "1. The plan: service demo-web on lb1 (--check --diff, nothing is written)"
+heading "1. The plan: service demo-web on lb1, its address from the pool anxlb-pool=demo (--check --diff, nothing is written)"
 svc service_example --check --diff
 heading "2. Apply it"
 svc service_example --diff
@@ -44,6 +44,9 @@ heading "3. Run it again: nothing changes"
 svc service_example
 heading "4. Remove node2 and port admin: only their objects go"
 svc service_example_smaller --diff
-heading "5. What lb1 looks like now"
+heading "5. What lb1 and the pool look like now"
+play playbooks/demo/show_loadbalancer.yml
+heading "6. Remove the service: its objects go, then its address returns to the pool"
+svc service_example_absent --diff
 play playbooks/demo/show_loadbalancer.yml
 heading "Done; stopping the local Engine"
