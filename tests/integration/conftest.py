@@ -34,6 +34,11 @@ class Run(object):
     def failed(self, index=-1):
         return self.records[index]["status"] == "failed"
 
+    def task(self, name):
+        """The one record of the task called ``name`` (templated names as shown in the output)."""
+        (found,) = [r for r in self.records if r["task"] == name]
+        return found
+
     def __repr__(self):
         return "Run(rc=%s)\n%s\n%s" % (self.rc, self.proc.stdout[-4000:], self.proc.stderr[-4000:])
 
@@ -63,25 +68,30 @@ class Ansible(object):
             env["ANEXIA_TOKEN"] = self.engine.token
         return env
 
-    def run(self, tasks, check=False, diff=False, token=True, extra_args=(), vars=None):
-        """Runs ``tasks`` (a task dict or a list of them) on localhost; returns a ``Run``."""
+    def run(self, tasks, check=False, diff=False, token=True, extra_args=(), vars=None, play=None):
+        """Runs ``tasks`` (a task dict or a list of them) on localhost; returns a ``Run``.
+        ``play`` adds play keywords (e.g. ``module_defaults``)."""
         if isinstance(tasks, dict):
             tasks = [tasks]
         self.count += 1
-        play = [{"hosts": "localhost", "gather_facts": False, "vars": vars or {}, "tasks": tasks}]
+        plays = [dict({"hosts": "localhost", "gather_facts": False, "vars": vars or {}, "tasks": tasks}, **(play or {}))]
         path = self.tmp_path / ("play%d.yml" % self.count)
-        path.write_text(yaml.safe_dump(play, sort_keys=False))
+        path.write_text(yaml.safe_dump(plays, sort_keys=False))
+        return self.playbook(str(path), check=check, diff=diff, token=token, extra_args=extra_args)
+
+    def playbook(self, path, check=False, diff=False, token=True, extra_args=()):
+        """Runs a playbook file (e.g. one of playbooks/) on localhost; returns a ``Run``."""
+        self.count += 1
         record = self.tmp_path / ("record%d.json" % self.count)
         env = self.env(token)
         env["RECORD_FILE"] = str(record)
-        cmd = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,",
-               "-c", "local", str(path)]
+        cmd = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,", "-c", "local", path]
         if check:
             cmd.append("--check")
         if diff:
             cmd.append("--diff")
         cmd.extend(extra_args)
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
                               check=False)
         records = json.loads(record.read_text()) if record.exists() else []
         return Run(proc, records)
