@@ -20,7 +20,7 @@ except ImportError:  # pragma: no cover - reported by the module base class
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import looks_like_id, owner_from_tags
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import looks_like_id, owner_from_tags, owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._ippool import Pool
 
 FAMILIES = {"v4": 4, "v6": 6}
@@ -104,14 +104,28 @@ def observe(client, prefixes):
     return prefixes
 
 
-def owned(client, prefixes, tag):
-    """The owner's address objects in the prefixes: ``[(prefix, ip, summary), ...]`` sorted by prefix and address."""
-    ids = set(r["identifier"] for r in client.resources_by_tag(tag))
-    out = []
+def description(owner):
+    """What an allocation's address object says about its owner; it lets a run find an allocation whose
+    tagging failed (the create went through, the tag did not) instead of leaking it."""
+    return "anxcloud.lbaas: %s" % owner
+
+
+def owned(client, prefixes, tag_prefix, owner):
+    """The owner's address objects in the prefixes, sorted by prefix and address:
+    ``([(prefix, ip, summary), ...] tagged, [...] untagged but created for this owner)``."""
+    ids = set(r["identifier"] for r in client.resources_by_tag(owner_tag(owner, tag_prefix)))
+    tagged, candidates = [], []
     for prefix in prefixes:
         for ip in prefix.taken():
-            out.extend((prefix, ip, s) for s in prefix.addresses[ip] if s["identifier"] in ids)
-    return out
+            for summary in prefix.addresses[ip]:
+                if summary["identifier"] in ids:
+                    tagged.append((prefix, ip, summary))
+                elif summary.get("description_customer") == description(owner):
+                    candidates.append((prefix, ip, summary))
+    # Only an object with no owner tag at all is adopted; one another owner tagged stays theirs.
+    tags = client.map(client.resource_get, [s["identifier"] for _p, _ip, s in candidates])
+    untagged = [c for c, resource in zip(candidates, tags) if not owner_from_tags(tag_names(resource), tag_prefix)]
+    return tagged, untagged
 
 
 def owners(client, prefix, prefix_tag):

@@ -85,7 +85,10 @@ options:
   state:
     description:
       - V(present) makes sure the owner holds O(count) addresses; V(absent) releases every address of the owner
-        in the pool (of O(family) if given). Address objects without the owner's tag are never released.
+        in the pool (of O(family) if given). Address objects of other owners are never released.
+      - An address object this module created for the owner (its description says so) that carries no owner tag,
+        because tagging failed after the create, is adopted (tagged) rather than leaked, or released with
+        O(state=absent).
     type: str
     choices: [present, absent]
     default: present
@@ -151,13 +154,15 @@ plan:
   type: list
   elements: dict
   sample: [{action: allocate, address: 198.51.100.2, prefix: 198.51.100.0/24, reason: owner shop holds 0 of 1 v4 address(es)}]
+  contains:
+    action: {description: "V(allocate), V(release), or V(adopt) (tag an untagged address object created for the owner).", type: str}
 """
 
 import random
 import time
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import (
-    address_int, canonical, observe, owned, pools_for, resolve)
+    address_int, canonical, description, observe, owned, pools_for, resolve)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import ValidationFailedError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
@@ -202,8 +207,11 @@ class IpAddressModule(AnxcloudModule):
             family = families[0]
         pools = pools_for(prefixes, p["range_start"], p["range_end"], p["exclude"]) if p["state"] == "present" else []
         observe(self.client, prefixes)
-        mine = owned(self.client, prefixes, self.tag)
+        mine, untagged = owned(self.client, prefixes, p["tag_prefix"], p["owner"])
         before = [entry(pr, ip, s["identifier"]) for pr, ip, s in mine]
+        # An earlier run created these for the owner but could not tag them: adopt rather than leak them.
+        adopt = untagged if p["state"] == "present" else []
+        mine = sorted(mine + untagged, key=lambda m: (prefixes.index(m[0]), address_int(m[1])))
         if p["state"] == "absent":
             releases, allocations = mine, 0
         else:
@@ -213,7 +221,11 @@ class IpAddressModule(AnxcloudModule):
         plan = [dict(action="release", address=ip, prefix=pr.cidr, id=s["identifier"],
                      reason="owner %s holds %d, wants %d" % (p["owner"], len(mine), p["count"])
                      if p["state"] == "present" else "state is absent") for pr, ip, s in releases]
-        kept = [e for e in before if e["id"] not in [s["identifier"] for _pr, _ip, s in releases]]
+        plan.extend(dict(action="adopt", address=ip, prefix=pr.cidr, id=s["identifier"],
+                         reason="created for owner %s by an earlier run that could not tag it" % p["owner"])
+                    for pr, ip, s in adopt if (pr, ip, s) not in releases)
+        released = [s["identifier"] for _pr, _ip, s in releases]
+        kept = [entry(pr, ip, s["identifier"]) for pr, ip, s in mine if s["identifier"] not in released]
         new = []
         while len(new) < allocations:
             prefix, ip = self._pick(pools)
@@ -224,6 +236,9 @@ class IpAddressModule(AnxcloudModule):
         if plan and not self.check_mode:
             for pr, ip, s in releases:
                 self.client.address_delete(s["identifier"])
+            for action in plan:
+                if action["action"] == "adopt":
+                    self.client.tag_add(action["id"], self.tag)
             new = [self._allocate(pools, e) for e in new]
         order = [pr.id for pr in prefixes]
         after = sorted(kept + new, key=lambda e: (order.index(e["prefix_id"]), address_int(e["address"])))
@@ -255,7 +270,7 @@ class IpAddressModule(AnxcloudModule):
         ip = planned["address"]
         for attempt in range(1, ATTEMPTS + 1):
             try:
-                created = client.address_create(prefix.id, ip, description="anxcloud.lbaas: %s" % self.params["owner"])
+                created = client.address_create(prefix.id, ip, description=description(self.params["owner"]))
             except ValidationFailedError:
                 created = None   # the Engine says the address is in use: another run was faster
             if created is not None:

@@ -165,3 +165,24 @@ def test_pool_info_counts_usage_and_groups_by_owner(engine, ansible):
     ]
     only_v6 = ansible.run({"anxcloud.lbaas.ip_pool_info": {"pool": ["anxlb-pool=demo"], "family": "v6"}})
     assert [p["prefix"] for p in only_v6.last["prefixes"]] == ["fd00:10::/64"]
+
+
+def test_an_untagged_allocation_of_an_earlier_run_is_adopted_not_leaked(engine, ansible):
+    # An earlier run created the address object, then failed to tag it.
+    resp = engine.api("POST", "/api/ipam/v1/address.json", json={
+        "prefix": V4, "name": "127.0.10.9", "description_customer": "anxcloud.lbaas: web", "role": "Default",
+        "organization": "", "rdns_name": ""})
+    resp.raise_for_status()
+    ident = resp.json()["identifier"]
+    check, real = cycle(ansible, engine, {})
+    assert [(a["action"], a["address"], a["id"]) for a in check["plan"]] == [("adopt", "127.0.10.9", ident)]
+    assert real["addresses"] == [{"address": "127.0.10.9", "id": ident, "prefix": "127.0.10.0/24", "prefix_id": V4,
+                                  "family": "v4"}]
+    assert tags_of(engine, ident) == ["anxlb-svc=web"] and "127.0.10.2" not in addresses(engine)
+    # Another owner's description on an object tagged for someone else is not ours to adopt.
+    other = engine.api("POST", "/api/ipam/v1/address.json", json={
+        "prefix": V4, "name": "127.0.10.10", "description_customer": "anxcloud.lbaas: api", "role": "Default",
+        "organization": "", "rdns_name": ""}).json()["identifier"]
+    engine.api("POST", "/api/core/v1/resource.json/%s/tags/anxlb-svc=db" % other, json="").raise_for_status()
+    run = ansible.run(task(owner="api"))
+    assert [a["action"] for a in run.last["plan"]] == ["allocate"] and tags_of(engine, other) == ["anxlb-svc=db"]
