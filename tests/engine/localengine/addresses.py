@@ -9,7 +9,7 @@ import ipaddress
 import time
 
 from .account import CUSTOMER
-from .errors import ApiError, invalid, not_found, require_object
+from .errors import ApiError, crud, invalid, not_found, require_object
 from .pages import bare_page, first, wrapped_page
 from .store import new_id
 from .validation import is_int, is_text, parse_ip
@@ -234,14 +234,5 @@ class Addresses(object):
         return bare_page(out, {"page": ["1"], "limit": [str(count)]})
 
     def handle(self, method, ident, query, body):
-        if ident is None and method == "GET":
-            return self.list(query)
-        if ident is None and method == "POST":
-            return self.create(body)
-        if ident is not None and method == "GET":
-            return self.view(self.must(ident))
-        if ident is not None and method == "PUT":
-            return self.update(ident, body)
-        if ident is not None and method == "DELETE":
-            return self.delete(ident)
-        raise ApiError(405, "Method %s is not allowed on this path." % method)
+        return crud(method, ident, query, body, self.list, self.create, lambda i: self.view(self.must(i)),
+                    self.update, self.delete)

@@ -4,7 +4,7 @@ import hashlib
 import time
 
 from .account import CUSTOMER_OBJECT, RESELLER_OBJECT
-from .errors import ApiError, not_found
+from .errors import ApiError, not_allowed, not_found
 from .pages import bare_page, first
 
 # kind -> (resource_type identifier, name, service_name). The Frontend, Backend, Bind, Server and VLAN
@@ -78,7 +78,7 @@ class Core(object):
         DELETE detaches (200; 404 if the resource does not carry it)."""
         self._resource(ident)
         if method not in ("POST", "DELETE"):
-            raise ApiError(405, "Method %s is not allowed on this path." % method)
+            raise not_allowed(method)
         if method == "POST" and has_body and body is None:
             raise ApiError(400, "The request body must not be null.")
         if self.engine.faults.tag_conflict():
@@ -93,5 +93,5 @@ class Core(object):
         if tag is not None:
             return self.tag(method, ident, tag, body, has_body)
         if method != "GET":
-            raise ApiError(405, "Method %s is not allowed on this path." % method)
+            raise not_allowed(method)
         return self.get(ident) if ident is not None else self.list(query)

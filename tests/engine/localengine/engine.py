@@ -7,7 +7,7 @@ from urllib.parse import unquote
 
 from .addresses import Addresses
 from .core import Core
-from .errors import ApiError
+from .errors import ApiError, not_allowed
 from .faults import Faults
 from .ipam import Ipam
 from .lbaas import Lbaas
@@ -88,7 +88,7 @@ class Engine(object):
             return self.addresses.list(query)
         if route == "reserve" and method == "POST":
             return self.addresses.reserve(body)
-        raise ApiError(405, "Method %s is not allowed on this path." % method)
+        raise not_allowed(method)
 
     def close(self):
         self.store.close()

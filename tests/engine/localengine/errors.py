@@ -27,3 +27,22 @@ def require_object(body):
     if not isinstance(body, dict):
         raise ApiError(400, "The request body must be a JSON object.")
     return body
+
+
+def not_allowed(method):
+    return ApiError(405, "Method %s is not allowed on this path." % method)
+
+
+def crud(method, ident, query, body, listing, create, view, update, delete):
+    """The Engine's REST shape on one collection: list/create without an id, get/update/delete with one."""
+    if ident is None and method == "GET":
+        return listing(query)
+    if ident is None and method == "POST":
+        return create(body)
+    if ident is not None and method == "GET":
+        return view(ident)
+    if ident is not None and method == "PUT":
+        return update(ident, body)
+    if ident is not None and method == "DELETE":
+        return delete(ident)
+    raise not_allowed(method)

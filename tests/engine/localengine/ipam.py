@@ -11,7 +11,7 @@ import hashlib
 import ipaddress
 import time
 
-from .errors import ApiError, invalid, not_found, require_object
+from .errors import ApiError, crud, invalid, not_allowed, not_found, require_object
 from .pages import bare_page, first
 from .store import new_id
 from .validation import is_bool, is_int, is_text
@@ -176,21 +176,12 @@ class Ipam(object):
         return bare_page(items, query)
 
     def handle_prefix(self, method, ident, query, body):
-        if ident is None and method == "GET":
-            return self.list_prefixes(query)
-        if ident is None and method == "POST":
-            return self.create_prefix(body)
-        if ident is not None and method == "GET":
-            return self.prefix_view(self.prefix(ident))
-        if ident is not None and method == "PUT":
-            return self.update_prefix(ident, body)
-        if ident is not None and method == "DELETE":
-            return self.delete_prefix(ident)
-        raise ApiError(405, "Method %s is not allowed on this path." % method)
+        return crud(method, ident, query, body, self.list_prefixes, self.create_prefix,
+                    lambda i: self.prefix_view(self.prefix(i)), self.update_prefix, self.delete_prefix)
 
     def handle_vlan(self, method, ident):
         if method != "GET" or ident is None:
-            raise ApiError(405, "Method %s is not allowed on this path." % method)
+            raise not_allowed(method)
         doc = self.store.get(ident, "vlan")
         if doc is None:
             raise not_found("vlan", ident)

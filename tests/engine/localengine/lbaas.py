@@ -5,7 +5,7 @@ from urllib.parse import parse_qs
 
 from . import states
 from .account import CUSTOMER, RESELLER
-from .errors import ApiError, invalid, not_found, require_object
+from .errors import ApiError, crud, invalid, not_found, require_object
 from .lbaas_types import FIELDS, LINKS, check_values
 from .pages import first, wrapped_page
 from .store import new_id
@@ -147,14 +147,6 @@ class Lbaas(object):
         return {}
 
     def handle(self, method, kind, ident, query, body):
-        if ident is None and method == "GET":
-            return self.list(kind, query)
-        if ident is None and method == "POST":
-            return self.create(kind, body)
-        if ident is not None and method == "GET":
-            return self.render(kind, self.must(kind, ident))
-        if ident is not None and method == "PUT":
-            return self.update(kind, ident, body)
-        if ident is not None and method == "DELETE":
-            return self.delete(kind, ident)
-        raise ApiError(405, "Method %s is not allowed on this path." % method)
+        return crud(method, ident, query, body, lambda q: self.list(kind, q), lambda b: self.create(kind, b),
+                    lambda i: self.render(kind, self.must(kind, i)), lambda i, b: self.update(kind, i, b),
+                    lambda i: self.delete(kind, i))
