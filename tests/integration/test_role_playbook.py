@@ -1,15 +1,25 @@
 """The service_loadbalancer role and playbooks/service_loadbalancer.yml against the local Engine, the
 way users run them: --check --diff first (nothing written), then for real, again (nothing changes),
-a smaller declaration, and removal; the address comes from the seeded IP pool."""
+a smaller declaration, and removal; the address comes from the seeded IP pool. Then several services
+in one vars file given with ``-e @file`` (one removed, the other untouched), auth from module_defaults
+only, and declarations the role refuses before it sends a single request."""
 import os
+import re
+
+import pytest
+import yaml
 
 from . import engine_state as es
 from .conftest import ROOT
 
 PLAYBOOK = os.path.join(ROOT, "playbooks", "service_loadbalancer.yml")
 VARS = os.path.join(ROOT, "playbooks", "vars")
+ROLE = os.path.join(ROOT, "roles", "service_loadbalancer")
 V4_POOL = "0a11ce11000000000000000000000001"
 SEEDED = ["127.0.10.0", "127.0.10.1", "127.0.10.255"]
+KINDS = ("backend", "frontend", "bind", "server")
+MUTATING = ("POST", "PUT", "PATCH", "DELETE")
+INCLUDE_ROLE = {"ansible.builtin.include_role": {"name": "anxcloud.lbaas.service_loadbalancer"}}
 
 
 def pool_addresses(engine):
@@ -19,91 +29,263 @@ def pool_addresses(engine):
 
 
 def run(ansible, vars_file, **kwargs):
+    """The playbook as README and scripts/demo.sh run it: -e lbaas_vars_file=<vars file>."""
     out = ansible.playbook(PLAYBOOK, extra_args=["-e", "lbaas_vars_file=%s" % os.path.join(VARS, vars_file)], **kwargs)
     assert out.rc == 0, out
     return out
 
 
-def reconcile(out):
-    return out.task("Reconcile demo-web")
+def run_with_extra_vars(ansible, tmp_path, services, **kwargs):
+    """The playbook with the services given as ``-e @file`` (they win over the playbook's default vars file)."""
+    path = tmp_path / ("services%d.yml" % ansible.count)
+    path.write_text(yaml.safe_dump({"lbaas_services": services}, sort_keys=False))
+    out = ansible.playbook(PLAYBOOK, extra_args=["-e", "@%s" % path], **kwargs)
+    assert out.rc == 0, out
+    return out
+
+
+def recap(out):
+    """The PLAY RECAP counters for localhost, e.g. {"ok": 6, "changed": 2, "failed": 0, ...}."""
+    lines = out.proc.stdout.split("PLAY RECAP", 1)[1].strip().splitlines()
+    (line,) = [x for x in lines if x.startswith("localhost")]
+    return dict((k, int(v)) for k, v in re.findall(r"(\w+)=(\d+)", line))
+
+
+def reconcile(out, name="demo-web"):
+    return out.task("Reconcile %s" % name)["result"]
+
+
+def summary(out, name="demo-web"):
+    return out.task("Summary of %s" % name)["result"]["msg"]
 
 
 def names(engine):
-    return sorted(o["name"] for kind in ("backend", "frontend", "bind", "server") for o in es.objects(engine, kind))
+    return sorted(o["name"] for kind in KINDS for o in es.objects(engine, kind))
+
+
+def ids(engine):
+    """{identifier: (kind, name)} of every LBaaS object below the load balancers."""
+    return dict((o["identifier"], (kind, o["name"])) for kind in KINDS for o in es.objects(engine, kind))
+
+
+def lbaas_writes(engine):
+    """The mutating LBaaS requests of the log as (method, kind); tag writes (lease, marker) left out."""
+    found = []
+    for entry in engine.requests()["log"]:
+        match = re.match(r"/api/LBaaS/v1/(\w+)\.json", entry["path"])
+        if entry["method"] in MUTATING and match:
+            found.append((entry["method"], match.group(1)))
+    return sorted(found)
 
 
 def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansible):
+    # 1. --check --diff: the plan, and not one write
     before = es.snapshot(engine)
     engine.reset_requests()
     check = run(ansible, "service_example.yml", check=True, diff=True)
     assert engine.mutating_requests() == 0 and es.snapshot(engine) == before and pool_addresses(engine) == SEEDED
     allocation = check.task("Allocate pool addresses of demo-web")["result"]["results"][0]
     assert allocation["changed"] is True and allocation["addresses"][0]["address"] == "127.0.10.2"
-    predicted = reconcile(check)["result"]
+    predicted = reconcile(check)
     assert predicted["changed"] is True and len(predicted["plan"]) == 2 + 2 + 2 + 4
     assert predicted["status"]["all"] == {"127.0.10.2": [8080, 8081]}
+    assert predicted["diff"]["before"] == {"lb1": {"backends": [], "frontends": []}}
+    assert [b["name"] for b in predicted["diff"]["after"]["lb1"]["backends"]] == ["admin.demo-web", "http.demo-web"]
+    planned = ["%s %s %s" % (a["action"], a["type"], a["name"]) for a in predicted["plan"]]
+    assert sorted(planned) == sorted(
+        ["create backend http.demo-web", "create backend admin.demo-web", "create frontend http.demo-web",
+         "create frontend admin.demo-web", "create bind v4.http.demo-web", "create bind v4.admin.demo-web"]
+        + ["create server %s.%s.demo-web" % (n, p) for n in ("node1", "node2") for p in ("http", "admin")])
+    assert summary(check) == [   # the plan as the role prints it
+        "service demo-web (present) on lb1: would change, 10 planned action(s)",
+        "plan: %s" % planned,
+        "addresses: ['127.0.10.2']",
+        "listening: {'127.0.10.2': [8080, 8081]}",
+    ]
+    assert recap(check)["changed"] == 2 and recap(check)["failed"] == 0   # allocation and reconcile, predicted
 
+    # 2. for real: what check mode predicted
     real = run(ansible, "service_example.yml", diff=True)
-    applied = reconcile(real)["result"]
+    applied = reconcile(real)
     assert applied["diff"] == predicted["diff"] and applied["plan"] == predicted["plan"]
     assert pool_addresses(engine) == sorted(SEEDED + ["127.0.10.2"])
     assert names(engine) == sorted(["http.demo-web"] * 2 + ["admin.demo-web"] * 2 + [
         "v4.http.demo-web", "v4.admin.demo-web", "node1.http.demo-web", "node2.http.demo-web",
         "node1.admin.demo-web", "node2.admin.demo-web"])
-    assert [b["address"] for b in es.objects(engine, "bind")] == ["127.0.10.2", "127.0.10.2"]
-    assert all(es.tags(engine, o["identifier"]) == ["anxlb-svc=demo-web"]
-               for kind in ("backend", "frontend", "bind", "server") for o in es.objects(engine, kind))
-    assert "PLAY RECAP" in real.proc.stdout and "changed=2" in real.proc.stdout
+    binds = sorted((b["address"], b["port"]) for b in es.objects(engine, "bind"))
+    assert binds == [("127.0.10.2", 8080), ("127.0.10.2", 8081)]
+    assert all(es.tags(engine, o["identifier"]) == ["anxlb-svc=demo-web"] for kind in KINDS for o in es.objects(engine, kind))
+    assert summary(real)[0] == "service demo-web (present) on lb1: changed, 10 planned action(s)"
+    assert recap(real)["changed"] == 2 and recap(real)["failed"] == 0
 
+    # 3. again: nothing to do, nothing written
+    created = ids(engine)
     engine.reset_requests()
     rerun = run(ansible, "service_example.yml")
-    assert engine.mutating_requests() == 0 and not any(r["result"].get("changed") for r in rerun.records)
-    assert "changed=0" in rerun.proc.stdout
+    assert engine.mutating_requests() == 0 and ids(engine) == created
+    assert reconcile(rerun)["changed"] is False and reconcile(rerun)["plan"] == []
+    assert not any(r["result"].get("changed") for r in rerun.records)
+    assert summary(rerun)[:2] == ["service demo-web (present) on lb1: in sync, 0 planned action(s)", "plan: []"]
+    assert recap(rerun)["changed"] == 0 and recap(rerun)["failed"] == 0
 
+    # 4. one node and one port fewer: only their objects go, the rest keeps its identifiers
     engine.reset_requests()
     check = run(ansible, "service_example_smaller.yml", check=True, diff=True)
-    assert engine.mutating_requests() == 0
+    assert engine.mutating_requests() == 0 and ids(engine) == created
+    engine.reset_requests()
     smaller = run(ansible, "service_example_smaller.yml", diff=True)
-    assert sorted((a["action"], a["name"]) for a in reconcile(smaller)["result"]["plan"]) == [
-        ("delete", "admin.demo-web"), ("delete", "admin.demo-web"), ("delete", "node1.admin.demo-web"),
-        ("delete", "node2.admin.demo-web"), ("delete", "node2.http.demo-web"), ("delete", "v4.admin.demo-web")]
-    assert reconcile(smaller)["result"]["plan"] == reconcile(check)["result"]["plan"]
-    assert names(engine) == ["http.demo-web", "http.demo-web", "node1.http.demo-web", "v4.http.demo-web"]
+    gone = [("delete", "frontend", "admin.demo-web"), ("delete", "backend", "admin.demo-web"),
+            ("delete", "server", "node1.admin.demo-web"), ("delete", "server", "node2.admin.demo-web"),
+            ("delete", "server", "node2.http.demo-web"), ("delete", "bind", "v4.admin.demo-web")]
+    assert sorted((a["action"], a["type"], a["name"]) for a in reconcile(smaller)["plan"]) == sorted(gone)
+    assert reconcile(smaller)["plan"] == reconcile(check)["plan"]
+    assert lbaas_writes(engine) == sorted(("DELETE", action[1]) for action in gone)
+    kept = ids(engine)
+    assert sorted(kept.values()) == [("backend", "http.demo-web"), ("bind", "v4.http.demo-web"),
+                                     ("frontend", "http.demo-web"), ("server", "node1.http.demo-web")]
+    assert all(created[ident] == what for ident, what in kept.items())   # nothing kept was recreated
+    assert pool_addresses(engine) == sorted(SEEDED + ["127.0.10.2"])   # the service keeps its address
+    assert recap(smaller)["changed"] == 1   # the reconcile task; the allocation found its address
 
+    # 5. state: absent: the objects go, then the address returns to the pool; --check first
     engine.reset_requests()
     check = run(ansible, "service_example_absent.yml", check=True, diff=True)
-    assert engine.mutating_requests() == 0 and pool_addresses(engine) == sorted(SEEDED + ["127.0.10.2"])
+    assert engine.mutating_requests() == 0 and ids(engine) == kept
+    assert pool_addresses(engine) == sorted(SEEDED + ["127.0.10.2"])
     assert [a["address"] for a in check.task("Release the addresses of demo-web")["result"]["plan"]] == ["127.0.10.2"]
+    assert summary(check)[0] == "service demo-web (absent) on lb1: would change, 4 planned action(s)"
+    assert summary(check)[2] == "addresses: ['released 127.0.10.2']"
     gone = run(ansible, "service_example_absent.yml", diff=True)
-    assert all(a["action"] == "delete" for a in reconcile(gone)["result"]["plan"])
+    assert sorted((a["action"], a["name"]) for a in reconcile(gone)["plan"]) == [
+        ("delete", "http.demo-web"), ("delete", "http.demo-web"), ("delete", "node1.http.demo-web"),
+        ("delete", "v4.http.demo-web")]
     assert names(engine) == [] and pool_addresses(engine) == SEEDED
     assert es.tags(engine, es.lb_id(engine)) == []   # no lease left, marker removed
+
+    # 6. and again: nothing left to do
     engine.reset_requests()
     again = run(ansible, "service_example_absent.yml")
-    assert engine.mutating_requests() == 0 and "changed=0" in again.proc.stdout
+    assert engine.mutating_requests() == 0
+    assert reconcile(again)["changed"] is False and reconcile(again)["plan"] == []
+    assert recap(again)["changed"] == 0 and recap(again)["failed"] == 0
 
 
-def test_the_role_takes_auth_from_module_defaults(engine, ansible):
+SHOP = {"name": "shop", "load_balancers": ["lb1", "lb2"], "addresses": ["127.0.10.20"],
+        "ports": [{"name": "https", "port": 8443, "target_port": 18443}],
+        "servers": [{"name": "n1", "address": "127.0.0.1"}, {"name": "n2", "address": "127.0.0.2"}]}
+API = {"name": "api", "load_balancers": ["lb1"], "address_pool": ["anxlb-pool=demo"],
+       "ports": [{"name": "grpc", "port": 9090}], "servers": [{"name": "n1", "address": "127.0.0.3"}]}
+
+
+def test_services_of_an_extra_vars_file_are_removed_one_at_a_time(engine, ansible, tmp_path):
+    out = run_with_extra_vars(ansible, tmp_path, [SHOP, API], diff=True)
+    assert reconcile(out, "shop")["changed"] is True and reconcile(out, "api")["changed"] is True
+    assert reconcile(out, "shop")["status"]["load_balancers"] == {"lb1": {"127.0.10.20": [8443]},
+                                                                  "lb2": {"127.0.10.20": [8443]}}
+    assert reconcile(out, "api")["status"]["all"] == {"127.0.10.2": [9090]}
+    # -e @file replaces the playbook's default vars file: demo-web was not touched
+    assert not [r for r in out.records if "demo-web" in r["task"]]
+    assert "demo-web" not in " ".join(names(engine))
+    api_objects = dict((k, v) for k, v in ids(engine).items() if v[1].endswith(".api"))
+    assert len(api_objects) == 4 and len(ids(engine)) == 4 + 2 * 5
+
+    # shop goes, api stays as it is
+    engine.reset_requests()
+    out = run_with_extra_vars(ansible, tmp_path, [dict(SHOP, state="absent"), API], diff=True)
+    assert reconcile(out, "api")["changed"] is False and reconcile(out, "api")["plan"] == []
+    assert sorted((a["action"], a["type"]) for a in reconcile(out, "shop")["plan"]) == sorted(
+        [("delete", "backend"), ("delete", "frontend"), ("delete", "bind")] * 2 + [("delete", "server")] * 4)
+    assert lbaas_writes(engine) == sorted([("DELETE", "backend"), ("DELETE", "frontend"), ("DELETE", "bind")] * 2
+                                          + [("DELETE", "server")] * 4)
+    assert ids(engine) == api_objects
+    assert summary(out, "shop")[0] == "service shop (absent) on lb1, lb2: changed, 10 planned action(s)"
+    assert summary(out, "api")[0] == "service api (present) on lb1: in sync, 0 planned action(s)"
+    assert pool_addresses(engine) == sorted(SEEDED + ["127.0.10.2"])
+
+    # and again: nothing to do for either
+    engine.reset_requests()
+    out = run_with_extra_vars(ansible, tmp_path, [dict(SHOP, state="absent"), API])
+    assert engine.mutating_requests() == 0 and recap(out)["changed"] == 0
+    assert ids(engine) == api_objects
+
+
+def test_the_role_takes_auth_from_module_defaults(engine, ansible, monkeypatch):
+    # neither ANEXIA_TOKEN nor ANEXIA_API_URL in the environment: both come from module_defaults only
+    env = ansible.env
+
+    def env_without_engine(token=True):
+        out = env(token=False)
+        out.pop("ANEXIA_API_URL")
+        return out
+    monkeypatch.setattr(ansible, "env", env_without_engine)
     service = {"name": "api", "load_balancers": ["lb1", "lb2"], "addresses": ["127.0.10.7"],
                "ports": [{"name": "https", "port": 9443, "target_port": 19443}],
                "servers": [{"name": "n1", "address": "127.0.0.1"}]}
-    block = {"block": [{"ansible.builtin.include_role": {"name": "anxcloud.lbaas.service_loadbalancer"}}],
-             "module_defaults": {"group/anxcloud.lbaas.lbaas": {"api_token": engine.token, "api_url": engine.url}}}
-    out = ansible.run(block, token=False, vars={"lbaas_services": [service]})
+    play = {"module_defaults": {"group/anxcloud.lbaas.lbaas": {"api_token": engine.token, "api_url": engine.url}},
+            "roles": [{"role": "anxcloud.lbaas.service_loadbalancer"}]}
+    out = ansible.run([], vars={"lbaas_services": [service]}, play=play)
     assert out.rc == 0, out
-    result = out.task("Reconcile api")["result"]
+    result = reconcile(out, "api")
     assert result["changed"] is True and result["status"]["all"] == {"127.0.10.7": [9443]}
-    assert sorted(result["objects"]) == ["lb1", "lb2"] and engine.token not in out.proc.stdout
-    without = ansible.run({"ansible.builtin.include_role": {"name": "anxcloud.lbaas.service_loadbalancer"}},
-                          token=False, vars={"lbaas_services": [service]})
-    assert without.rc != 0
-    assert "missing required arguments: api_token" in without.task("Reconcile api")["result"]["msg"]
+    assert sorted(result["objects"]) == ["lb1", "lb2"] and engine.token not in out.proc.stdout + out.proc.stderr
+    assert names(engine) == sorted(["https.api"] * 4 + ["v4.https.api"] * 2 + ["n1.https.api"] * 2)
+    assert all(es.tags(engine, o["identifier"]) == ["anxlb-svc=api"] for kind in KINDS for o in es.objects(engine, kind))
 
-
-def test_the_role_rejects_a_misspelt_service_key_before_touching_anything(engine, ansible):
     engine.reset_requests()
-    out = ansible.run({"ansible.builtin.include_role": {"name": "anxcloud.lbaas.service_loadbalancer"}},
-                      vars={"lbaas_services": [{"name": "x", "load_balancers": ["lb1"], "prots": []}]})
-    assert out.rc != 0
-    assert "prots" in out.records[-1]["result"]["msg"]
+    without = ansible.run(INCLUDE_ROLE, vars={"lbaas_services": [service]},
+                          play={"module_defaults": {"group/anxcloud.lbaas.lbaas": {"api_url": engine.url}}})
+    assert without.rc != 0
+    assert "missing required arguments: api_token" in reconcile(without, "api")["msg"]
     assert engine.requests()["total"] == 0
+
+
+BAD = [
+    ("a misspelt service key", [{"name": "x", "load_balancers": ["lb1"], "prots": []}], ["prots"]),
+    ("a misspelt port key", [{"name": "x", "load_balancers": ["lb1"], "address_pool": ["anxlb-pool=demo"],
+                              "ports": [{"port": 80, "target_prot": 8080}]}], ["target_prot"]),
+    ("a port without its number", [{"name": "x", "load_balancers": ["lb1"], "ports": [{"name": "http"}],
+                                    "addresses": ["127.0.10.9"]}], ["port"]),
+    ("a server mode that does not exist", [{"name": "x", "load_balancers": ["lb1"], "addresses": ["127.0.10.9"],
+                                            "servers": [{"name": "n1", "address": "127.0.0.1", "check": "on"}]}],
+     ["check", "enabled, disabled"]),
+    ("both addresses and address_pool", [{"name": "x", "load_balancers": ["lb1"], "addresses": ["127.0.10.9"],
+                                          "address_pool": ["anxlb-pool=demo"]}],
+     ["mutually exclusive", "addresses", "address_pool"]),
+    ("no load balancers", [{"name": "x", "ports": []}], ["load_balancers"]),
+    ("a service name twice", [{"name": "x", "load_balancers": ["lb1"], "addresses": ["127.0.10.9"]},
+                              {"name": "y", "load_balancers": ["lb1"], "addresses": ["127.0.10.8"]},
+                              {"name": "x", "load_balancers": ["lb2"], "addresses": ["127.0.10.9"]}],
+     ["each service name may appear only once; declared more than once: x"]),
+]
+
+
+@pytest.mark.parametrize("services,expected", [b[1:] for b in BAD], ids=[b[0] for b in BAD])
+def test_the_role_refuses_a_bad_declaration_before_any_request(engine, ansible, services, expected):
+    engine.reset_requests()
+    out = ansible.run(INCLUDE_ROLE, vars={"lbaas_services": services})
+    assert out.rc != 0
+    failed = [r for r in out.records if r["status"] == "failed"]
+    assert len(failed) == 1 and not [r for r in out.records if r["task"].startswith(("Reconcile ", "Allocate "))]
+    message = failed[0]["result"]["msg"]
+    assert all(text in message for text in expected), message
+    assert engine.requests()["total"] == 0
+
+
+def test_the_role_argument_spec_matches_the_service_module():
+    """meta/argument_specs.yml repeats the service module's ports and servers suboptions so that a typo fails
+    before an address is allocated; this keeps the two from drifting apart."""
+    from ansible_collections.anxcloud.lbaas.plugins.modules.service import ServiceModule
+
+    with open(os.path.join(ROLE, "meta", "argument_specs.yml")) as handle:
+        role = yaml.safe_load(handle)["argument_specs"]["main"]["options"]["lbaas_services"]["options"]
+    module = ServiceModule.argument_spec
+
+    def shape(options):
+        return dict((name, (spec.get("type", "str"), spec.get("elements"), bool(spec.get("required")),
+                            spec.get("choices"), spec.get("default"))) for name, spec in options.items())
+    assert shape(role["ports"]["options"]) == shape(module["ports"]["options"])
+    assert shape(role["servers"]["options"]) == shape(module["servers"]["options"])
+    passed_through = set(role) - {"address_pool", "address_families"}
+    assert passed_through <= set(module), passed_through - set(module)
+    assert shape(dict((k, role[k]) for k in passed_through - {"addresses"})) == shape(
+        dict((k, module[k]) for k in passed_through - {"addresses"}))
