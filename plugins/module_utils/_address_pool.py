@@ -18,12 +18,16 @@ try:
 except ImportError:  # pragma: no cover - reported by the module base class
     netaddr = None
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import looks_like_id, owner_from_tags, owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._ippool import Pool
 
 FAMILIES = {"v4": 4, "v6": 6}
+NEW = "(new address)"        # identifier of an address this run plans to create (the check mode placeholder)
+REFUSED = None               # identifier of an address this run found taken when it tried to create it
+LOCAL_MARKERS = (NEW, REFUSED)
 
 
 def canonical(address):
@@ -54,17 +58,28 @@ class Prefix(object):
         return sorted(self.addresses, key=address_int)
 
 
-def _matches(listing, entry, client):
+def _matches(listing, index, entry, client):
+    if not entry:
+        # an empty tag_name would list every resource, so every prefix would join the pool
+        raise Failure("pool[%d]: an entry must not be empty" % index)
     if looks_like_id(entry):
         return [p for p in listing if p["identifier"] == entry]
-    if "/" in entry:
+    if "/" in entry:   # a tag cannot hold a "/" (it would split the Engine's tag path)
         try:
             wanted = netaddr.IPNetwork(entry).cidr
         except (netaddr.AddrFormatError, ValueError):
-            raise Failure("pool: '%s' is neither a prefix identifier, a CIDR nor a tag" % entry)
+            raise Failure("pool[%d]: '%s' is neither a prefix identifier, a CIDR nor a tag" % (index, entry))
         return [p for p in listing if netaddr.IPNetwork(p["name"]).cidr == wanted]
     tagged = set(r["identifier"] for r in client.resources_by_tag(entry))
     return [p for p in listing if p["identifier"] in tagged]
+
+
+def _nothing(entry):
+    if looks_like_id(entry):
+        return "no IPAM prefix has the identifier %s" % entry
+    if "/" in entry:
+        return "no IPAM prefix is %s" % entry
+    return "no IPAM prefix carries the tag %s" % entry
 
 
 def resolve(client, entries, family=None):
@@ -75,10 +90,9 @@ def resolve(client, entries, family=None):
     prefixes = []
     for index, entry in enumerate(entries):
         entry = str(entry).strip()
-        matches = _matches(listing, entry, client)
+        matches = _matches(listing, index, entry, client)
         if not matches:
-            raise Failure("pool[%d]: no IPAM prefix %s '%s' exists" % (
-                index, "carries the tag" if not (looks_like_id(entry) or "/" in entry) else "matches", entry))
+            raise Failure("pool[%d]: %s" % (index, _nothing(entry)))
         for match in matches:
             if match["identifier"] not in [p.id for p in prefixes]:
                 prefixes.append(Prefix(match))
@@ -104,10 +118,30 @@ def observe(client, prefixes):
     return prefixes
 
 
+def reread(client, prefix):
+    """Lists the prefix's address objects again (after a collision, to see every concurrent allocation at
+    once), keeping this run's own markers: addresses planned but not created yet, and refused ones."""
+    local = [(ip, s) for ip, summaries in prefix.addresses.items() for s in summaries
+             if s.get("identifier") in LOCAL_MARKERS]
+    observe(client, [prefix])
+    for ip, summary in local:
+        prefix.addresses.setdefault(ip, []).append(summary)
+    return prefix
+
+
 def description(owner):
     """What an allocation's address object says about its owner; it lets a run find an allocation whose
     tagging failed (the create went through, the tag did not) instead of leaking it."""
     return "anxcloud.lbaas: %s" % owner
+
+
+def _resource_or_none(client):
+    def get(ident):
+        try:
+            return client.resource_get(ident)
+        except NotFoundError:
+            return None   # released since the listing (a concurrent run): no longer there to count
+    return get
 
 
 def owned(client, prefixes, tag_prefix, owner):
@@ -123,23 +157,32 @@ def owned(client, prefixes, tag_prefix, owner):
                 elif summary.get("description_customer") == description(owner):
                     candidates.append((prefix, ip, summary))
     # Only an object with no owner tag at all is adopted; one another owner tagged stays theirs.
-    tags = client.map(client.resource_get, [s["identifier"] for _p, _ip, s in candidates])
-    untagged = [c for c, resource in zip(candidates, tags) if not owner_from_tags(tag_names(resource), tag_prefix)]
+    tags = client.map(_resource_or_none(client), [s["identifier"] for _p, _ip, s in candidates])
+    untagged = [c for c, resource in zip(candidates, tags)
+                if resource is not None and not owner_from_tags(tag_names(resource), tag_prefix)]
     return tagged, untagged
 
 
 def owners(client, prefix, prefix_tag):
-    """``(allocations by owner, unowned addresses)`` of one observed prefix (one tag read per address object)."""
+    """``(allocations by owner, unowned addresses)`` of one observed prefix (one tag read per address object);
+    an address object gone meanwhile is dropped from the prefix, so its counts agree."""
     summaries = [s for ip in prefix.taken() for s in prefix.addresses[ip]]
-    resources = client.map(client.resource_get, [s["identifier"] for s in summaries])
+    resources = client.map(_resource_or_none(client), [s["identifier"] for s in summaries])
     by_owner, unowned = {}, []
     for summary, resource in zip(summaries, resources):
+        if resource is None:
+            ip = canonical(summary["name"])
+            prefix.addresses[ip] = [s for s in prefix.addresses[ip] if s is not summary]
+            if not prefix.addresses[ip]:
+                del prefix.addresses[ip]
+            continue
         names = owner_from_tags(tag_names(resource), prefix_tag)
         for owner in names:
             by_owner.setdefault(owner, []).append(canonical(summary["name"]))
         if not names:
             unowned.append(canonical(summary["name"]))
-    return by_owner, unowned
+    # sorted like the summaries; an address with two untagged objects is listed once
+    return by_owner, sorted(set(unowned), key=address_int)
 
 
 def pools_for(prefixes, range_start=None, range_end=None, exclude=()):

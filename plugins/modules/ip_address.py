@@ -24,8 +24,9 @@ description:
     "one below the top" address stays usable. A V(/31) or V(/127) has both addresses usable,
     a V(/32) or V(/128) its one.
   - Safe against concurrent runs. An address the Engine refuses as taken is skipped; after creating, the module
-    reads the address back, and if another object holds it too, releases its own and tries the next one
-    (bounded to five attempts).
+    reads the address back, and if another object holds it too, releases its own and tries the next one.
+    After such a collision it reads the prefix again, so the next try skips every address allocated meanwhile.
+    Five attempts at most, then the module fails naming the pool.
   - The Engine's random reservation endpoint is not used, because its addresses expire and cannot be released.
 author:
   - anxcloud.lbaas contributors (@anxcloud)
@@ -34,7 +35,12 @@ options:
     description:
       - The prefixes of the pool. Each entry is a prefix identifier, a prefix in CIDR form, or a tag that
         prefixes carry (every prefix with that tag belongs to the pool).
-      - Prefixes are tried in the order given; a tag's prefixes in the Engine's order.
+      - An entry of 32 lower case hexadecimal characters is an identifier, one containing C(/) a CIDR (a tag
+        cannot contain C(/)), anything else a tag.
+      - One list rather than separate options for identifiers and tags, so that a pool can combine a tagged
+        set of prefixes with a single one, and a role can pass a pool through as one value.
+      - Prefixes are tried in the order given; a tag's prefixes in the Engine's order. An entry that matches
+        no prefix is an error, so a misspelt tag never makes an empty pool.
     type: list
     elements: str
     required: true
@@ -137,7 +143,7 @@ addresses:
   elements: dict
   contains:
     address: {description: The address in canonical text form., type: str}
-    id: {description: "Identifier of the address object; a placeholder like C((new address)) in check mode.", type: str}
+    id: {description: "Identifier of the address object; in check mode the placeholder \"(new address)\" for one to be created.", type: str}
     prefix: {description: The prefix in CIDR form., type: str}
     prefix_id: {description: Identifier of the prefix., type: str}
     family: {description: V(v4) or V(v6)., type: str}
@@ -156,20 +162,28 @@ plan:
   sample: [{action: allocate, address: 198.51.100.2, prefix: 198.51.100.0/24, reason: owner shop holds 0 of 1 v4 address(es)}]
   contains:
     action: {description: "V(allocate), V(release), or V(adopt) (tag an untagged address object created for the owner).", type: str}
+    address: {description: The address., type: str}
+    prefix: {description: The prefix in CIDR form., type: str}
+    id: {description: Identifier of the address object to release or adopt; V(null) for an allocation., type: str}
+    reason: {description: Why., type: str}
+diff:
+  description: The owner's addresses before and after, in the same shape; equal when nothing changed.
+  returned: when diff mode is on
+  type: dict
+  sample: {before: {owner: shop, family: v4, addresses: []}, after: {owner: shop, family: v4, addresses: [198.51.100.2]}}
 """
 
 import random
 import time
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import (
-    address_int, canonical, description, observe, owned, pools_for, resolve)
+    NEW, REFUSED, address_int, canonical, description, observe, owned, pools_for, reread, resolve)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import ValidationFailedError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_tag
 
 ATTEMPTS = 5
-NEW = "(new address)"
 
 
 def entry(prefix, ip, ident):
@@ -281,8 +295,10 @@ class IpAddressModule(AnxcloudModule):
                     prefix.addresses[ip] = [created]
                     return entry(prefix, ip, ident)
                 client.address_delete(ident)   # two objects at one address: give it up, as the later one
-            prefix.addresses.setdefault(ip, []).append({"identifier": None, "name": ip})
+            prefix.addresses.setdefault(ip, []).append({"identifier": REFUSED, "name": ip})
             time.sleep(random.uniform(0.05, 0.25) * attempt)   # two losers must not collide again in step
+            # Whoever beat us may not be alone: read the prefix again so the next pick skips them all.
+            reread(client, prefix)
             prefix, ip = self._pick(pools)
         raise Failure("could not allocate an address for %s: %d attempts collided with concurrent allocations in pool %s"
                       % (self.params["owner"], ATTEMPTS, ", ".join(pr.cidr for pr, _pool in pools)))

@@ -15,7 +15,10 @@ description:
   - Per prefix of the pool, its size, usable addresses, used and free ones, and the allocations grouped by owner
     (the owner tag C(<tag_prefix>-svc=<owner>) that M(anxcloud.lbaas.ip_address) puts on address objects).
   - The usable range follows M(anxcloud.lbaas.ip_address). Address objects without an owner tag (network,
-    gateway, addresses made by other tools) are listed under RV(prefixes[].unowned).
+    gateway, addresses made by other tools) count as used and are listed under RV(prefixes[].unowned), apart
+    from RV(prefixes[].allocations), so that no made-up owner name (like C(null) or C(untagged)) can clash with a
+    real one and every key of RV(prefixes[].allocations) is an owner M(anxcloud.lbaas.ip_address) accepts.
+  - Reads one core resource per address object (the Engine lists tags only per object), concurrently.
 author:
   - anxcloud.lbaas contributors (@anxcloud)
 options:
@@ -65,15 +68,18 @@ prefixes:
     family: {description: V(v4) or V(v6)., type: str}
     size: {description: Addresses in the prefix., type: int}
     usable: {description: Addresses allocation may hand out (network and last address excluded)., type: int}
-    used: {description: Address objects in the prefix (each distinct address counted once)., type: int}
-    free: {description: Usable addresses without an address object., type: int}
-    allocations: {description: Owner -> its addresses in the prefix., type: dict}
-    unowned: {description: Addresses with an address object but no owner tag., type: list, elements: str}
+    used: {description: "Addresses with an address object, each distinct address counted once, including the network and
+           broadcast objects outside the usable range (so RV(prefixes[].used) + RV(prefixes[].free) can exceed
+           RV(prefixes[].usable)).", type: int}
+    free: {description: Usable addresses without an address object (what M(anxcloud.lbaas.ip_address) can still hand out
+           without bounds or exclusions)., type: int}
+    allocations: {description: "Owner -> its addresses in the prefix, sorted; owners sorted by name.", type: dict}
+    unowned: {description: "Addresses with an address object but no owner tag, sorted.", type: list, elements: str}
   sample: [{id: 0a11ce11000000000000000000000001, prefix: 198.51.100.0/24, family: v4, size: 256, usable: 254,
             used: 4, free: 251, allocations: {shop: [198.51.100.2]}, unowned: [198.51.100.0, 198.51.100.1, 198.51.100.255]}]
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import observe, owners, resolve
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import address_int, observe, owners, resolve
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._ippool import Pool
 
@@ -90,12 +96,12 @@ class IpPoolInfoModule(AnxcloudModule):
         out = []
         for prefix in prefixes:
             pool = Pool(prefix.cidr)
-            taken = prefix.taken()
             by_owner, unowned = owners(self.client, prefix, self.params["tag_prefix"])
+            taken = prefix.taken()
             out.append(dict(
                 id=prefix.id, prefix=prefix.cidr, family=prefix.family, size=pool.size, usable=pool.usable,
                 used=len(taken), free=pool.usable - len([ip for ip in taken if pool.contains(ip)]),
-                allocations=dict((owner, sorted(set(ips), key=taken.index)) for owner, ips in sorted(by_owner.items())),
+                allocations=dict((owner, sorted(set(ips), key=address_int)) for owner, ips in sorted(by_owner.items())),
                 unowned=unowned,
             ))
         self.result["prefixes"] = out

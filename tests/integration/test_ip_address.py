@@ -1,11 +1,12 @@
 """ip_address and ip_pool_info against the local Engine: idempotent allocation per owner and family,
 release, check mode that reserves nothing, concurrent allocations, exhaustion and invalid pools."""
-import threading
+from concurrent.futures import ThreadPoolExecutor
 
 from .conftest import Ansible
 
 V4 = "0a11ce11000000000000000000000001"   # 127.0.10.0/24, tagged anxlb-pool=demo (seeds/default.yml)
 V6 = "0a11ce11000000000000000000000002"   # fd00:10::/64, same tag
+LOCATION = "52b5f6b2fd3a4e5d8f4b7a9c3e1d0f11"   # the local Engine's default location
 
 
 def addresses(engine, prefix=V4):
@@ -26,6 +27,18 @@ OMIT = object()
 def task(**options):
     args = dict({"pool": ["anxlb-pool=demo"], "owner": "web", "family": "v4"}, **options)
     return {"anxcloud.lbaas.ip_address": dict((k, v) for k, v in args.items() if v is not OMIT)}
+
+
+def parallel(engine, tmp_path, plays):
+    """Runs ``(tasks, check)`` pairs as concurrent ansible-playbook processes; their Runs in order."""
+    def run(numbered):
+        index, (tasks, check) = numbered
+        path = tmp_path / ("parallel%d" % index)
+        path.mkdir()
+        return Ansible(engine, path).run(tasks, check=check)
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        return list(pool.map(run, enumerate(plays)))
 
 
 def cycle(ansible, engine, options):
@@ -50,6 +63,8 @@ def cycle(ansible, engine, options):
 
 
 def test_allocate_rerun_and_release(engine, ansible):
+    other = ansible.run(task(owner="api", pool=["127.0.10.0/24"])).last["addresses"]   # a pool entry by CIDR
+    assert [a["address"] for a in other] == ["127.0.10.2"]
     taken_before = addresses(engine)
     check, real = cycle(ansible, engine, {})
     assert check["addresses"] == [{"address": real["addresses"][0]["address"], "id": "(new address)",
@@ -62,7 +77,8 @@ def test_allocate_rerun_and_release(engine, ansible):
                              "after": {"owner": "web", "family": "v4", "addresses": [allocated["address"]]}}
     check, real = cycle(ansible, engine, {"state": "absent"})
     assert [(a["action"], a["address"]) for a in check["plan"]] == [("release", allocated["address"])]
-    assert real["addresses"] == [] and addresses(engine) == taken_before
+    assert real["addresses"] == [] and addresses(engine) == taken_before   # api's address is still there
+    assert tags_of(engine, other[0]["id"]) == ["anxlb-svc=api"]
 
 
 def test_first_free_skips_taken_addresses_and_honours_range_exclusions_and_last(engine, ansible):
@@ -94,24 +110,72 @@ def test_count_grows_and_shrinks_and_v6_is_its_own_family(engine, ansible):
     assert addresses(engine, V6) == ["fd00:10::", "fd00:10::1"]
 
 
-def test_two_owners_allocating_at_the_same_time_get_different_addresses(engine, tmp_path):
-    runs = {}
-
-    def allocate(owner):
-        path = tmp_path / owner
-        path.mkdir()
-        runs[owner] = Ansible(engine, path).run(task(owner=owner))
-
-    threads = [threading.Thread(target=allocate, args=(owner,)) for owner in ("blue", "green", "red")]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=300)
-    got = dict((owner, run.last["addresses"][0]["address"]) for owner, run in runs.items() if not run.failed())
-    assert sorted(got) == ["blue", "green", "red"], runs
-    assert len(set(got.values())) == 3
+def test_owners_allocating_at_the_same_time_get_different_addresses(engine, tmp_path):
+    # Every POST waits 3 s in the Engine, so runs started together all observe the pool before any
+    # address exists: they plan the same address, and only the Engine's refusal tells them apart.
+    seeded = addresses(engine)
+    engine.set_faults({"latency": {"POST": 3}})
+    owners = ("blue", "green", "red")
+    runs = dict(zip(owners, parallel(engine, tmp_path, [(task(owner=owner), False) for owner in owners])))
     for owner, run in runs.items():
-        assert tags_of(engine, run.last["addresses"][0]["id"]) == ["anxlb-svc=%s" % owner]
+        assert not run.failed(), run
+        (allocated,) = run.last["addresses"]
+        assert allocated["address"] in ("127.0.10.2", "127.0.10.3", "127.0.10.4")
+        assert tags_of(engine, allocated["id"]) == ["anxlb-svc=%s" % owner]
+    got = [run.last["addresses"][0]["address"] for run in runs.values()]
+    assert len(set(got)) == 3
+    assert addresses(engine) == sorted(seeded + got)   # nothing left behind by the losers
+    refused = [r for r in engine.requests()["log"]
+               if r["method"] == "POST" and r["path"].startswith("/api/ipam/v1/address.json") and r["status"] == 422]
+    assert refused, "the runs did not overlap, so the collision path was not exercised"
+    engine.clear_faults()
+    for owner, run in runs.items():   # each keeps its own address on a rerun
+        assert ansible_run(engine, tmp_path, owner).last["addresses"] == run.last["addresses"]
+
+
+def ansible_run(engine, tmp_path, owner):
+    path = tmp_path / ("rerun-" + owner)
+    path.mkdir()
+    return Ansible(engine, path).run(task(owner=owner))
+
+
+def tiny_prefix(engine, tag):
+    """A new /30 (network, gateway and broadcast objects: one free address) carrying ``tag``."""
+    resp = engine.api("POST", "/api/ipam/v1/prefix.json", json={
+        "location": LOCATION, "version": 4, "netmask": 30, "type": 1, "create_empty": True})
+    resp.raise_for_status()
+    ident = resp.json()["identifier"]
+    engine.api("POST", "/api/core/v1/resource.json/%s/tags/%s" % (ident, tag), json="").raise_for_status()
+    return ident, engine.api("GET", "/api/ipam/v1/prefix.json/" + ident).json()["name"]
+
+
+def test_a_tiny_pool_runs_out_with_a_message_naming_its_prefixes_and_changes_nothing(engine, ansible):
+    (id1, cidr1), (id2, cidr2) = tiny_prefix(engine, "anxlb-pool=tiny"), tiny_prefix(engine, "anxlb-pool=tiny")
+    assert (cidr1, cidr2) == ("127.128.0.0/30", "127.128.0.4/30")
+    seen = (addresses(engine, id1), addresses(engine, id2))
+    exhausted = ("every prefix of the pool is exhausted: "
+                 "pool 127.128.0.0/30 is exhausted: no free address in 127.128.0.1-127.128.0.2 "
+                 "(2 of them taken, excluded: none); "
+                 "pool 127.128.0.4/30 is exhausted: no free address in 127.128.0.5-127.128.0.6 "
+                 "(2 of them taken, excluded: none)")
+    engine.reset_requests()
+    for check_mode in (True, False):   # three wanted, two free: nothing is allocated, not even the two
+        run = ansible.run(task(pool=["anxlb-pool=tiny"], count=3), check=check_mode)
+        assert run.failed() and run.last["msg"] == exhausted, run.last
+    assert engine.mutating_requests() == 0 and (addresses(engine, id1), addresses(engine, id2)) == seen
+    check, real = cycle(ansible, engine, {"pool": ["anxlb-pool=tiny"], "count": 2})
+    assert [a["address"] for a in real["addresses"]] == ["127.128.0.2", "127.128.0.6"]
+    assert [a["prefix"] for a in real["addresses"]] == [cidr1, cidr2] and real["prefix"] == cidr1
+    engine.reset_requests()
+    run = ansible.run(task(pool=["anxlb-pool=tiny"], owner="late"))
+    assert run.failed() and run.last["msg"] == exhausted
+    run = ansible.run(task(pool=[id2], owner="late"))   # one prefix: its own message
+    assert run.failed() and run.last["msg"] == ("pool 127.128.0.4/30 is exhausted: no free address in "
+                                                "127.128.0.5-127.128.0.6 (2 of them taken, excluded: none)")
+    assert engine.mutating_requests() == 0
+    info = ansible.run({"anxcloud.lbaas.ip_pool_info": {"pool": ["anxlb-pool=tiny"]}}).last["prefixes"]
+    assert [(p["prefix"], p["size"], p["usable"], p["used"], p["free"], p["allocations"]) for p in info] == [
+        (cidr1, 4, 2, 4, 0, {"web": ["127.128.0.2"]}), (cidr2, 4, 2, 4, 0, {"web": ["127.128.0.6"]})]
 
 
 def test_exhaustion_fails_naming_the_pool_and_changes_nothing(engine, ansible):
@@ -124,25 +188,39 @@ def test_exhaustion_fails_naming_the_pool_and_changes_nothing(engine, ansible):
     assert engine.mutating_requests() == 0 and addresses(engine) == before
 
 
-def test_invalid_pools_and_options_fail_with_clear_messages(engine, ansible):
+def test_invalid_pools_and_options_fail_with_clear_messages(engine, ansible, tmp_path):
     cases = [
         ({"pool": ["0a11ce11000000000000000000000099"]},
-         "pool[0]: no IPAM prefix matches '0a11ce11000000000000000000000099' exists"),
-        ({"pool": ["anxlb-pool=nothing"]}, "pool[0]: no IPAM prefix carries the tag 'anxlb-pool=nothing' exists"),
-        ({"pool": ["10.0.0.0/8"]}, "pool[0]: no IPAM prefix matches '10.0.0.0/8' exists"),
+         "pool[0]: no IPAM prefix has the identifier 0a11ce11000000000000000000000099"),
+        ({"pool": ["anxlb-pool=nothing"]}, "pool[0]: no IPAM prefix carries the tag anxlb-pool=nothing"),
+        ({"pool": [V4, "10.0.0.0/8"]}, "pool[1]: no IPAM prefix is 10.0.0.0/8"),
+        ({"pool": ["10.0.0/33"]}, "pool[0]: '10.0.0/33' is neither a prefix identifier, a CIDR nor a tag"),
+        ({"pool": [V4, ""]}, "pool[1]: an entry must not be empty"),
+        ({"pool": []}, "pool must name at least one prefix (an identifier, a CIDR or a tag)"),
         ({"pool": [V4], "family": "v6"}, "pool has no IPv6 prefix (it has 127.0.10.0/24)"),
         ({"range_start": "127.0.11.1"},
          "range_start: 127.0.11.1 is outside the usable range 127.0.10.1-127.0.10.254 of pool 127.0.10.0/24"),
         ({"pool": [V4], "exclude": ["not-an-ip"]}, "exclude: 'not-an-ip' is not a valid address or CIDR"),
+        ({"range_start": "127.0.10.9", "range_end": "127.0.10.8"},
+         "range_start 127.0.10.9 lies above range_end 127.0.10.8 in pool 127.0.10.0/24"),
+        ({"family": "v6", "range_end": "fd00:10::ffff:ffff:ffff:ffff"},
+         "range_end: fd00:10::ffff:ffff:ffff:ffff is outside the usable range fd00:10::1-fd00:10::ffff:ffff:ffff:fffe "
+         "of pool fd00:10::/64"),
         ({"count": -1}, "count must not be negative, got -1"),
+        ({"owner": " "}, "owner must not be empty"),
         ({"family": OMIT}, "family is required: pool has prefixes of both families (127.0.10.0/24, fd00:10::/64)"),
+        ({"strategy": "random"}, "value of strategy must be one of: first, last, got: random"),
+        ({"owner": OMIT}, "missing required arguments: owner"),
     ]
     before = addresses(engine)
     engine.reset_requests()
-    for options, message in cases:
-        run = ansible.run(task(**options))
+    runs = parallel(engine, tmp_path, [(task(**options), check_mode) for options, _m in cases for check_mode in (False, True)])
+    for (options, message), run in zip([c for c in cases for _twice in (1, 2)], runs):
         assert run.failed() and run.last["msg"] == message, (options, run.last)
         assert "Traceback" not in run.proc.stdout + run.proc.stderr
+        assert engine.token not in run.proc.stdout + run.proc.stderr
+    bad_info = ansible.run({"anxcloud.lbaas.ip_pool_info": {"pool": ["anxlb-pool=nothing"]}})
+    assert bad_info.failed() and bad_info.last["msg"] == "pool[0]: no IPAM prefix carries the tag anxlb-pool=nothing"
     assert engine.mutating_requests() == 0 and addresses(engine) == before
 
 

@@ -15,15 +15,22 @@ PREFIX = {"identifier": "p" * 32, "name": "192.0.2.0/29"}
 class Client(object):
     """Addresses per IP; ``intruders`` puts another owner's object next to ours at those IPs."""
 
-    def __init__(self, intruders=(), refused=()):
+    def __init__(self, intruders=(), refused=(), meanwhile=()):
         self.objects = {}
         self.intruders = set(intruders)
         self.refused = set(refused)
+        self.meanwhile = list(meanwhile)   # other runs' allocations that land during our first create
         self.calls = []
         self.ids = iter("%032x" % i for i in range(1, 100))
 
+    def map(self, fn, items):
+        return [fn(i) for i in items]
+
     def address_create(self, prefix_id, ip, description=""):
         self.calls.append(("create", ip))
+        for other in self.meanwhile:
+            self.objects["other-" + other] = other
+        self.meanwhile = []
         if ip in self.refused:
             raise ValidationFailedError("in use", status=422, method="POST", path="/a")
         ident = next(self.ids)
@@ -36,7 +43,8 @@ class Client(object):
         self.calls.append(("tag", ident))
 
     def address_list(self, prefix=None, search=None):
-        return [{"identifier": i, "name": ip} for i, ip in self.objects.items() if search in ip]
+        self.calls.append(("list", search))
+        return [{"identifier": i, "name": ip} for i, ip in self.objects.items() if (search or "") in ip]
 
     def address_delete(self, ident):
         self.calls.append(("delete", self.objects.pop(ident)))
@@ -67,8 +75,8 @@ def test_a_second_object_at_our_address_makes_us_give_it_up_and_take_the_next():
     pools, planned = plan(mod, Prefix(PREFIX))
     got = mod._allocate(pools, planned)
     assert got["address"] == "192.0.2.2"
-    assert client.calls[:4] == [("create", "192.0.2.1"), ("tag", "%032x" % 1), ("delete", "192.0.2.1"),
-                                ("create", "192.0.2.2")]
+    assert client.calls[:6] == [("create", "192.0.2.1"), ("tag", "%032x" % 1), ("list", "192.0.2.1"),
+                                ("delete", "192.0.2.1"), ("list", None), ("create", "192.0.2.2")]
     assert sorted(client.objects.values()) == ["192.0.2.1", "192.0.2.2"]   # the other owner's and ours
 
 
@@ -77,6 +85,26 @@ def test_an_address_the_engine_refuses_as_taken_is_skipped():
     mod = module(client)
     pools, planned = plan(mod, Prefix(PREFIX))
     assert mod._allocate(pools, planned)["address"] == "192.0.2.3"
+
+
+def test_after_a_collision_the_prefix_is_read_again_so_every_allocation_made_meanwhile_is_skipped():
+    # We plan 192.0.2.1; while we create it, other runs take .1, .2 and .3.
+    client = Client(refused={"192.0.2.1"}, meanwhile=["192.0.2.1", "192.0.2.2", "192.0.2.3"])
+    mod = module(client)
+    pools, planned = plan(mod, Prefix(PREFIX))
+    assert mod._allocate(pools, planned)["address"] == "192.0.2.4"
+    assert [c for c in client.calls if c[0] in ("create", "list")] == [
+        ("create", "192.0.2.1"), ("list", None), ("create", "192.0.2.4"), ("list", "192.0.2.4")]
+
+
+def test_addresses_planned_for_later_in_the_run_survive_the_reread():
+    client = Client(refused={"192.0.2.1"})
+    mod = module(client)
+    prefix = Prefix(PREFIX)
+    pools = pools_for([prefix])
+    prefix.addresses["192.0.2.2"] = [{"identifier": ip_address.NEW, "name": "192.0.2.2"}]   # the run's 2nd address
+    got = mod._allocate(pools, {"address": "192.0.2.1", "prefix_id": prefix.id})
+    assert got["address"] == "192.0.2.3" and prefix.addresses["192.0.2.2"][0]["identifier"] == ip_address.NEW
 
 
 def test_collisions_are_bounded():
