@@ -343,8 +343,9 @@ class EngineClient(object):
         return self.request("POST", self.lbaas_path(kind), body=link_ids(body))
 
     def lbaas_update(self, kind, ident, body):
-        """PUT (the Engine merges: missing keys keep their value); returns the full object."""
-        return self.request("PUT", self.lbaas_path(kind, ident), body=link_ids(body))
+        """PUT of the whole object with ``"state": "0"``, as go-anxcloud's generic client sends every update
+        (pkg/apis/lbaas/v1/helper.go): the LBaaS API deploys updates that carry state 0. Returns the object."""
+        return self.request("PUT", self.lbaas_path(kind, ident), body=dict(link_ids(body), state="0"))
 
     def lbaas_redeploy(self, kind, ident):
         """Asks the Engine to deploy the object again (state "0"): the way out of DeploymentError."""

@@ -12,7 +12,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KIN
 
 def render(obj, tags=None, prefix="anxlb"):
     """An object as the info modules return it: fields, the state title, and the owner when tags are known."""
-    out = dict((k, v) for k, v in obj.items() if k not in ("kind", "state", "tags"))
+    out = dict((k, v) for k, v in obj.items() if k not in ("kind", "state", "tags", "raw"))
     out["state"] = (obj.get("state") or {}).get("title")
     if tags is not None:
         owners = owner_from_tags(tags, prefix)

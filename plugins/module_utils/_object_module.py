@@ -14,7 +14,7 @@ user set (normalized), then predict (check mode) or apply and wait, through the 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lookup import LABELS, describe, find_one
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lookup import LABELS, describe, find_by_name, find_one
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import (
     owner_from_tags, owner_tag, state_class)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import (
@@ -49,6 +49,7 @@ class ObjectState(object):
         self.parent = parent
         self.obj = obj
         self.links = links
+        self.blockers = []        # (kind, {identifier, name}) still attached to an object to delete
         self.world = {obj["id"]: obj} if obj else {}
 
 
@@ -115,8 +116,25 @@ class LbaasObjectModule(AnxcloudModule):
                 raise Failure("id: no %s with id %s exists" % (LABELS[self.kind.name], p["id"]))
         if parent is None or parent.get("missing"):
             return None
-        return find_one(self.client, self.kind.name, p["name"], parent=parent, option="name", missing_ok=True,
-                        allow_id=False)
+        found = find_one(self.client, self.kind.name, p["name"], parent=parent, option="name", missing_ok=True,
+                         allow_id=False)
+        if found is None and p["recreate"] and parent.get("load_balancer"):
+            found = self.find_elsewhere(parent)
+        return found
+
+    def find_elsewhere(self, parent):
+        """A move by name: the object under another parent on the same load balancer (recreate=true)."""
+        kind = self.kind
+        siblings = [i for i in self.client.lbaas_list(kind.parent_kind, load_balancer=parent["load_balancer"])
+                    if i["identifier"] != parent["id"]]
+        found = [o for batch in self.client.map(
+            lambda s: find_by_name(self.client, kind.name, self.params["name"], {"id": s["identifier"]}), siblings)
+            for o in batch]
+        if len(found) > 1:
+            raise Failure("name: %d %ss named '%s' on other %ss of this load balancer (ids %s); give the id to move one"
+                          % (len(found), LABELS[kind.name], self.params["name"], LABELS[kind.parent_kind],
+                             ", ".join(sorted(o["id"] for o in found))))
+        return found[0] if found else None
 
     def observe(self):
         parent = self.resolve_parent()
@@ -126,7 +144,25 @@ class LbaasObjectModule(AnxcloudModule):
                                  for t in self.client.resource_get(obj["id"]).get("tags") or [])
         if parent is None and obj is not None:   # addressed by id alone: the object names its parent
             parent = {"kind": self.kind.parent_kind, "id": obj[self.kind.parent], "name": obj[self.kind.parent]}
-        return ObjectState(parent, obj, self.resolve_links(parent))
+        state = ObjectState(parent, obj, self.resolve_links(parent))
+        if obj is not None and self.params["state"] == "absent":
+            state.blockers = self.blockers(obj)
+        return state
+
+    def blockers(self, obj):
+        """What still hangs on the object, which the Engine would refuse to delete it for (409)."""
+        client = self.client
+        if self.kind.name == "frontend":
+            return [("bind", i) for i in client.lbaas_list("bind", frontend=obj["id"])]
+        if self.kind.name == "backend":
+            found = [("server", i) for i in client.lbaas_list("server", backend=obj["id"])]
+            frontends = client.lbaas_get_many("frontend", [
+                i["identifier"] for i in client.lbaas_list("frontend", load_balancer=obj["load_balancer"])])
+            found += [("frontend", f) for f in frontends
+                      if ((f.get("default_backend") or {}).get("identifier") if isinstance(f.get("default_backend"), dict)
+                          else f.get("default_backend")) == obj["id"]]
+            return found
+        return []
 
     # ---- plan ----------------------------------------------------------------------------------
     def owner_tags(self):
@@ -149,11 +185,19 @@ class LbaasObjectModule(AnxcloudModule):
         p = self.params
         kind = self.kind
         obj = state.obj
+        lb = self.lb_of(state)
         if p["state"] == "absent":
             if obj is None:
                 return Plan()
             self.check_owner(obj, "delete")
-            return Plan([Action(DELETE, kind, obj, reason="state=absent")])
+            if state.blockers:
+                # The Engine would answer 409: say so now, the same in check mode as in a real run.
+                raise Failure("%s (%s) cannot be deleted: %s still use%s it; delete %s first" % (
+                    describe(kind.name, obj), obj["id"],
+                    ", ".join("%s '%s' (%s)" % (LABELS[k], i.get("name"), i.get("identifier")) for k, i in state.blockers),
+                    "s" if len(state.blockers) == 1 else "", "it" if len(state.blockers) == 1 else "those"),
+                    blockers=[dict(type=k, id=i.get("identifier"), name=i.get("name")) for k, i in state.blockers])
+            return Plan([Action(DELETE, kind, obj, reason="state=absent", lb=lb)])
 
         desired = self.desired_fields()
         desired.update(state.links)
@@ -162,7 +206,7 @@ class LbaasObjectModule(AnxcloudModule):
         if obj is None:
             return Plan([self.create(p["name"], parent_id, desired, tags,
                                      "no %s named '%s' on %s" % (LABELS[kind.name], p["name"],
-                                                                 describe(kind.parent_kind, state.parent)))])
+                                                                 describe(kind.parent_kind, state.parent)), lb)])
         self.check_owner(obj, "change")
         if parent_id != obj[kind.parent]:
             if not p["recreate"]:
@@ -171,32 +215,41 @@ class LbaasObjectModule(AnxcloudModule):
             merged = dict((f, obj.get(f)) for f in kind.fields)
             merged.update(desired)
             self.recreated = p["name"] or obj["name"]
-            return Plan([Action(DELETE, kind, obj, reason="recreate=true: moving to another %s" % kind.parent),
-                         self.create(self.recreated, parent_id, merged, tags, "recreated under the new %s"
-                                     % kind.parent)])
+            create = self.create(self.recreated, parent_id, merged, tags, "recreated under the new %s" % kind.parent, lb)
+            old = Action(DELETE, kind, obj, reason="recreate=true: moved to another %s" % kind.parent, lb=lb)
+            old.after = create   # the new object exists before the old one goes
+            return Plan([create, old])
         changes = dict((f, (obj.get(f), v)) for f, v in desired.items() if obj.get(f) != v)
         if p["name"] and p["name"] != obj["name"]:
             changes["name"] = (obj["name"], p["name"])
         missing_tags = [t for t in tags if t not in obj.get("tags", [])]
         if changes:
-            return Plan([Action(UPDATE, kind, obj, changes, tags=missing_tags,
+            return Plan([Action(UPDATE, kind, obj, changes, tags=missing_tags, lb=lb,
                                 reason="differs in %s" % ", ".join(sorted(changes)))])
         if missing_tags:
-            return Plan([Action(TAG, kind, obj, tags=missing_tags, reason="owner tag missing")])
+            return Plan([Action(TAG, kind, obj, tags=missing_tags, reason="owner tag missing", lb=lb)])
         cls = state_class(obj["state"])
         if cls == "error":
-            return Plan([Action(REDEPLOY, kind, obj, reason="the object is in %s" % obj["state"]["title"])])
+            return Plan([Action(REDEPLOY, kind, obj, reason="the object is in %s" % obj["state"]["title"], lb=lb)])
         if cls == "pending":
             return Plan(waits=[(kind.name, obj["id"], obj["name"])])
         return Plan()
 
-    def create(self, name, parent_id, fields, tags, reason):
+    def create(self, name, parent_id, fields, tags, reason, lb=None):
         kind = self.kind
         new = {"kind": kind.name, "id": placeholder(kind.name, name), "name": name, kind.parent: parent_id}
         for field in kind.fields:
             new[field] = fields.get(field)
         changes = dict((f, (None, v)) for f, v in new.items() if f not in ("kind", "id") and v is not None)
-        return Action(CREATE, kind, new, changes, reason=reason, tags=tags)
+        return Action(CREATE, kind, new, changes, reason=reason, tags=tags, lb=lb)
+
+    def lb_of(self, state):
+        """The load balancer the object is on, for the plan: the parent itself, or the parent's load balancer."""
+        parent = state.parent or {}
+        if self.kind.parent == "load_balancer":
+            return {"id": parent.get("id"), "name": parent.get("name")}
+        scope = self.params.get(self.scope_option) if self.scope_option else None
+        return {"id": parent.get("load_balancer"), "name": scope or parent.get("load_balancer")}
 
     # ---- result --------------------------------------------------------------------------------
     def render(self, obj, with_state=True):

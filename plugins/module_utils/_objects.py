@@ -58,6 +58,20 @@ def _timeout_text(value):
     return None if value in (None, "") else str(value)
 
 
+def _opt_text(value):
+    # The Engine omits (or answers "") an optional text it does not hold: all mean "unset".
+    return None if value in (None, "") else str(value)
+
+
+def _opt_count(value):
+    # server_timeout is "omitted when 0" by go-anxcloud: 0 and absent both mean "unset".
+    return None if value in (None, "", 0, "0") else int(value)
+
+
+# Keys of an Engine answer a client never sends back (go-anxcloud drops them from request bodies).
+READ_ONLY = ("customer_identifier", "reseller_identifier", "state", "automation_rules")
+
+
 class Kind(object):
     """One LBaaS object type."""
 
@@ -98,14 +112,33 @@ class Kind(object):
                 value = self.fields[field](value)
             out[field] = value
         out["state"] = state_of(obj)
+        out["raw"] = dict(obj)   # the Engine's own answer: the base of a whole-object PUT
         return out
 
     def to_engine(self, desired):
-        """A request body: links as identifier strings, unset (None) fields left out."""
+        """A create body: links as identifier strings, unset (None) fields left out."""
         body = {}
         for key in ["name", self.parent] + list(self.fields):
             if key and desired.get(key) is not None:
                 body[key] = desired[key]
+        return body
+
+    def update_body(self, obj, changes=None):
+        """The whole object for a PUT, as go-anxcloud's generic client sends it (pkg/apis/lbaas/v1/helper.go):
+        the Engine's last answer without its read-only keys, links as identifiers, ``changes``
+        (field -> new value) applied. A field set back to unset travels as JSON null: omitting it would
+        leave the old value in place on an Engine that merges PUT bodies."""
+        body = dict((k, v) for k, v in (obj.get("raw") or {}).items() if k not in READ_ONLY)
+        body["identifier"] = obj["id"]
+        body["name"] = obj.get("name")
+        for key in [self.parent] + list(self.fields):
+            if key and key not in body:
+                body[key] = obj.get(key)
+        for key in [self.parent] + list(self.links):
+            if key:
+                body[key] = link_id(body.get(key))
+        for field, value in (changes or {}).items():
+            body[field] = value
         return body
 
 
@@ -136,14 +169,14 @@ def state_class(state):
 
 LOADBALANCER = Kind("loadbalancer", None, None, {"ip_address": _str})
 BACKEND = Kind("backend", "load_balancer", "loadbalancer",
-               {"mode": _str, "health_check": _str, "server_timeout": _int},
+               {"mode": _str, "health_check": _opt_text, "server_timeout": _opt_count},
                resource_type="33164a3066a04a52be43c607f0c5dd8c")
 FRONTEND = Kind("frontend", "load_balancer", "loadbalancer",
                 {"mode": _str, "default_backend": link_id, "client_timeout": _timeout_text},
                 links={"default_backend": "backend"},
                 resource_type="da9d14b9d95840c08213de67f9cee6e2")
 BIND = Kind("bind", "frontend", "frontend",
-            {"address": _str, "port": _int, "ssl": _bool, "ssl_certificate_path": _str},
+            {"address": _str, "port": _int, "ssl": _bool, "ssl_certificate_path": _opt_text},
             resource_type="bd24def982aa478fb3352cb5f49aab47")
 SERVER = Kind("server", "backend", "backend",
               {"ip": _str, "port": _int, "check": _str},

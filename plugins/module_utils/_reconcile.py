@@ -16,7 +16,7 @@ import copy
 import time
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import (
-    ConflictError, EngineConnectionError, ServerError)
+    ConflictError, EngineConnectionError, EngineError, NotFoundError, RateLimitedError, ServerError)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import DELETE_ORDER, DEPENDENCY_ORDER, KINDS
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._wait import Target, Waiter
@@ -38,13 +38,16 @@ def is_placeholder(value):
 class Action(object):
     """One step of a plan. ``obj`` is the flat object: desired for create, observed otherwise."""
 
-    def __init__(self, op, kind, obj, changes=None, reason="", tags=()):
+    def __init__(self, op, kind, obj, changes=None, reason="", tags=(), lb=None):
         self.op = op
         self.kind = KINDS[kind] if isinstance(kind, str) else kind
         self.obj = obj
         self.changes = changes or {}
         self.reason = reason
         self.tags = list(tags)
+        self.lb = lb              # the load balancer the object is on ({id, name}), when known
+        self.premise = None       # the object whose ownership this write relies on (its own tag or its parent's)
+        self.after = None         # another action that must have run first (a move creates before it deletes)
 
     @property
     def id(self):
@@ -52,6 +55,7 @@ class Action(object):
 
     def to_dict(self):
         return {
+            "load_balancer": (self.lb or {}).get("name"),
             "action": self.op,
             "type": self.kind.name,
             "name": self.obj.get("name"),
@@ -76,12 +80,28 @@ class Plan(list):
         return [a.to_dict() for a in self]
 
     def ordered(self):
-        """Deletes first, children before parents; then creates/updates, parents before children."""
+        """Deletes first, children before parents; then creates/updates, parents before children; last
+        the deletes that must wait for a create (a move: the new object exists before the old one goes)."""
         rank = dict((k, i) for i, k in enumerate(DELETE_ORDER))
         deps = dict((k, i) for i, k in enumerate(DEPENDENCY_ORDER))
-        deletes = sorted((a for a in self if a.op == DELETE), key=lambda a: rank[a.kind.name])
+        deletes = sorted((a for a in self if a.op == DELETE and a.after is None), key=lambda a: rank[a.kind.name])
         rest = sorted((a for a in self if a.op != DELETE), key=lambda a: deps[a.kind.name])
-        return Plan(deletes + rest, self.waits)
+        late = sorted((a for a in self if a.op == DELETE and a.after is not None), key=lambda a: rank[a.kind.name])
+        return Plan(deletes + rest + late, self.waits)
+
+    def summary(self, lbs=()):
+        """Terraform's plan line per load balancer: "lb1: 3 to add, 1 to change, 0 to destroy".
+        Tag adoptions and redeploys are changes; ``lbs`` lists load balancers to show even when untouched."""
+        counts = {}
+        order = [lb.get("name") for lb in lbs]
+        for action in self:
+            name = (action.lb or {}).get("name")
+            if name not in order:
+                order.append(name)
+            slot = counts.setdefault(name, [0, 0, 0])
+            slot[{CREATE: 0, DELETE: 2}.get(action.op, 1)] += 1
+        return "; ".join("%s: %d to add, %d to change, %d to destroy" % ((name or "-",) + tuple(counts.get(name, (0, 0, 0))))
+                         for name in order)
 
     def predict(self, world):
         """The objects (``{id: flat object}``) as they will be after the plan ran."""
@@ -95,24 +115,47 @@ class Plan(list):
                 obj[field] = after
             if action.op in PREDICTED_STATE:
                 obj["state"] = {"id": None, "title": PREDICTED_STATE[action.op], "type": None}
+            obj["planned"] = action.op
             obj.setdefault("tags", [])
             obj["tags"] = sorted(set(obj["tags"]) | set(action.tags))
         return out
 
 
 # Delete failures worth another pass: the Engine may refuse a delete while a child's removal is
-# still being processed (409), or fail transiently after the client's own retries.
+# still being processed (409), or fail in a way that leaves the outcome open (5xx, a lost answer).
 RETRY_DELETE = (ConflictError, ServerError, EngineConnectionError)
+
+
+def may_have_landed(exc):
+    """Whether a failed write may have reached the Engine: then only a new observation can tell."""
+    flag = getattr(exc, "may_have_landed", None)
+    if flag is not None:
+        return bool(flag)
+    return isinstance(exc, (ServerError, EngineConnectionError))
+
+
+class Interrupted(Exception):
+    """A round of writes stopped on an outcome only a new observation can settle: a write that may
+    have landed, or a create whose tag write failed. Never retried blindly: the run observes again
+    and plans from what the Engine then holds (an untagged object of ours is adopted, not duplicated)."""
+
+    def __init__(self, failures):
+        self.failures = failures   # [(action, exception)]
+        super(Interrupted, self).__init__("; ".join("%s %s '%s': %s" % (a.op, a.kind.name, a.obj.get("name"), e)
+                                                    for a, e in failures))
 
 
 class Applier(object):
     """Executes a plan against the Engine. Same-kind steps of one wave run concurrently.
 
-    Deletes run in bounded, paced passes (RECONCILIATION.md F2, fixed): the deletes that failed
-    with a retryable error get another pass after a growing pause, at most ``delete_passes``
-    passes, then the run fails naming what is left. Any other error, a 429 above all, ends the run
-    at once. (The cloud controller's "stop when a pass made no progress" is replaced by the bound
-    and the pause: a lone delete refused while its children go away deserves a second try.)
+    Writes are those of go-anxcloud's generic client: POST of the new object, PUT of the whole object
+    (the client adds ``"state": "0"``, which is also how a redeploy is asked for), DELETE. A write that
+    fails in a way that may have landed ends the round (``Interrupted``) once its wave is done; a
+    definite refusal (400, 403, 422, 429 ...) fails the run.
+
+    Deletes run in bounded, paced passes (RECONCILIATION.md F2, fixed): a delete that failed with a
+    retryable error is looked at again after a growing pause (gone or being deleted: done), and only
+    then sent again, at most ``delete_passes`` passes; then the run fails naming what is left.
     """
 
     def __init__(self, client, waiter, delete_passes=3, delete_pause=1.0, sleep=time.sleep):
@@ -128,45 +171,82 @@ class Applier(object):
         body = dict(obj)
         for field in [kind.parent] + list(kind.links):
             if field and is_placeholder(body.get(field)):
+                if body[field] not in self.ids:
+                    raise Interrupted([])   # its parent's create did not complete: next round
                 body[field] = self.ids[body[field]]
         return body
+
+    def _tag(self, action, ident):
+        for tag in action.tags:
+            self.client.tag_add(ident, tag)
 
     def _one(self, action):
         kind = action.kind
         client = self.client
+        target = Target(kind.name, action.id, action.obj["name"])
         if action.op == CREATE:
             body = kind.to_engine(self._resolve(kind, action.obj))
             created = client.lbaas_create(kind.name, body)
             ident = created["identifier"]
             self.ids[action.id] = ident
             self.objects[ident] = created
-            for tag in action.tags:
-                client.tag_add(ident, tag)
+            try:
+                self._tag(action, ident)
+            except EngineError as exc:
+                # Created but not tagged: the next observation adopts it by containment or exact name.
+                if isinstance(exc, RateLimitedError):
+                    raise
+                raise _TagFailed(exc)
             return Target(kind.name, ident, action.obj["name"])
         if action.op == UPDATE:
-            body = self._resolve(kind, dict((f, a) for f, (_b, a) in action.changes.items() if f != "tags"))
-            if body:
-                self.objects[action.id] = client.lbaas_update(kind.name, action.id, body)
-            for tag in action.tags:
-                client.tag_add(action.id, tag)
-            return Target(kind.name, action.id, action.obj["name"])
+            changes = self._resolve(kind, dict((f, a) for f, (_b, a) in action.changes.items()))
+            self.objects[action.id] = client.lbaas_update(kind.name, action.id, kind.update_body(action.obj, changes))
+            self._tag(action, action.id)
+            return target
         if action.op == TAG:
-            for tag in action.tags:
-                client.tag_add(action.id, tag)
+            self._tag(action, action.id)
             return None
         if action.op == REDEPLOY:
-            self.waiter.redeploy(Target(kind.name, action.id, action.obj["name"]))
-            return Target(kind.name, action.id, action.obj["name"])
+            self.waiter.redeploy(target, action.obj)
+            return target
         if action.op == DELETE:
             client.lbaas_delete(kind.name, action.id)
             return Target(kind.name, action.id, action.obj["name"], expect="gone")
         raise ValueError("unknown action %s" % action.op)
 
     def _attempt(self, action):
+        """(target, None), or (None, error) for a failure a later step settles; any other error, a 429
+        above all, propagates at once and ends the run."""
         try:
             return self._one(action), None
-        except RETRY_DELETE as exc:
+        except (Interrupted, _TagFailed) as exc:
             return None, exc
+        except EngineError as exc:
+            if isinstance(exc, RateLimitedError):
+                raise
+            if isinstance(exc, RETRY_DELETE) if action.op == DELETE else may_have_landed(exc):
+                return None, exc
+            raise
+
+    def _wave(self, wave):
+        """Runs one wave; open outcomes interrupt the round once the wave is done."""
+        results = self.client.map(self._attempt, wave)
+        targets = [t for t, _exc in results if t is not None]
+        failures = [(a, exc) for a, (_t, exc) in zip(wave, results) if exc is not None]
+        if failures:
+            # A child skipped because its parent's create did not complete says nothing of its own.
+            told = [(a, exc.error if isinstance(exc, _TagFailed) else exc) for a, exc in failures
+                    if not (isinstance(exc, Interrupted) and not exc.failures)]
+            raise Interrupted(told or failures)
+        return targets
+
+    def _still_there(self, action):
+        """After a delete failed: is the object still there and not being deleted already?"""
+        try:
+            obj = self.client.lbaas_get(action.kind.name, action.id)
+        except NotFoundError:
+            return False
+        return obj is not None
 
     def _deletes(self, wave):
         targets = []
@@ -183,7 +263,10 @@ class Applier(object):
                     failed_objects=[dict(type=a.kind.name, id=a.id, name=a.obj.get("name"), error=str(exc))
                                     for a, exc in failed])
             self.sleep(self.delete_pause * number)
-            wave = [a for a, _exc in failed]
+            # A delete whose answer was lost may have landed: a new look decides, not a blind resend.
+            wave = [a for a, _exc in failed if self._still_there(a)]
+            if not wave:
+                return targets
         return targets   # pragma: no cover - the loop returns or raises
 
     def apply(self, plan):
@@ -192,7 +275,7 @@ class Applier(object):
         wave = []
         for action in list(plan) + [None]:
             if wave and (action is None or (action.op, action.kind) != (wave[0].op, wave[0].kind)):
-                run = self._deletes if wave[0].op == DELETE else lambda w: self.client.map(self._one, w)
+                run = self._deletes if wave[0].op == DELETE else self._wave
                 targets.extend(t for t in run(wave) if t is not None)
                 wave = []
             if action is not None:
@@ -200,13 +283,20 @@ class Applier(object):
         return targets
 
 
+class _TagFailed(Exception):
+    def __init__(self, error):
+        super(_TagFailed, self).__init__(str(error))
+        self.error = error
+
+
 class Outcome(object):
-    def __init__(self, plan, before, after, changed, rounds):
+    def __init__(self, plan, before, after, changed, rounds, interruptions=()):
         self.plan = plan            # the first plan: what this task decided to do and why
         self.before = before        # {id: flat object} as observed first
         self.after = after          # predicted (check mode, no wait) or observed again (after a wait)
         self.changed = changed
         self.rounds = rounds
+        self.interruptions = list(interruptions)   # texts of rounds that ended on an open outcome
 
 
 class Reconciler(object):
@@ -215,9 +305,10 @@ class Reconciler(object):
     ``observe()`` returns a state object with a ``world`` attribute (``{id: flat object}``);
     ``planner(state)`` returns a ``Plan``. After every wait the plan is computed again from fresh
     state, so objects that changed meanwhile are handled in the same run (bounded by ``max_rounds``).
-    ``before_apply(state, plan)`` runs once before the first write of a real run (the service
-    module takes its leases there); when it answers True the world may have changed meanwhile, so
-    the run observes and plans again before writing.
+    A round that ends on an open outcome (``Interrupted``) is followed by a new observation, never
+    by a blind retry. ``before_apply(state, plan)`` runs once before the first write of a real run
+    (the service module takes its leases there); when it answers True the world may have changed
+    meanwhile, so the run observes and plans again before writing.
     """
 
     def __init__(self, client, check_mode, wait=True, wait_timeout=600, max_rounds=3, waiter=None, before_apply=None):
@@ -244,12 +335,26 @@ class Reconciler(object):
                 return Outcome(first_plan, before, before, False, 0)
         rounds = 0
         predicted = before
+        interruptions = []
         while True:
             applier = Applier(self.client, self.waiter)
-            targets = applier.apply(plan)
+            try:
+                targets = applier.apply(plan)
+            except Interrupted as exc:
+                rounds += 1
+                interruptions.append(str(exc))
+                if rounds >= self.max_rounds:
+                    raise Failure("the run could not settle the Engine's answers after %d rounds: %s"
+                                  % (rounds, " | ".join(interruptions)), plan=first_plan.to_list())
+                state = observe()
+                plan = planner(state).ordered()
+                if not plan and not plan.waits:
+                    break
+                continue
             predicted = plan.predict(predicted)
             if not self.wait:
-                return Outcome(first_plan, before, self._as_written(predicted, applier), bool(first_plan), rounds)
+                return Outcome(first_plan, before, self._as_written(predicted, applier), bool(first_plan), rounds,
+                               interruptions)
             self.waiter.wait(targets + [Target(*t) for t in plan.waits])
             rounds += 1
             state = observe()
@@ -261,7 +366,7 @@ class Reconciler(object):
             if rounds >= self.max_rounds:
                 raise Failure("the objects did not converge after %d rounds; still planned: %s"
                               % (rounds, ", ".join(repr(a) for a in plan)), plan=plan.to_list())
-        return Outcome(first_plan, before, state.world, bool(first_plan), rounds)
+        return Outcome(first_plan, before, state.world, bool(first_plan), rounds, interruptions)
 
     @staticmethod
     def _as_written(predicted, applier):

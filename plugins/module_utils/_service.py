@@ -21,8 +21,19 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import nor
 # Parts of object names: no dots (they separate the parts), no spaces or slashes.
 NAME_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$")
 SUFFIX_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]{0,126}[A-Za-z0-9])?$")
-TCP_CHECK = '"adv_check": "tcp-check"'
 MAX_NAME = 255
+
+# The whole declared state is owned: every field below is reconciled, and an option the declaration
+# leaves out stands for the value a fresh create gives. These are those values, in one place
+# (documented in the service module and docs/how-reconciliation-works.md). Health checks follow the
+# mode, so a port switched from tcp to http ends up exactly as a fresh http port; both defaults are
+# go-anxcloud's legacy package defaults (ENGINE_API.md 4.4), which the Engine stores verbatim.
+TCP_CHECK = '"adv_check": "tcp-check"'
+HTTP_CHECK = '"httpchk": { "method": "GET", "uri": "/" }'
+HEALTH_CHECKS = {"tcp": TCP_CHECK, "http": HTTP_CHECK}
+PORT_DEFAULTS = {"mode": "tcp", "server_timeout": None, "client_timeout": None, "ssl": False,
+                 "ssl_certificate_path": None, "check": "enabled"}
+
 
 
 def _check_name(value, option):
@@ -84,11 +95,16 @@ def build(service):
             raise Failure("ports: the external port %d is declared twice (ports[%d] and ports[%d])"
                           % (number, seen_ports[number], index))
         seen_names[port_name], seen_ports[number] = index, index
+        _check_port_fields(port, option)
 
     addresses = []
     families = {}
     for index, address in enumerate(service.get("addresses") or []):
-        canonical = normalize_ip(address, "addresses[%d]" % index)
+        option = "addresses[%d]" % index
+        if address is None or not str(address).strip():
+            # An empty template variable would make a wildcard bind that no conflict check sees.
+            raise Failure("%s must not be empty (a bind without an address listens on every address)" % option)
+        canonical = normalize_ip(str(address).strip(), option)
         family = "v6" if ":" in canonical else "v4"
         if canonical in addresses:
             raise Failure("addresses: %s is listed twice" % canonical)
@@ -101,37 +117,60 @@ def build(service):
 
     servers = []
     for index, server in enumerate(service.get("servers") or []):
-        server_name = _check_name(server.get("name"), "servers[%d].name" % index)
+        option = "servers[%d]" % index
+        server_name = _check_name(server.get("name"), option + ".name")
         if server_name in [s[0] for s in servers]:
             raise Failure("servers: the server name '%s' is used twice" % server_name)
-        check = server.get("check") or "enabled"
+        check = server.get("check") or PORT_DEFAULTS["check"]
         if check not in ("enabled", "disabled"):
-            raise Failure("servers[%d].check must be enabled or disabled, got '%s'" % (index, check))
-        servers.append((server_name, normalize_ip(server.get("address"), "servers[%d].address" % index), check))
+            raise Failure("%s.check must be enabled or disabled, got '%s'" % (option, check))
+        address = server.get("address")
+        if address is None or not str(address).strip():
+            raise Failure("%s.address must not be empty" % option)
+        servers.append((server_name, normalize_ip(str(address).strip(), option + ".address"), check))
 
     desired = Desired()
     for port in sorted(ports, key=lambda p: str(p.get("name") or p["port"])):
         port_name = str(port.get("name") or port["port"])
-        mode = port.get("mode") or "tcp"
-        if mode not in ("tcp", "http"):
-            raise Failure("ports: mode of port '%s' must be tcp or http, got '%s'" % (port_name, mode))
-        health_check = port.get("health_check")
-        if health_check is None and mode == "tcp":
-            health_check = TCP_CHECK   # without it the Engine runs its HTTP default check on TCP ports
+        fields = dict(PORT_DEFAULTS, **dict((k, v) for k, v in port.items() if v is not None))
+        mode = fields["mode"]
         object_name = _full("%s.%s" % (port_name, suffix))
-        desired.backends[port_name] = dict(name=object_name, mode=mode, health_check=health_check,
-                                           server_timeout=port.get("server_timeout"))
-        desired.frontends[port_name] = dict(name=object_name, mode=mode, client_timeout=_text(port.get("client_timeout")))
+        desired.backends[port_name] = dict(name=object_name, mode=mode,
+                                           health_check=fields.get("health_check") or HEALTH_CHECKS[mode],
+                                           server_timeout=fields["server_timeout"] or None)
+        desired.frontends[port_name] = dict(name=object_name, mode=mode, client_timeout=_text(fields["client_timeout"]))
         for address in sorted(addresses):
             family = "v6" if ":" in address else "v4"
             desired.binds[(port_name, address)] = dict(
                 name=_full("%s.%s.%s" % (family, port_name, suffix)), address=address, port=port["port"],
-                ssl=bool(port.get("ssl", False)), ssl_certificate_path=port.get("ssl_certificate_path"))
+                ssl=bool(fields["ssl"]), ssl_certificate_path=fields["ssl_certificate_path"] or None)
         for server_name, ip, check in sorted(servers):
             desired.servers[(port_name, server_name)] = dict(
                 name=_full("%s.%s.%s" % (server_name, port_name, suffix)), ip=ip,
                 port=port.get("target_port") or port["port"], check=check)
     return desired
+
+
+def _check_port_fields(port, option):
+    """Values the Engine would refuse, or that would silently mean something else, named by option."""
+    mode = port.get("mode") or PORT_DEFAULTS["mode"]
+    if mode not in HEALTH_CHECKS:
+        raise Failure("%s.mode must be tcp or http, got '%s'" % (option, mode))
+    health_check = port.get("health_check")
+    if health_check is not None and not str(health_check).strip():
+        raise Failure("%s.health_check must not be empty; leave it out for the %s default" % (option, mode))
+    timeout = port.get("server_timeout")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 0):
+        raise Failure("%s.server_timeout must be a whole number of milliseconds >= 0, got %r" % (option, timeout))
+    timeout = port.get("client_timeout")
+    if timeout is not None and not str(timeout).isdigit():
+        raise Failure("%s.client_timeout must be a whole number of milliseconds, got '%s'" % (option, timeout))
+    path = port.get("ssl_certificate_path")
+    if port.get("ssl") and not (path and str(path).strip()):
+        raise Failure("%s.ssl_certificate_path is required when %s.ssl is true" % (option, option))
+    if path is not None and not port.get("ssl"):
+        raise Failure("%s.ssl_certificate_path is set but %s.ssl is false; set ssl: true or remove the path"
+                      % (option, option))
 
 
 def _full(name):

@@ -5,13 +5,19 @@
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-"""Observing one service on its load balancers: one pass, partitioned by load balancer.
+"""Observing one service: every load balancer it is declared on, and every one its owner tag is found on.
 
-One owner-tag listing for the whole service (not one per load balancer: the cloud controller's
-cost grows with the square of the load balancers, RECONCILIATION F8), then per load balancer,
-concurrently, the backend and frontend listings and the details of only what is ours or carries a
-desired name. What else listens on a load balancer is read only when a plan would create or move a
-bind (``foreign_binds``), so a no-op run does not pay for conflict detection.
+Identity is scoped by load balancer: an object belongs to the load balancer (and the parent) it is on.
+One owner-tag listing for the whole service (RECONCILIATION F8); per declared load balancer, its
+backend and frontend listings, the details of what is ours or carries a desired name, and every child
+of those parents (a child of our parent is ours, tagged or not: a create whose tag write failed must
+not leak). Objects carrying the owner tag that no declared load balancer holds are located (their
+load balancer read from the object or its parent) and that load balancer is observed too, so the plan
+can clean it; they are never matched against same-named objects elsewhere.
+
+The tag listing is not trusted as exact (ENGINE_API.md section 10): an object it returned has
+``listed`` set and ``confirmed`` unset until ``confirm()`` read its own tags, which the run does only
+for objects it is about to write to.
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
@@ -21,17 +27,28 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KIN
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_plan import Observed
 
 TYPE_BY_RESOURCE = dict((k.resource_type, k.name) for k in KINDS.values() if k.resource_type)
+UNKNOWN_LB = {"kind": "loadbalancer", "id": None, "name": "(unknown load balancer)"}
 
 
 class ServiceState(object):
-    def __init__(self, lbs, observed, lb_tags=None):
-        self.lbs = lbs                    # flat load balancers, in the order the user gave them
-        self.observed = observed          # lb id -> Observed
+    def __init__(self, lbs, observed, lb_tags=None, extra_lbs=()):
+        self.lbs = lbs                    # declared load balancers, in the order the user gave them
+        self.extra_lbs = list(extra_lbs)  # load balancers holding objects of ours the service no longer names
+        self.observed = observed          # lb id -> Observed (None: objects whose load balancer is unknown)
         self.lb_tags = lb_tags or {}      # lb id -> its tag names (leases and markers live there)
         self.world = {}
-        for obs in observed.values():
+        for lb_id, obs in observed.items():
             for obj in obs.objects():
+                obj["lb"] = lb_id
                 self.world[obj["id"]] = obj
+
+    @property
+    def all_lbs(self):
+        """Every load balancer the plan touches, declared first; objects of unknown place last."""
+        out = list(self.lbs) + list(self.extra_lbs)
+        if None in self.observed:
+            out.append(UNKNOWN_LB)
+        return out
 
 
 class ServiceObserver(object):
@@ -40,11 +57,12 @@ class ServiceObserver(object):
         self.desired = desired
         self.tag = tag
         self.prefix = prefix
+        self.lb_listing = []
         self.listings = {}   # lb id -> frontend listing, reused for conflict detection
 
     def resolve(self, refs):
-        """The load balancers by name or id, from one listing."""
-        listing = self.client.lbaas_list("loadbalancer")
+        """The load balancers by name or id, from one listing (kept to name the ones found later)."""
+        listing = self.lb_listing = self.client.lbaas_list("loadbalancer")
         found = []
         for index, ref in enumerate(refs):
             matches = [i for i in listing if i["identifier"] == ref] if looks_like_id(ref) else []
@@ -59,71 +77,136 @@ class ServiceObserver(object):
                 found.append(lb)
         return found
 
-    def _details(self, kind, ids, owned):
-        objs = [KINDS[kind].from_engine(o) for o in self.client.lbaas_get_many(kind, ids)]
-        unowned = [o for o in objs if o["id"] not in owned]
-        # A candidate without our tag may carry another owner's: read its tags (rare).
-        tags = dict((r["identifier"], tag_names(r)) for r in self.client.map(self.client.resource_get,
-                                                                             [o["id"] for o in unowned]))
-        for obj in objs:
-            obj["tags"] = [self.tag] if obj["id"] in owned else tags.get(obj["id"], [])
-        return objs
+    # ---- reading -------------------------------------------------------------------------------
+    def _flat(self, kind, raw, listed):
+        obj = KINDS[kind].from_engine(raw)
+        obj["listed"] = obj["id"] in listed
+        obj["confirmed"] = False
+        # Our tag as the listing says; an object outside the listing surely lacks it. Other owners'
+        # tags are read only where a plan needs them (candidates with a desired name).
+        obj["tags"] = [self.tag] if obj["listed"] else []
+        return obj
 
-    def _children(self, kind, parents, names, owned):
-        spec = KINDS[kind]
-        listings = self.client.map(lambda p: self.client.lbaas_list(kind, **{spec.parent: p["id"]}), parents)
-        ids = [i["identifier"] for listing in listings for i in listing if i["identifier"] in owned or i.get("name") in names]
-        return self._details(kind, ids, owned)
+    def _details(self, kind, ids, listed):
+        return [self._flat(kind, raw, listed) for raw in self.client.lbaas_get_many(kind, ids)]
 
-    def _one_lb(self, lb, owned):
-        d = self.desired
+    def _read_tags(self, objs):
+        """Exact tags of objects whose ownership a plan depends on (unlisted candidates, confirmations)."""
+        resources = self.client.map(self.client.resource_get, [o["id"] for o in objs])
+        for obj, resource in zip(objs, resources):
+            obj["tags"] = tag_names(resource)
+            obj["confirmed"] = True
+
+    def _one_lb(self, lb, listed, declared):
+        """Parents that are ours or carry a desired name (declared load balancers only), and all their children."""
         client = self.client
-        backends_listing = client.lbaas_list("backend", load_balancer=lb["id"])
-        frontends_listing = client.lbaas_list("frontend", load_balancer=lb["id"])
+        backends_listing, frontends_listing = client.map(
+            lambda kind: client.lbaas_list(kind, load_balancer=lb["id"]), ("backend", "frontend"))
         self.listings[lb["id"]] = frontends_listing
-        names = set(b["name"] for b in d.backends.values())
-        backends = self._details("backend", [i["identifier"] for i in backends_listing
-                                             if i["identifier"] in owned or i.get("name") in names], owned)
-        names = set(f["name"] for f in d.frontends.values())
-        frontends = self._details("frontend", [i["identifier"] for i in frontends_listing
-                                               if i["identifier"] in owned or i.get("name") in names], owned)
-        servers = self._children("server", backends, set(s["name"] for s in d.servers.values()), owned)
-        binds = self._children("bind", frontends, set(b["name"] for b in d.binds.values()), owned)
-        return Observed(lb, backends, frontends, binds, servers), tag_names(client.resource_get(lb["id"]))
+        d = self.desired
+        wanted = {"backend": set(b["name"] for b in d.backends.values()) if declared else set(),
+                  "frontend": set(f["name"] for f in d.frontends.values()) if declared else set()}
+        parents = {}
+        for kind, listing in (("backend", backends_listing), ("frontend", frontends_listing)):
+            ids = [i["identifier"] for i in listing if i["identifier"] in listed or i.get("name") in wanted[kind]]
+            parents[kind] = self._details(kind, ids, listed)
+        candidates = [o for kind in parents for o in parents[kind] if not o["listed"]]
+        self._read_tags(candidates)   # an untagged one may be adopted, another owner's never
+        children = {}
+        for kind, parent_kind in (("server", "backend"), ("bind", "frontend")):
+            ours = [p for p in parents[parent_kind] if not _foreign(p, self.tag, self.prefix)]
+            listings = client.map(lambda p: client.lbaas_list(kind, **{KINDS[kind].parent: p["id"]}), ours)
+            children[kind] = self._details(kind, [i["identifier"] for listing in listings for i in listing], listed)
+        return Observed(lb, parents["backend"], parents["frontend"], children["bind"], children["server"])
+
+    def _lb_tags(self, lbs):
+        return dict(zip([lb["id"] for lb in lbs], self.client.map(lambda lb: tag_names(self.client.resource_get(lb["id"])), lbs)))
 
     def observe(self, lbs):
-        owned = set(r["identifier"] for r in self.client.resources_by_tag(self.tag))
-        per_lb = self.client.map(lambda lb: self._one_lb(lb, owned), lbs)
-        observed = dict((lb["id"], obs) for lb, (obs, _tags) in zip(lbs, per_lb))
-        self._orphans(owned, lbs, observed)
-        return ServiceState(lbs, observed, dict((lb["id"], tags) for lb, (_obs, tags) in zip(lbs, per_lb)))
+        listed = set(r["identifier"] for r in self.client.resources_by_tag(self.tag))
+        observed = dict(zip([lb["id"] for lb in lbs], self.client.map(lambda lb: self._one_lb(lb, listed, True), lbs)))
+        lb_tags = self._lb_tags(lbs)
+        extra = []
+        unseen = listed - _seen(observed)
+        if unseen:
+            located = self._locate(sorted(unseen), listed)
+            extra = [self._lb(lb_id) for lb_id in sorted(located, key=lambda i: (i is None, i or ""))
+                     if lb_id is not None and lb_id not in observed]
+            observed.update(zip([lb["id"] for lb in extra],
+                                self.client.map(lambda lb: self._one_lb(lb, listed, False), extra)))
+            lb_tags.update(self._lb_tags(extra))   # leases and markers live there too
+            seen = _seen(observed)
+            for lb_id, objs in located.items():
+                for obj in objs:
+                    if obj["id"] not in seen:
+                        target = observed.setdefault(lb_id, Observed(UNKNOWN_LB if lb_id is None else self._lb(lb_id)))
+                        getattr(target, obj["kind"] + "s").append(obj)
+        return ServiceState(lbs, observed, lb_tags, extra)
 
-    def _orphans(self, owned, lbs, observed):
-        """Objects carrying our tag that no listing reached: a bind or server whose parent is gone,
-        or an object on a load balancer the service no longer names. They are ours to remove."""
-        seen = set(o["id"] for obs in observed.values() for o in obs.objects())
-        for resource in self.client.map(self.client.resource_get, sorted(owned - seen)):
-            kind = TYPE_BY_RESOURCE.get((resource.get("resource_type") or {}).get("identifier"))
-            if kind is None:
-                continue   # an IP address or anything else carrying the tag: not an LBaaS object
-            try:
-                obj = KINDS[kind].from_engine(self.client.lbaas_get(kind, resource["identifier"]))
-            except NotFoundError:
-                continue
-            obj["tags"] = [self.tag]
-            target = observed.get(obj.get("load_balancer")) or observed[lbs[0]["id"]]
-            getattr(target, kind + "s").append(obj)
+    def _lb(self, lb_id):
+        names = dict((i["identifier"], i.get("name")) for i in self.lb_listing)
+        return {"kind": "loadbalancer", "id": lb_id, "name": names.get(lb_id) or lb_id}
 
-    def foreign_binds(self, lb):
-        """Every bind on the load balancer that is not ours, with its tags (for conflict detection)."""
-        frontends = [{"id": i["identifier"]} for i in self.listings.get(lb["id"], [])]
+    def _locate(self, ids, listed):
+        """Objects carrying our tag outside the declared load balancers' parents: lb id -> objects.
+
+        A backend or frontend names its load balancer; a bind or server names its parent, whose load
+        balancer is read (once per parent). Objects whose parent is gone file under None: ours to remove.
+        """
+        resources = self.client.map(_or_none(self.client.resource_get), ids)
+        found = []
+        for resource in resources:
+            kind = resource and TYPE_BY_RESOURCE.get((resource.get("resource_type") or {}).get("identifier"))
+            if kind is not None:   # an IP address or anything else carrying the tag: not an LBaaS object
+                found.append((kind, resource["identifier"]))
+        raws = self.client.map(lambda item: _or_none(lambda i: self.client.lbaas_get(item[0], i))(item[1]), found)
+        objs = [self._flat(kind, raw, listed) for (kind, _i), raw in zip(found, raws) if raw is not None]
+        parent_ids = sorted(set((KINDS[o["kind"]].parent_kind, o[KINDS[o["kind"]].parent]) for o in objs
+                                if o["kind"] in ("bind", "server") and o.get(KINDS[o["kind"]].parent)))
+        parents = dict(zip([i for _k, i in parent_ids], self.client.map(
+            lambda item: _or_none(lambda i: self.client.lbaas_get(item[0], i))(item[1]), parent_ids)))
+        out = {}
+        for obj in objs:
+            spec = KINDS[obj["kind"]]
+            if spec.parent == "load_balancer":
+                lb_id = obj.get("load_balancer")
+            else:
+                parent = parents.get(obj.get(spec.parent))
+                lb_id = KINDS[spec.parent_kind].from_engine(parent).get("load_balancer") if parent else None
+            out.setdefault(lb_id, []).append(obj)
+        return out
+
+    def confirm(self, objs):
+        """Reads the exact tags of ``objs`` (found through the tag listing) before the run writes to them."""
+        todo = [o for o in objs if o.get("listed") and not o.get("confirmed")]
+        self._read_tags(todo)
+        return [o for o in todo if self.tag not in o["tags"]]
+
+    def foreign_binds(self, lb, ours):
+        """Every bind on the load balancer outside our frontends, with its tags (for conflict detection)."""
+        frontends = [{"id": i["identifier"]} for i in self.listings.get(lb["id"], []) if i["identifier"] not in ours]
         listings = self.client.map(lambda f: self.client.lbaas_list("bind", frontend=f["id"]), frontends)
         ids = [i["identifier"] for listing in listings for i in listing]
         binds = [KINDS["bind"].from_engine(o) for o in self.client.lbaas_get_many("bind", ids)]
         tags = dict((r["identifier"], tag_names(r)) for r in self.client.map(self.client.resource_get, ids))
-        out = []
         for bind in binds:
             bind["tags"] = tags.get(bind["id"], [])
-            if self.tag not in bind["tags"]:
-                out.append(bind)
-        return out
+        return [b for b in binds if self.tag not in b["tags"]]
+
+
+def _foreign(obj, tag, prefix):
+    head = "%s-svc=" % prefix
+    return any(t.startswith(head) and t != tag for t in obj.get("tags") or [])
+
+
+def _seen(observed):
+    return set(o["id"] for obs in observed.values() for o in obs.objects())
+
+
+def _or_none(fn):
+    def call(arg):
+        try:
+            return fn(arg)
+        except NotFoundError:
+            return None   # gone since the listing
+    return call

@@ -11,12 +11,17 @@ Per port, with dependencies, so a change to one port never touches the others (t
 controller tears down every frontend, bind and server when one port changes, RECONCILIATION F3):
 - a backend and a frontend per port are matched by exact name on this load balancer; a server is
   matched inside the matched backend, a bind inside the matched frontend;
-- mutable fields differ -> in-place update; nothing matches -> create, with children under the
-  placeholder of the new parent;
-- several matches -> keep one (ours first, then the one already right, then the lowest id) and
-  delete our other copies; an untagged object with exactly the desired name is adopted (tagged);
-- objects carrying our tag that nothing claims (a removed port or node, a child of a duplicate, an
-  orphan) are deleted. Objects without our tag are never changed or deleted.
+- every managed field is compared (an unset option stands for what a fresh create gives): a
+  difference is an in-place update; nothing matches -> create, children under the new parent;
+- ownership: a backend or frontend is ours when it carries our tag, or when it is untagged, has
+  exactly a desired name and we adopt it (tag it); a bind or server is ours when it carries our tag
+  or sits under a parent of ours (containment: a create whose tag write failed must not leak);
+- several matches under one parent -> keep one (ours first, then the one already right, then the
+  lowest id) and delete the other copies that are ours; an untagged duplicate parent is left alone
+  with a warning; an untagged child of ours that is wanted is tagged (adopted);
+- everything of ours that nothing claims (a removed port or node, a duplicate and its children, an
+  orphan, everything on a load balancer the service no longer names) is deleted. Nothing else is
+  ever written.
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import BACKEND, BIND, FRONTEND, SERVER, state_class
@@ -48,22 +53,24 @@ class LbPlan(object):
         self.actions = []
         self.waits = []
         self.claimed = set()       # ids of observed objects the desired state keeps
+        self.parents = set()       # ids of backends and frontends that are ours after this plan
         self.binds_to_check = []   # (address, port, name) of binds created or moved: conflict candidates
         self.warnings = []
 
 
 def _owned(obj, tag):
-    return tag in obj.get("tags", [])
+    return tag in (obj.get("tags") or [])
 
 
 def _foreign(obj, tag, prefix):
     """Carries some other service's owner tag."""
     head = "%s-svc=" % prefix
-    return any(t.startswith(head) and t != tag for t in obj.get("tags", []))
+    return any(t.startswith(head) and t != tag for t in obj.get("tags") or [])
 
 
 def _diff(obj, fields):
-    return dict((f, (obj.get(f), v)) for f, v in fields.items() if v is not None and obj.get(f) != v)
+    """Every managed field that differs; ``None`` is a value too (unset, as a fresh create leaves it)."""
+    return dict((f, (obj.get(f), v)) for f, v in fields.items() if f != "name" and obj.get(f) != v)
 
 
 class LbPlanner(object):
@@ -73,6 +80,27 @@ class LbPlanner(object):
         self.tag = tag
         self.prefix = prefix
         self.out = LbPlan()
+        self.by_id = dict((o["id"], o) for o in observed.objects())
+
+    def _action(self, op, kind, obj, changes=None, reason="", tags=(), premise=None):
+        action = Action(op, kind, obj, changes, reason=reason, tags=tags, lb=self.obs.lb)
+        # Whose ownership this write relies on: the object's own tag, or its parent's (containment).
+        action.premise = premise
+        self.out.actions.append(action)
+        return action
+
+    def _premise(self, obj):
+        if _owned(obj, self.tag):
+            return obj
+        parent = self.by_id.get(obj.get(obj["kind"] == "bind" and "frontend" or "backend"))
+        return parent if parent is not None and _owned(parent, self.tag) else None
+
+    def _ours(self, obj):
+        if _owned(obj, self.tag):
+            return True
+        if obj["kind"] in ("bind", "server"):
+            return obj.get("frontend" if obj["kind"] == "bind" else "backend") in self.out.parents
+        return False
 
     def _match(self, kind, fields, candidates, parent_id, reason_missing, preferred=()):
         """Find, update, adopt or create one desired object; returns its (real or placeholder) id.
@@ -81,31 +109,41 @@ class LbPlanner(object):
         points at is kept, so no delete has to wait for the frontend to be repointed.
         """
         out = self.out
-        mine = [o for o in candidates if o["name"] == fields["name"] and not _foreign(o, self.tag, self.prefix)]
+        child = kind.name in ("bind", "server")
+        parent = self.by_id.get(parent_id)
+        mine = [o for o in candidates if o["name"] == fields["name"] and (child or not _foreign(o, self.tag, self.prefix))]
         if not mine:
             new = dict(fields, kind=kind.name, id=placeholder(kind.name, fields["name"], self.obs.lb["name"]))
             new[kind.parent] = parent_id
             changes = dict((f, (None, v)) for f, v in new.items() if f not in ("kind", "id") and v is not None)
-            out.actions.append(Action(CREATE, kind, new, changes, reason=reason_missing, tags=[self.tag]))
+            new["lb"] = self.obs.lb["id"]
+            self._action(CREATE, kind, new, changes, reason=reason_missing, tags=[self.tag],
+                         premise=parent if child and parent is not None and _owned(parent, self.tag) else None)
             return new["id"]
         mine.sort(key=lambda o: (not _owned(o, self.tag), o["id"] not in preferred, len(_diff(o, fields)), o["id"]))
         keep = mine[0]
         out.claimed.add(keep["id"])
+        if not child:
+            out.parents.add(keep["id"])
         for dup in mine[1:]:
-            if _owned(dup, self.tag):
-                out.actions.append(Action(DELETE, kind, dup, reason="duplicate of %s" % keep["id"]))
+            if child or _owned(dup, self.tag):
+                self._action(DELETE, kind, dup, reason="duplicate of %s under the same parent" % keep["id"],
+                             premise=self._premise(dup))
             else:
-                out.warnings.append("%s '%s' (%s) duplicates %s but carries no owner tag; left alone"
-                                    % (kind.name, dup["name"], dup["id"], keep["id"]))
+                out.warnings.append("%s '%s' (%s) on load balancer %s duplicates %s but carries no owner tag; left alone"
+                                    % (kind.name, dup["name"], dup["id"], self.obs.lb["name"], keep["id"]))
         changes = _diff(keep, fields)
         tags = [] if _owned(keep, self.tag) else [self.tag]
+        adopting = "adopting an untagged %s with the desired name" % ("child of ours" if child else "object")
+        premise = self._premise(keep)
         if changes:
-            out.actions.append(Action(UPDATE, kind, keep, changes, tags=tags,
-                                      reason="differs in %s" % ", ".join(sorted(changes))))
+            reason = "differs in %s" % ", ".join(sorted(changes))
+            self._action(UPDATE, kind, keep, changes, tags=tags, premise=premise,
+                         reason=reason + ("; " + adopting if tags else ""))
         elif tags:
-            out.actions.append(Action(TAG, kind, keep, tags=tags, reason="adopting an untagged object with the desired name"))
+            self._action(TAG, kind, keep, tags=tags, reason=adopting, premise=premise)
         elif state_class(keep["state"]) == "error":
-            out.actions.append(Action(REDEPLOY, kind, keep, reason="the object is in %s" % keep["state"]["title"]))
+            self._action(REDEPLOY, kind, keep, reason="the object is in %s" % keep["state"]["title"], premise=premise)
         elif state_class(keep["state"]) == "pending":
             out.waits.append((kind.name, keep["id"], keep["name"]))
         return keep["id"]
@@ -114,6 +152,8 @@ class LbPlanner(object):
         d, obs = self.desired, self.obs
         lb_id = obs.lb["id"]
         where = "load balancer '%s'" % obs.lb["name"]
+        # Parents of ours that the declaration may not claim: their children are ours all the same.
+        self.out.parents.update(o["id"] for o in obs.backends + obs.frontends if _owned(o, self.tag))
         for port, fields in d.backends.items():
             pointed_at = set(f["default_backend"] for f in obs.frontends if f["name"] == d.frontends[port]["name"])
             backend_id = self._match(BACKEND, fields, obs.backends, lb_id, "no backend '%s' on %s" % (fields["name"], where),
@@ -135,11 +175,15 @@ class LbPlanner(object):
                          (a.op == CREATE or set(a.changes) & set(("address", "port")))]
                 if moved:
                     self.out.binds_to_check.append((bind["address"], bind["port"], bind["name"]))
-        # Ours, and claimed by nothing: a removed port or node, a child of a duplicate, an orphan.
+        # Ours, and claimed by nothing: a removed port or node, a duplicate's children, an orphan,
+        # everything on a load balancer the service no longer names.
+        deleting = set(a.id for a in self.out.actions if a.op == DELETE)
         for obj in obs.objects():
-            if _owned(obj, self.tag) and obj["id"] not in self.out.claimed and not any(
-                    a.op == DELETE and a.id == obj["id"] for a in self.out.actions):
-                self.out.actions.append(Action(DELETE, obj["kind"], obj, reason="not part of the service any more"))
+            if obj["id"] in self.out.claimed or obj["id"] in deleting or not self._ours(obj):
+                continue
+            reason = "not part of the service any more" if _owned(obj, self.tag) else \
+                "untagged child of a %s of ours, not part of the service" % ("frontend" if obj["kind"] == "bind" else "backend")
+            self._action(DELETE, obj["kind"], obj, reason=reason, premise=self._premise(obj))
         return self.out
 
     def conflicts(self):

@@ -11,7 +11,7 @@ import time
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import state_class, state_of
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS, state_class, state_of
 
 
 class Target(object):
@@ -65,12 +65,14 @@ class Waiter(object):
             if target.id in self.redeployed:
                 raise Failure("%s failed to deploy (%s) again after a redeploy request" % (target.label(), state["title"]),
                               failed_object=dict(type=target.kind, id=target.id, name=target.name, state=state["title"]))
-            self.redeploy(target)
+            self.redeploy(target, KINDS[target.kind].from_engine(obj))
         return False
 
-    def redeploy(self, target):
+    def redeploy(self, target, obj):
+        """Asks for a new deployment the way the cloud controller does (updateFailedResources): a PUT of the
+        whole object, which carries ``"state": "0"``. ``obj`` is the flat object as last read."""
         self.redeployed.add(target.id)
-        self.client.lbaas_redeploy(target.kind, target.id)
+        self.client.lbaas_update(target.kind, target.id, KINDS[target.kind].update_body(obj))
 
     def wait(self, targets):
         pending = list(targets)

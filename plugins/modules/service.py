@@ -19,8 +19,19 @@ description:
     backends and frontends are named C(<port>.S), binds C(<v4|v6>.<port>.S), servers C(<server>.<port>.S).
   - Planning is per port; a change to one port never touches the objects of the others. Mutable fields
     are updated in place. An untagged object with exactly a desired name is adopted (tagged); duplicates
-    of ours are removed; objects with our tag that the declaration no longer needs are deleted.
-    Objects without our tag are never changed or deleted.
+    of ours under the same parent are removed; objects of ours that the declaration no longer needs are deleted.
+  - Ownership. An object belongs to the load balancer it is on. A backend or frontend is ours when it carries
+    the owner tag. A bind or server is ours when it carries the owner tag or sits under a frontend or backend of
+    ours, tagged or not (a create whose tag write failed never leaks); a wanted untagged one is tagged, an
+    unwanted one deleted. Nothing else is ever changed or deleted. Before a write that relies on the owner tag,
+    the object's own tags are read to confirm it (the Engine's tag listing is not known to match exactly).
+  - Load balancers. Every load balancer the owner tag is found on is observed, not only the ones named in
+    O(load_balancers); on a load balancer no longer named, everything of ours is deleted (children first), and
+    that shows in the plan and the diff like any other write.
+  - 'The whole declared state is owned. An option left out stands for what a fresh create gives, and is reset to
+    it on the Engine: O(ports[].server_timeout), O(ports[].client_timeout) and O(ports[].ssl_certificate_path)
+    unset, O(ports[].ssl=false), O(servers[].check=enabled), and the health check of the port''s mode
+    (see O(ports[].health_check)).'
   - A bind this run would create or move onto an address and port that another owner's (or an untagged)
     bind holds is a conflict; the module then fails without writing anything and returns RV(conflicts).
   - A run that is about to write takes an advisory lease on each of the service's load balancers, a tag
@@ -77,24 +88,26 @@ options:
       health_check:
         description:
           - Backend health check fragment, passed verbatim.
-          - 'Defaults to V("adv_check": "tcp-check") for TCP ports; HTTP ports get the Engine default.'
+          - 'Defaults to the mode''s check: V("adv_check": "tcp-check") for TCP ports,
+            V("httpchk": { "method": "GET", "uri": "/" }) for HTTP ports.'
         type: str
       server_timeout:
-        description: Backend server timeout.
+        description: Backend server timeout in milliseconds; unset when left out.
         type: int
       client_timeout:
-        description: Frontend client timeout.
+        description: Frontend client timeout in milliseconds (digits); unset when left out.
         type: str
       ssl:
         description: Whether the binds of this port terminate TLS.
         type: bool
         default: false
       ssl_certificate_path:
-        description: Certificate path on the load balancer when O(ports[].ssl=true).
+        description: Certificate path on the load balancer; required when O(ports[].ssl=true), refused otherwise.
         type: str
   addresses:
     description:
       - External addresses the service listens on; at most one IPv4 and one IPv6 address.
+      - An empty entry is refused (a bind without an address would listen on every address).
     type: list
     elements: str
     default: []
@@ -174,6 +187,12 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+summary:
+  description:
+    - One line per load balancer the task touches, Terraform's plan line; tag adoptions and redeploys count as changes.
+  returned: always
+  type: str
+  sample: "lb1: 3 to add, 1 to change, 0 to destroy; lb2: 0 to add, 0 to change, 6 to destroy"
 status:
   description:
     - Per load balancer, the ports each address listens on; C(all) holds what every load balancer serves.
@@ -185,7 +204,9 @@ objects:
   returned: always
   type: dict
 plan:
-  description: The actions the task decided on, with the fields that differ and why.
+  description:
+    - The actions the task decided on, each naming its load balancer, with the fields that differ and why.
+    - Every write of a real run is here, tag adoptions and redeploys included.
   returned: always
   type: list
   elements: dict
@@ -203,14 +224,7 @@ declaration_hash:
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_guard import ServiceGuard
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import Plan, Reconciler
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import Desired, build
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_observe import ServiceObserver
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_plan import LbPlanner
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_tree import status, tree
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_run import ServiceRun
 
 
 class ServiceModule(AnxcloudModule):
@@ -243,62 +257,9 @@ class ServiceModule(AnxcloudModule):
     )
 
     def run(self):
-        p = self.params
-        if not p["load_balancers"]:
-            raise Failure("load_balancers must name at least one load balancer")
-        if p["lease_timeout"] < 1:
-            raise Failure("lease_timeout must be at least 1 second, got %d" % p["lease_timeout"])
-        desired = build(p)   # validates the whole declaration before any request
-        if p["state"] == "absent":
-            desired = Desired()
-        self.tag = owner_tag(p["name"], p["tag_prefix"])
-        self.observer = ServiceObserver(self.client, desired, self.tag, p["tag_prefix"])
-        self.desired = desired
-        self.lbs = self.observer.resolve(p["load_balancers"])
-        self.conflicts = []
-        self.result["conflicts"] = self.conflicts
-        self.guard = ServiceGuard(self.client, p, desired, warn=self.module.warn)
-        self.result["declaration_hash"] = self.guard.digest
-        reconciler = Reconciler(self.client, self.check_mode, wait=p["wait"], wait_timeout=p["wait_timeout"],
-                                before_apply=self.guard.before_apply)
-        try:
-            outcome = reconciler.run(lambda: self.observer.observe(self.lbs), self.plan)
-            if outcome.changed and not self.check_mode:
-                self.guard.mark(self.lbs, absent=p["state"] == "absent")
-        finally:
-            self.guard.release()
-        predicted = outcome.plan.predict(outcome.before)
-        self.result.update(
-            changed=outcome.changed,
-            plan=outcome.plan.to_list(),
-            objects=tree(outcome.after, self.lbs, with_ids=True),
-            status=status(outcome.after, self.lbs),
-        )
-        if self.module._diff:
-            self.result["diff"] = dict(before=tree(outcome.before, self.lbs), after=tree(predicted, self.lbs))
-
-    def plan(self, state):
-        self.guard.inspect(state, self.check_mode)
-        actions, waits, conflicts = [], [], []
-        for lb in state.lbs:
-            obs = state.observed[lb["id"]]
-            planner = LbPlanner(self.desired, obs, self.tag, self.params["tag_prefix"])
-            out = planner.plan()
-            if out.binds_to_check:
-                obs.foreign_binds = self.observer.foreign_binds(lb)
-                conflicts.extend(planner.conflicts())
-            for warning in out.warnings:
-                self.module.warn(warning)
-            actions.extend(out.actions)
-            waits.extend(out.waits)
-        if conflicts:
-            self.conflicts[:] = conflicts
-            held = "; ".join("%s:%s on %s is held by %s (bind %s)" % (
-                c["address"], c["port"], c["load_balancer"], c["holder"] or "an untagged bind", c["holder_bind"])
-                for c in conflicts)
-            raise Failure("service %s conflicts with binds it does not own: %s" % (self.params["name"], held),
-                          conflicts=conflicts)
-        return Plan(actions, waits)
+        service = ServiceRun(self.client, self.params, self.check_mode, warn=self.module.warn)
+        self.result = service.result   # partly filled when it fails: conflicts, the hash
+        service.run(diff=self.module._diff)
 
 
 def main():

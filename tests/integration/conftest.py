@@ -40,7 +40,8 @@ class Run(object):
         return found
 
     def __repr__(self):
-        return "Run(rc=%s)\n%s\n%s" % (self.rc, self.proc.stdout[-4000:], self.proc.stderr[-4000:])
+        last = self.records[-1]["result"].get("msg") if self.records else None
+        return "Run(rc=%s, last msg=%r)\n%s\n%s" % (self.rc, last, self.proc.stdout[-4000:], self.proc.stderr[-4000:])
 
 
 class Ansible(object):

@@ -48,8 +48,10 @@ def test_fresh_create_and_noop_rerun(engine, ansible):
     assert [b["name"] for b in lb1["backends"]] == ["http.web", "https.web"]
     assert [s["name"] for s in lb1["backends"][0]["servers"]] == ["n1.http.web", "n2.http.web"]
     assert lb1["frontends"][0]["default_backend"] == "http.web"
-    assert lb1["frontends"][1]["binds"] == [{"name": "v4.https.web", "address": "127.0.10.5", "port": 8443,
-                                             "ssl": False, "ssl_certificate_path": None}]
+    assert lb1["frontends"][1]["binds"] == [{"load_balancer": "lb1", "name": "v4.https.web", "address": "127.0.10.5",
+                                             "port": 8443, "ssl": False, "ssl_certificate_path": None, "owner": "web"}]
+    assert check["summary"] == "lb1: 10 to add, 0 to change, 0 to destroy"
+    assert all(a["load_balancer"] == "lb1" for a in check["plan"])
     assert real["status"] == {"load_balancers": {"lb1": {"127.0.10.5": [8080, 8443]}}, "all": {"127.0.10.5": [8080, 8443]}}
     assert names(engine, "server") == ["n1.http.web", "n1.https.web", "n2.http.web", "n2.https.web"]
     assert all(es.tags(engine, o["identifier"]) == ["anxlb-svc=web"] for o in es.objects(engine, "bind"))
@@ -148,8 +150,8 @@ def test_duplicate_backend_and_untagged_object_with_the_desired_name(engine, ans
     dup = es.create(engine, "backend", name="http.web", mode="tcp", load_balancer=lb)
     es.tag(engine, dup, "anxlb-svc=web")
     check, real = converge(ansible, engine, SERVICE)
-    assert check["plan"] == [{"action": "delete", "type": "backend", "name": "http.web", "id": dup, "changes": {},
-                              "tags": [], "reason": "duplicate of %s" % untagged}]
+    assert check["plan"] == [{"load_balancer": "lb1", "action": "delete", "type": "backend", "name": "http.web", "id": dup,
+                              "changes": {}, "tags": [], "reason": "duplicate of %s under the same parent" % untagged}]
 
 
 def test_tagged_orphan_bind_goes_and_foreign_objects_stay(engine, ansible):
@@ -185,11 +187,21 @@ def test_a_conflicting_service_fails_without_writing_and_names_the_holder(engine
     assert engine.mutating_requests() == 0
 
 
+def strip_lb(node):
+    """A tree without the load balancer names its nodes carry (to compare two load balancers' trees)."""
+    if isinstance(node, dict):
+        return dict((k, strip_lb(v)) for k, v in node.items() if k != "load_balancer")
+    if isinstance(node, list):
+        return [strip_lb(v) for v in node]
+    return node
+
+
 def test_two_load_balancers_converge_in_one_run(engine, ansible):
     both = dict(copy.deepcopy(SERVICE), load_balancers=["lb1", "lb2"])
     check, real = converge(ansible, engine, both)
     assert sorted(check["diff"]["after"]) == ["lb1", "lb2"]
-    assert check["diff"]["after"]["lb1"] == check["diff"]["after"]["lb2"]
+    assert strip_lb(check["diff"]["after"]["lb1"]) == strip_lb(check["diff"]["after"]["lb2"])
+    assert check["summary"] == "lb1: 10 to add, 0 to change, 0 to destroy; lb2: 10 to add, 0 to change, 0 to destroy"
     assert real["status"]["all"] == {"127.0.10.5": [8080, 8443]}
     assert len(es.objects(engine, "server")) == 8
 

@@ -18,6 +18,7 @@ class FakeClient(object):
         self.objects = {}      # id -> engine object
         self.tags = {}         # id -> set of tag names
         self.calls = []        # (method, kind, id)
+        self.bodies = []       # (kind, id, body) of every PUT
         self.scripts = {}      # id -> list of state titles returned by successive GETs
         self.delete_errors = {}  # id -> exceptions raised by successive DELETEs (then it succeeds)
         self._ids = ("%032x" % i for i in itertools.count(1))
@@ -51,11 +52,9 @@ class FakeClient(object):
 
     def lbaas_update(self, kind, ident, body):
         self.calls.append(("PUT", kind, ident))
+        self.bodies.append((kind, ident, dict(body)))
         self.objects[ident].update(body)
         return dict(self.objects[ident])
-
-    def lbaas_redeploy(self, kind, ident):
-        self.calls.append(("REDEPLOY", kind, ident))
 
     def lbaas_delete(self, kind, ident):
         self.calls.append(("DELETE", kind, ident))

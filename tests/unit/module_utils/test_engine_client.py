@@ -34,7 +34,7 @@ def test_headers_and_bodies_per_method(stub):
     for req in (post, put, delete, tag):
         assert req["headers"]["Content-Type"] == "application/json"
     assert json.loads(post["body"]) == {"name": "f", "load_balancer": LB1}   # links as identifier strings
-    assert json.loads(put["body"]) == {"default_backend": "b" * 32}
+    assert json.loads(put["body"]) == {"default_backend": "b" * 32, "state": "0"}   # every update deploys
     assert delete["body"] == b""
     assert tag["body"] == b'""'   # JSON "" (JSON null gets a 400 from the Engine)
     assert [r["method"] + " " + r["path"] for r in stub.seen] == [

@@ -16,7 +16,7 @@ B = "b" * 32
 @pytest.mark.parametrize("call, method, path, body", [
     (lambda c: c.lbaas_get("server", A), "GET", "/api/LBaaS/v1/server.json/" + A, None),
     (lambda c: c.lbaas_update("bind", A, {"port": 81, "frontend": {"identifier": B}}), "PUT",
-     "/api/LBaaS/v1/bind.json/" + A, {"port": 81, "frontend": B}),
+     "/api/LBaaS/v1/bind.json/" + A, {"port": 81, "frontend": B, "state": "0"}),
     (lambda c: c.lbaas_redeploy("backend", A), "PUT", "/api/LBaaS/v1/backend.json/" + A, {"state": "0"}),
     (lambda c: c.lbaas_delete("loadbalancer", A), "DELETE", "/api/LBaaS/v1/loadbalancer.json/" + A, None),
     (lambda c: c.resource_get(A), "GET", "/api/core/v1/resource.json/" + A, None),

@@ -32,7 +32,7 @@ def plan(m, obj, parent=None):
 
 def test_create_sends_only_what_the_user_set():
     actions = plan(module(mode="tcp", owner="web"), None)
-    assert actions == [{"action": "create", "type": "backend", "name": "80.web", "id": "(new backend 80.web)",
+    assert actions == [{"load_balancer": "lb1", "action": "create", "type": "backend", "name": "80.web", "id": "(new backend 80.web)",
                         "changes": {"load_balancer": {"before": None, "after": LB["id"]},
                                     "mode": {"before": None, "after": "tcp"},
                                     "name": {"before": None, "after": "80.web"}},
@@ -81,7 +81,10 @@ def test_moving_to_another_parent_needs_recreate():
     other = {"kind": "loadbalancer", "id": "c" * 32, "name": "lb2"}
     with pytest.raises(Failure, match="cannot be moved to another load balancer in place; set recreate=true"):
         plan(module(id="b" * 32), existing(), parent=other)
-    actions = plan(module(id="b" * 32, recreate=True), existing(), parent=other)
-    assert [a["action"] for a in actions] == ["delete", "create"]
-    assert actions[1]["changes"]["load_balancer"]["after"] == other["id"]
-    assert actions[1]["changes"]["mode"]["after"] == "http"   # carried over from the old object
+    m = module(id="b" * 32, recreate=True)
+    ordered = m.plan(ObjectState(other, existing(), {})).ordered()
+    # the new object exists before the old one goes: a move never leaves a gap
+    assert [a.op for a in ordered] == ["create", "delete"]
+    actions = ordered.to_list()
+    assert actions[0]["changes"]["load_balancer"]["after"] == other["id"]
+    assert actions[0]["changes"]["mode"]["after"] == "http"   # carried over from the old object

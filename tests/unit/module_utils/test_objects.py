@@ -28,9 +28,33 @@ def test_engine_objects_are_flattened_with_links_as_ids():
         "default_backend": {"identifier": "b" * 32, "name": "80.web"},
         "state": {"id": "3", "title": "Deployed", "type": 1}, "customer_identifier": "c",
     })
+    raw = obj.pop("raw")
     assert obj == {"kind": "frontend", "id": "f" * 32, "name": "80.web", "load_balancer": "a" * 32,
                    "mode": "tcp", "default_backend": "b" * 32, "client_timeout": "5000",
                    "state": {"id": "3", "title": "Deployed", "type": 1}}
+    assert raw["customer_identifier"] == "c"   # the Engine's answer, kept as the base of a whole-object PUT
+
+
+def test_update_body_is_the_whole_object_without_read_only_keys():
+    """go-anxcloud's generic client PUTs the whole object (pkg/apis/lbaas/v1/helper.go requestBody); a field
+    set back to unset travels as null so that an Engine that merges PUT bodies resets it too."""
+    obj = BACKEND.from_engine({
+        "identifier": "b" * 32, "name": "80.web", "mode": "tcp", "health_check": "hc", "server_timeout": 30,
+        "load_balancer": {"identifier": "a" * 32, "name": "lb1"}, "customer_identifier": "c",
+        "reseller_identifier": "r", "automation_rules": [], "state": {"id": "3", "title": "Deployed", "type": 1},
+        "some_future_field": 1,
+    })
+    assert BACKEND.update_body(obj, {"mode": "http", "server_timeout": None}) == {
+        "identifier": "b" * 32, "name": "80.web", "mode": "http", "health_check": "hc", "server_timeout": None,
+        "load_balancer": "a" * 32, "some_future_field": 1}
+
+
+def test_unset_forms_of_optional_fields_compare_equal():
+    raw = {"identifier": "b" * 32, "name": "x", "server_timeout": 0, "health_check": "",
+           "load_balancer": {"identifier": "a" * 32}}
+    obj = BACKEND.from_engine(raw)
+    assert obj["server_timeout"] is None and obj["health_check"] is None
+    assert BIND.from_engine({"identifier": "1" * 32, "name": "b", "ssl_certificate_path": ""})["ssl_certificate_path"] is None
 
 
 def test_engine_address_in_another_text_form_is_normalized():

@@ -1,7 +1,7 @@
 import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import TCP_CHECK, build
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import HTTP_CHECK, TCP_CHECK, build
 
 SERVICE = {
     "name": "web", "name_suffix": "prod",
@@ -16,7 +16,7 @@ def test_objects_and_names_follow_the_cloud_controller_scheme():
     assert list(d.backends) == ["http", "https"]
     assert d.backends["https"] == {"name": "https.web.prod", "mode": "tcp", "health_check": TCP_CHECK,
                                    "server_timeout": None}
-    assert d.backends["http"]["health_check"] is None
+    assert d.backends["http"]["health_check"] == HTTP_CHECK   # the mode's default, never "whatever was there"
     assert d.frontends["https"]["name"] == "https.web.prod"
     assert list(d.binds) == [("http", "192.0.2.10"), ("http", "2001:db8::10"),
                              ("https", "192.0.2.10"), ("https", "2001:db8::10")]
@@ -46,6 +46,23 @@ def test_unnamed_port_is_named_by_its_number():
     ({"servers": [{"name": "n 1", "address": "10.0.0.1"}]},
      "servers[0].name: 'n 1' is not a valid name (letters, digits, '-' and '_', at most 63 characters, starting and "
      "ending with a letter or digit)"),
+    # an empty template variable must not become a wildcard bind no conflict check sees
+    ({"addresses": [""]}, "addresses[0] must not be empty (a bind without an address listens on every address)"),
+    ({"addresses": ["192.0.2.1", "  "]},
+     "addresses[1] must not be empty (a bind without an address listens on every address)"),
+    ({"servers": [{"name": "n1", "address": ""}]}, "servers[0].address must not be empty"),
+    ({"ports": [{"name": "a", "port": 443, "ssl": True}]},
+     "ports[0].ssl_certificate_path is required when ports[0].ssl is true"),
+    ({"ports": [{"name": "a", "port": 443, "ssl": True, "ssl_certificate_path": " "}]},
+     "ports[0].ssl_certificate_path is required when ports[0].ssl is true"),
+    ({"ports": [{"name": "a", "port": 443, "ssl_certificate_path": "/etc/c.pem"}]},
+     "ports[0].ssl_certificate_path is set but ports[0].ssl is false; set ssl: true or remove the path"),
+    ({"ports": [{"name": "a", "port": 80, "health_check": ""}]},
+     "ports[0].health_check must not be empty; leave it out for the tcp default"),
+    ({"ports": [{"name": "a", "port": 80, "client_timeout": "30s"}]},
+     "ports[0].client_timeout must be a whole number of milliseconds, got '30s'"),
+    ({"ports": [{"name": "a", "port": 80, "server_timeout": -1}]},
+     "ports[0].server_timeout must be a whole number of milliseconds >= 0, got -1"),
 ])
 def test_invalid_declarations(change, msg):
     service = dict(SERVICE)
@@ -53,3 +70,14 @@ def test_invalid_declarations(change, msg):
     with pytest.raises(Failure) as err:
         build(service)
     assert err.value.msg == msg
+
+
+def test_unset_options_stand_for_what_a_fresh_create_gives():
+    """The whole declared state is owned: the same declaration gives the same objects whatever came before."""
+    d = build({"name": "web", "ports": [{"name": "a", "port": 80, "mode": "http"}, {"name": "b", "port": 81}],
+               "addresses": ["192.0.2.1"], "servers": [{"name": "n1", "address": "10.0.0.1"}]})
+    assert d.backends["a"] == {"name": "a.web", "mode": "http", "health_check": HTTP_CHECK, "server_timeout": None}
+    assert d.backends["b"]["health_check"] == TCP_CHECK
+    assert d.frontends["a"] == {"name": "a.web", "mode": "http", "client_timeout": None}
+    assert d.binds[("a", "192.0.2.1")]["ssl"] is False and d.binds[("a", "192.0.2.1")]["ssl_certificate_path"] is None
+    assert d.servers[("a", "n1")]["check"] == "enabled"

@@ -49,7 +49,10 @@ def test_deployment_error_gets_one_redeploy_then_succeeds():
     client.scripts[ident] = ["DeploymentError", "Updating", "Updated"]
     w, dummy = waiter(client)
     w.wait([Target("server", ident, "s")])
-    assert client.writes() == [("REDEPLOY", "server", ident)]
+    # the cloud controller's redeploy: a PUT of the whole object (the client adds "state": "0")
+    assert client.writes() == [("PUT", "server", ident)]
+    assert client.bodies[0][2]["identifier"] == ident and client.bodies[0][2]["name"] == "s"
+    assert "state" not in client.bodies[0][2] and "_kind" in client.bodies[0][2]
 
 
 def test_deployment_error_twice_fails_naming_the_object():
@@ -61,7 +64,7 @@ def test_deployment_error_twice_fails_naming_the_object():
         w.wait([Target("server", ident, "node1.80.web")])
     assert err.value.msg == ("server 'node1.80.web' (%s) failed to deploy (DeploymentError) again after a redeploy "
                              "request" % ident)
-    assert client.writes() == [("REDEPLOY", "server", ident)]
+    assert client.writes() == [("PUT", "server", ident)]
 
 
 def test_timeout_bounds_the_whole_wait_and_names_what_is_pending():

@@ -1,0 +1,147 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+"""One service, reconciled on every load balancer that holds or should hold its objects.
+
+The orchestration behind the ``service`` module (and, later, the roles and ``gc``): validate the
+declaration before any request; observe every declared load balancer and every one the owner tag is
+found on; plan each load balancer on its own (a load balancer no longer named gets everything of ours
+deleted there, children first); confirm the exact tags of what the plan would write to on the strength
+of the tag listing; detect conflicts; take the leases; apply through the shared Reconciler; report the
+plan, a per-load-balancer summary and a diff keyed by load balancer.
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import Plan, Reconciler
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import Desired, build
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_guard import ServiceGuard
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_observe import ServiceObserver
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_plan import LbPlanner
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_tree import status, tree
+
+CONFIRM_ROUNDS = 4   # each round can only take ownership away, so a handful settles any plan
+
+
+class _Scope(object):
+    """The state as the guard sees it: every load balancer this run may write to (the declared ones and
+    those it cleans), so a run never deletes on a load balancer another run holds the lease of."""
+
+    def __init__(self, state):
+        self.lbs = [lb for lb in state.all_lbs if lb["id"] is not None]
+        self.lb_tags = state.lb_tags
+
+
+class ServiceRun(object):
+    def __init__(self, client, params, check_mode, warn):
+        self.client = client
+        self.params = params
+        self.check_mode = check_mode
+        self.warn = warn
+        self.result = {"changed": False, "conflicts": []}
+
+    def validate(self):
+        p = self.params
+        if not p["load_balancers"]:
+            raise Failure("load_balancers must name at least one load balancer")
+        for index, ref in enumerate(p["load_balancers"]):
+            if not ref or not str(ref).strip():
+                raise Failure("load_balancers[%d] must not be empty" % index)
+        if p["lease_timeout"] < 1:
+            raise Failure("lease_timeout must be at least 1 second, got %d" % p["lease_timeout"])
+        desired = build(p)   # validates the whole declaration before any request
+        return Desired() if p["state"] == "absent" else desired
+
+    def run(self, diff=False):
+        p = self.params
+        self.desired = self.validate()
+        self.tag = owner_tag(p["name"], p["tag_prefix"])
+        self.observer = ServiceObserver(self.client, self.desired, self.tag, p["tag_prefix"])
+        self.lbs = self.observer.resolve(p["load_balancers"])
+        self.guard = ServiceGuard(self.client, p, self.desired, warn=self.warn)
+        self.result["declaration_hash"] = self.guard.digest
+        self.state = None
+        reconciler = Reconciler(self.client, self.check_mode, wait=p["wait"], wait_timeout=p["wait_timeout"],
+                                before_apply=lambda state, plan: self.guard.before_apply(_Scope(state), plan))
+        try:
+            outcome = reconciler.run(self.observe, self.plan)
+            if outcome.changed and not self.check_mode:
+                self.guard.mark(self.lbs, absent=p["state"] == "absent")
+                left = [lb for lb in self.state.extra_lbs]
+                if left:
+                    self.guard.mark(left, absent=True)   # the service is gone from there: so is its marker
+        finally:
+            self.guard.release()
+        shown = self.first_lbs
+        predicted = outcome.plan.predict(outcome.before)
+        self.result.update(
+            changed=outcome.changed,
+            plan=outcome.plan.to_list(),
+            summary=outcome.plan.summary(shown),
+            objects=tree(outcome.after, shown, with_ids=True, prefix=p["tag_prefix"]),
+            status=status(outcome.after, self.lbs),
+        )
+        if outcome.interruptions:
+            self.result["interruptions"] = outcome.interruptions
+        if diff:
+            self.result["diff"] = dict(before=tree(outcome.before, shown, prefix=p["tag_prefix"]),
+                                       after=tree(predicted, shown, prefix=p["tag_prefix"]))
+        return self.result
+
+    def observe(self):
+        state = self.observer.observe(self.lbs)
+        if self.state is None:
+            self.first_lbs = state.all_lbs   # what the first plan touched: the diff's keys
+        self.state = state
+        return state
+
+    def plan(self, state):
+        self.guard.inspect(_Scope(state), self.check_mode)
+        for _round in range(CONFIRM_ROUNDS):
+            planners, plan = self._plan_once(state)
+            unconfirmed = [a.premise for a in plan if a.premise is not None and not a.premise.get("confirmed")]
+            if not unconfirmed:
+                break
+            # The tag listing is not known to match exactly: read the tags of what we would write to.
+            refused = self.observer.confirm(unconfirmed)
+            for obj in refused:
+                self.warn("%s '%s' (%s) was listed for tag %s but does not carry it exactly; not touched"
+                          % (obj["kind"], obj["name"], obj["id"], self.tag))
+        else:
+            raise Failure("ownership of the objects to change could not be confirmed after %d rounds" % CONFIRM_ROUNDS)
+        for planner in planners:
+            for warning in planner.out.warnings:
+                self.warn(warning)
+        self._conflicts(state, planners)
+        return plan
+
+    def _plan_once(self, state):
+        planners, actions, waits = [], [], []
+        for lb in state.all_lbs:
+            desired = self.desired if lb in self.lbs else Desired()   # no longer named: everything goes
+            planner = LbPlanner(desired, state.observed[lb["id"]], self.tag, self.params["tag_prefix"])
+            out = planner.plan()
+            planners.append(planner)
+            actions.extend(out.actions)
+            waits.extend(out.waits)
+        return planners, Plan(actions, waits)
+
+    def _conflicts(self, state, planners):
+        conflicts = []
+        for planner in planners:
+            obs = planner.obs
+            if planner.out.binds_to_check and obs.lb in self.lbs:
+                if obs.foreign_binds is None:
+                    obs.foreign_binds = self.observer.foreign_binds(obs.lb, planner.out.parents)
+                conflicts.extend(planner.conflicts())
+        if conflicts:
+            self.result["conflicts"] = conflicts
+            held = "; ".join("%s:%s on %s is held by %s (bind %s)" % (
+                c["address"], c["port"], c["load_balancer"], c["holder"] or "an untagged bind", c["holder_bind"])
+                for c in conflicts)
+            raise Failure("service %s conflicts with binds it does not own: %s" % (self.params["name"], held),
+                          conflicts=conflicts)
