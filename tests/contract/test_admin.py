@@ -1,4 +1,6 @@
 """Contract: the admin API under /_local/ (README.md)."""
+import time
+
 import requests
 
 from .helpers import LB1, backend, error_of, lbaas, ok, tag_path
@@ -13,17 +15,34 @@ def test_the_request_log_counts_every_engine_request(engine):
     engine.api("GET", lbaas("loadbalancer"), params={"filters": "", "page": 1, "limit": 10})
     requests.get(engine.url + lbaas("loadbalancer", LB1), timeout=5)   # no token
     engine.api("GET", lbaas("backend", "0" * 32))
-    engine.api("POST", tag_path(LB1, "a%20b"), json="")
+    engine.api("POST", tag_path(LB1, "a%3Db"), json="")
     log = engine.requests()
     assert log["total"] == 5 and log["by_method"] == {"POST": 2, "GET": 3}
-    assert log["log"] == [
+    assert [dict((k, e[k]) for k in ("method", "path", "status")) for e in log["log"]] == [
         {"method": "POST", "path": lbaas("backend"), "status": 200},
         {"method": "GET", "path": lbaas("loadbalancer") + "?filters=&page=1&limit=10", "status": 200},
         {"method": "GET", "path": lbaas("loadbalancer", LB1), "status": 401},
         {"method": "GET", "path": lbaas("backend", "0" * 32), "status": 404},
-        {"method": "POST", "path": tag_path(LB1, "a%20b"), "status": 200},   # as sent, not decoded
+        {"method": "POST", "path": tag_path(LB1, "a%3Db"), "status": 200},   # as sent, not decoded
     ]
     assert engine.mutating_requests() == 2
+
+
+def test_the_request_log_has_times_and_the_json_bodies_of_posts_and_puts(engine):
+    """Tests assert exact PUT bodies (the generic client's, gac:pkg/apis/lbaas/v1/helper.go requestBody)
+    and benchmarks compute round trips in a row from start and end."""
+    began = time.time()
+    b = backend(engine)
+    put = {"name": "web", "load_balancer": LB1, "mode": "http", "state": "0"}
+    ok(engine.api("PUT", lbaas("backend", b["identifier"]), json=put))
+    engine.api("GET", lbaas("backend", b["identifier"]))
+    engine.api("POST", tag_path(LB1, "t"), json="")
+    engine.api("POST", lbaas("backend"), data=b"{not json", headers={"Content-Type": "application/json"})
+    ended = time.time()
+    log = engine.requests()["log"]
+    assert [e["body"] for e in log] == [{"name": "web", "mode": "tcp", "load_balancer": LB1}, put, None, "", None]
+    assert all(began <= e["start"] <= e["end"] <= ended for e in log)
+    assert all(a["end"] <= b["start"] for a, b in zip(log, log[1:]))   # one after the other: no overlap
 
 
 def test_admin_requests_are_not_logged_and_the_log_resets(engine):

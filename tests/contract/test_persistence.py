@@ -58,7 +58,7 @@ def test_seeding_a_state_file_again_adds_nothing_and_changes_nothing(tmp_path):
     state = str(tmp_path / "engine.db")
     extra = ("--seed", EXAMPLE_SEED)   # the last --seed wins; both files go into the same state
     with LocalEngine(seed=SEED, state=state) as first:
-        ok(first.api("PUT", lbaas("loadbalancer", LB1), json={"ip_address": "changed.test"}))
+        ok(first.api("PUT", lbaas("loadbalancer", LB1), json={"name": "lb1", "ip_address": "changed.test"}))
         ok(first.api("DELETE", lbaas("loadbalancer", LB2)))
         ok(first.api("DELETE", tag_path(V4, "anxlb-pool=demo")))
     with LocalEngine(state=state, extra_args=extra) as second:
