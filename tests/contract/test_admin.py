@@ -80,3 +80,22 @@ def test_admin_errors_use_the_engine_error_body(engine):
     error_of(admin(engine, "GET", "nothing"), 404)
     error_of(admin(engine, "DELETE", "requests"), 404)
     error_of(admin(engine, "PUT", "faults", data=b"{"), 400)
+
+
+def test_options_change_at_run_time_until_the_next_reset(engine):
+    assert engine.options() == {"put": "replace", "deploy_on": "state0", "tag_match": "exact",
+                                "tag_names": "strict", "tag_delete": "detach"}
+    assert engine.set_options(tag_match="prefix")["tag_match"] == "prefix"
+    assert engine.options()["put"] == "replace"   # the others stay
+    for bad, text in (({"tag_match": "fuzzy"}, "tag_match must be one of"), ({"colour": "x"}, "unknown option"),
+                      (["put"], "mapping")):
+        assert text in error_of(admin(engine, "PUT", "options", json=bad), 422)["message"]
+    assert engine.options()["tag_match"] == "prefix"   # a refused change changes nothing
+    engine.reset()
+    assert engine.options()["tag_match"] == "exact"
+
+
+def test_dump_lists_the_tag_entities(engine):
+    ok(engine.api("POST", tag_path(LB1, "t"), json=""))
+    tags = dict((t["name"], t) for t in engine.dump()["tags"])
+    assert tags["t"]["_carriers"] == 1 and tags["anxlb-pool=demo"]["_carriers"] == 2   # both seeded prefixes

@@ -39,6 +39,7 @@ def test_a_restart_keeps_objects_tags_states_and_addresses(tmp_path):
         assert ok(second.api("GET", RESOURCES, params={"tag_name": "keep"}))["data"] == [
             {"identifier": ids["backend"], "name": "web"}]
         assert ok(second.api("GET", ADDRESSES + "/" + address))["name"] == "127.0.10.9"
+        assert "keep" in [t["name"] for t in second.tag_entities()]   # tag entities persist too
         time.sleep(max(0, created + delay + 0.1 - time.monotonic()))
         assert state_title(second, "bind", ids["bind"]) == "Deployed"   # the clock kept running
         assert state_title(second, "server", ids["server"]) == "DeploymentError"
