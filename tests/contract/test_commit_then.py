@@ -14,6 +14,8 @@ def backends(engine):
 
 
 def test_an_lbaas_create_is_committed_then_answered_504(engine):
+    """gac:pkg/api/errors.go ErrorFromResponse turns the 504 into an error for the caller and nothing
+    retries it (ENGINE_API.md 10); a client that does creates a second backend."""
     engine.set_faults({"script": [{"method": "POST", "path": "/api/LBaaS/v1/", "commit_then": 504}]})
     err = error_of(engine.api("POST", lbaas("backend"), json=BACKEND), 504)
     assert "after the request was carried out" in err["message"]
@@ -24,6 +26,8 @@ def test_an_lbaas_create_is_committed_then_answered_504(engine):
 
 
 def test_or_the_connection_drops_after_the_commit(engine):
+    """A dropped connection reaches the caller of the generic client as an error, not a retry
+    (ENGINE_API.md 10)."""
     engine.set_faults({"script": [{"method": "POST", "path": "/api/LBaaS/v1/backend", "commit_then": "drop"}]})
     with pytest.raises(requests.exceptions.ConnectionError):
         engine.api("POST", lbaas("backend"), json=BACKEND)
@@ -51,6 +55,7 @@ def test_a_tag_attach_is_committed_then_answered_504(engine):
 
 
 def test_a_failed_request_commits_nothing_and_keeps_the_count(engine):
+    """Only a committed write can be lost in a gateway timeout (gac:pkg/api/errors.go)."""
     engine.set_faults({"script": [{"method": "POST", "commit_then": 504, "count": 1}]})
     error_of(engine.api("POST", lbaas("backend"), json={"name": "x"}), 422)
     assert engine.admin("GET", "faults")["script"] == [{"method": "POST", "path": "", "commit_then": 504,
@@ -60,6 +65,7 @@ def test_a_failed_request_commits_nothing_and_keeps_the_count(engine):
 
 
 def test_status_rules_still_answer_instead_of_handling(engine):
+    """status faults (nothing done) and commit_then faults (done) stay apart, first match wins."""
     engine.set_faults({"script": [{"method": "POST", "commit_then": 504}, {"method": "POST", "status": 503}]})
     error_of(engine.api("POST", lbaas("backend"), json=BACKEND), 503)   # not carried out
     assert backends(engine) == []
@@ -71,5 +77,6 @@ def test_status_rules_still_answer_instead_of_handling(engine):
     ({"status": 503, "commit_then": 504}, "either status"), ({"method": "POST"}, "either status"),
     ({"commit_then": 200}, "script[0].commit_then"), ({"commit_then": "later"}, "script[0].commit_then")])
 def test_invalid_commit_then_rules_are_refused(engine, rule, text):
+    """A rule is either status or commit_then, each an HTTP error status or drop (README.md, "Faults")."""
     err = error_of(requests.put(engine.url + "/_local/faults", json={"script": [rule]}, timeout=5), 422)
     assert text in err["message"]

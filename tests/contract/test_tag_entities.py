@@ -58,6 +58,7 @@ def test_entities_pile_up_one_per_name_and_the_dump_counts_them(engine):
 
 
 def test_entities_outlive_the_objects_that_carried_them(engine):
+    """Tags are account-level entities (gac:pkg/core/tags/tags.go): deleting a resource leaves them."""
     b = backend(engine)
     attach(engine, b["identifier"], "gone=soon")
     ok(engine.api("DELETE", "/api/LBaaS/v1/backend.json/" + b["identifier"]))
@@ -136,6 +137,7 @@ def test_delete_needs_an_assigned_service_and_then_detaches_or_refuses(engine, t
 
 
 def test_deleting_one_assignment_keeps_the_other(engine):
+    """gac:pkg/core/tags/tags.go Delete takes a service_identifier: it ends one assignment."""
     attach(engine, LB1, "both")
     attach(engine, V4, "both")
     ident = entity(engine, "both")["identifier"]
@@ -147,6 +149,7 @@ def test_deleting_one_assignment_keeps_the_other(engine):
 
 
 def test_a_reattached_name_after_deletion_is_a_new_entity(engine):
+    """gac:pkg/core/tags/tags.go Create answers a new identifier for a new entity."""
     first = attach(engine, LB1, "again")[0]["identifier"]
     ok(engine.api("DELETE", TAGS + "/" + first, params={"service_identifier": LBAAS}))
     assert attach(engine, LB1, "again")[0]["identifier"] != first

@@ -36,6 +36,7 @@ def test_listing_by_tag_name_matches_as_the_option_says(engine, mode, expected):
 
 
 def test_exact_is_the_default(engine):
+    """ENGINE_API.md 10: the clients list by tag expecting exact matches (ccm:.../reconciliation.go retrieveResources)."""
     ok(attach(engine, LB1, "svc=shop2"))
     assert engine.options()["tag_match"] == "exact"
     assert listed(engine, "svc=shop") is None and listed(engine, "svc=shop2") == {LB1}
@@ -55,6 +56,8 @@ def test_names_outside_the_charset_are_422_naming_name(engine, name):
 
 
 def test_every_allowed_character_and_128_characters_are_fine(engine):
+    """The charset holds the clients' own names: anxccm-svc-uid=<uuid> (ccm:.../reconciliation.go
+    tagResource) and the collection's marker (commas) and lease (@) tags."""
     for name in (ALLOWED, "y" * 128, "anxccm-svc-uid=0b1c", "anxlb-reconciled.web=1,0.1.0,ab12,1700000000"):
         ok(attach(engine, LB1, name))
     assert len(ok(engine.api("GET", RESOURCES + "/" + LB1))["tags"]) == 4
@@ -69,6 +72,8 @@ def test_already_tagged_is_a_different_422(engine):
 
 
 def test_any_name_with_the_lenient_option(engine):
+    """--tag-names any: Go formats the raw name into the path (gac:pkg/apis/core/v1/resource_genclient.go
+    FilterRequestURL), percent-encoding what a path cannot hold."""
     engine.set_options(tag_names="any")
     assert [t["name"] for t in ok(attach(engine, LB1, "a%20b;c*"))] == ["a b;c*"]
     assert listed(engine, "a b;c*") == {LB1}
@@ -80,6 +85,7 @@ def test_tag_names_are_checked_on_detach_never(engine):
 
 
 def test_seed_tags_obey_the_same_rule():
+    """A seed holds what a client could have attached (gac:pkg/apis/core/v1/resource_tags.go Tag)."""
     engine = Engine()
     try:
         with pytest.raises(SeedError, match=r"loadbalancers\[0\]: tags: Tag names are"):
@@ -93,6 +99,8 @@ def test_seed_tags_obey_the_same_rule():
 
 
 def test_backends_and_addresses_are_checked_alike(engine):
+    """The CCM tags LBaaS objects and IPAM addresses through the same call
+    (ccm:.../reconciliation.go tagResource, ccm:anx/provider/loadbalancer/address/prefix.go)."""
     b = backend(engine)
     for ident in (b["identifier"], V4):
         assert set(error_of(attach(engine, ident, "no%20way"), 422)["validation"]) == {"name"}
