@@ -16,7 +16,7 @@ def backends(engine):
 def test_an_lbaas_create_is_committed_then_answered_504(engine):
     """gac:pkg/api/errors.go ErrorFromResponse turns the 504 into an error for the caller and nothing
     retries it (ENGINE_API.md 10); a client that does creates a second backend."""
-    engine.set_faults({"script": [{"method": "POST", "path": "/api/LBaaS/v1/", "commit_then": 504}]})
+    engine.set_faults({"script": [{"method": "POST", "path": "/api/LBaaS/v1/*", "commit_then": 504}]})
     err = error_of(engine.api("POST", lbaas("backend"), json=BACKEND), 504)
     assert "after the request was carried out" in err["message"]
     assert [b["name"] for b in backends(engine)] == ["web"]   # created all the same

@@ -107,6 +107,13 @@ def normalise(config):
             "deploy": deploy, "seed": seed}
 
 
+def path_matches(pattern, path):
+    """A glob (``/api/LBaaS/v1/*``) when the pattern has one of ``*?[``, else a substring."""
+    if any(c in pattern for c in "*?["):
+        return fnmatch.fnmatchcase(path, pattern)
+    return pattern in path
+
+
 class Faults(object):
     def __init__(self, config=None):
         self.lock = threading.Lock()
@@ -131,7 +138,7 @@ class Faults(object):
     def _scripted(self, key, method, path):
         """The first matching script rule of this kind (status or commit_then) with count left, used up."""
         for rule in self.config["script"]:
-            if key in rule and rule["count"] > 0 and rule["method"] in ("*", method) and rule["path"] in path:
+            if key in rule and rule["count"] > 0 and rule["method"] in ("*", method) and path_matches(rule["path"], path):
                 rule["count"] -= 1
                 return rule[key]
         return None
