@@ -65,6 +65,21 @@ def frontend(engine, default_backend, name="web", lb=LB1, mode="tcp", **kw):
     return create(engine, "frontend", name=name, mode=mode, load_balancer=lb, default_backend=default_backend, **kw)
 
 
+def request_body(obj, **changes):
+    """A read-back object as the generic client PUTs it (gac:pkg/apis/lbaas/v1/*_genclient.go
+    FilterAPIRequestBody, helper.go requestBody): every field, links as identifier strings; no state
+    unless ``changes`` sets one."""
+    body = dict((k, v["identifier"] if isinstance(v, dict) and set(v) == {"identifier", "name"} else v)
+                for k, v in obj.items() if k not in ("state", "automation_rules"))
+    body.update(changes)
+    return body
+
+
+def put_full(engine, kind, ident, **changes):
+    """The whole object read back, with ``changes``, PUT (answer checked 200)."""
+    return ok(engine.api("PUT", lbaas(kind, ident), json=request_body(get(engine, kind, ident), **changes)))
+
+
 def tree(engine):
     """One of each: backend with a server, frontend with a bind, on lb1; identifiers by kind."""
     b = backend(engine)

@@ -130,3 +130,29 @@ def test_local_engine_start_is_bounded(tmp_path):
     with pytest.raises(RuntimeError, match="timeout"):
         engine.start(timeout=0.5)
     assert time.monotonic() - began < 5
+
+
+LENIENT = {"put": "merge", "deploy_on": "change", "tag_match": "substring", "tag_names": "any", "tag_delete": "refuse"}
+
+
+def test_behaviour_options_on_the_command_line_survive_a_reset():
+    flags = sum((["--" + name.replace("_", "-"), value] for name, value in LENIENT.items()), [])
+    with LocalEngine(seed=SEED, extra_args=flags) as engine:
+        assert engine.options() == LENIENT
+        engine.set_options(tag_match="prefix")
+        engine.reset()
+        assert engine.options() == LENIENT   # reset restores the command line, not the defaults
+
+
+def test_behaviour_options_as_keyword_arguments():
+    with LocalEngine(tag_match="casefold", put=None) as engine:
+        assert engine.options() == {"put": "replace", "deploy_on": "state0", "tag_match": "casefold",
+                                    "tag_names": "strict", "tag_delete": "detach"}
+    with pytest.raises(TypeError, match="unknown option 'colour'"):
+        LocalEngine(colour="blue")
+
+
+@pytest.mark.parametrize("args", [("--tag-match", "fuzzy"), ("--put", "patch"), ("--deploy-on", "always")])
+def test_unknown_option_values_exit_2_naming_the_option(args):
+    proc = run("--listen", "127.0.0.1:0", "--token", "t", *args)
+    assert proc.returncode == 2 and "argument %s: invalid choice" % args[0] in proc.stderr

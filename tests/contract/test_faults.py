@@ -26,6 +26,16 @@ def test_scripted_statuses_by_method_and_path_are_used_up(engine):
     assert statuses(engine, 1, path=lbaas("backend")) == [200]
 
 
+def test_script_paths_are_substrings_or_globs(engine):
+    engine.set_faults({"script": [{"path": "/api/LBaaS/v1/*.json", "status": 503, "count": 5},
+                                  {"path": "/api/LBaaS/v1/*", "status": 504},
+                                  {"path": "/api/core/v1/[r]esource.json", "status": 502}]})
+    error_of(engine.api("GET", lbaas("backend")), 503)
+    error_of(engine.api("GET", LB), 504)   # the whole path must match the glob: not "*.json" ...
+    error_of(engine.api("GET", "/api/core/v1/resource.json", params={"tag_name": "x"}), 502)   # ... without query
+    assert engine.api("GET", "/api/ipam/v1/prefix.json").status_code == 200
+
+
 def test_a_dropped_connection_gets_no_answer(engine):
     engine.set_faults({"script": [{"method": "POST", "status": "drop"}]})
     with pytest.raises(requests.exceptions.ConnectionError):

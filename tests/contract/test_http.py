@@ -78,7 +78,8 @@ def test_request_content_type_with_or_without_charset_also_on_delete(engine):
     ident = backend(engine)["identifier"]
     token = {"Authorization": "Token " + engine.token}
     charset = dict(token, **{"Content-Type": "application/json; charset=utf-8"})
-    assert raw(engine, "PUT", lbaas("backend", ident), b'{"mode": "http"}', charset)[0] == 200
+    body = b'{"name": "w", "load_balancer": "%s", "mode": "http", "state": "0"}' % LB1.encode()
+    assert raw(engine, "PUT", lbaas("backend", ident), body, charset)[0] == 200
     status, headers, body = raw(engine, "DELETE", lbaas("backend", ident), None,
                                 dict(token, **{"Content-Type": "application/json"}))
     assert (status, headers["Content-Type"], body) == (200, "application/json; charset=utf-8", b"{}")

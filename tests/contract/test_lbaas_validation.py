@@ -2,7 +2,8 @@
 unknown identifiers, 409 for writes on objects being deleted (README.md, decisions)."""
 import pytest
 
-from .helpers import LB1, LB2, after_delay, backend, create, error_of, frontend, get, lbaas, ok, tree
+from .helpers import (LB1, LB2, after_delay, backend, create, error_of, frontend, get, lbaas, ok, request_body,
+                      tree)
 
 GONE = "f" * 32
 
@@ -59,16 +60,21 @@ def test_invalid_creates_are_422_naming_each_field(engine):
 def test_an_invalid_put_is_422_and_changes_nothing(engine):
     ids = tree(engine)
     before = get(engine, "bind", ids["bind"])
-    err = error_of(engine.api("PUT", lbaas("bind", ids["bind"]), json={"port": 0, "address": "x", "name": "n"}), 422)
+    body = request_body(before, port=0, address="x", name="n", state="0")
+    err = error_of(engine.api("PUT", lbaas("bind", ids["bind"]), json=body), 422)
     assert set(err["validation"]) == {"port", "address"}
     assert get(engine, "bind", ids["bind"]) == before
 
 
-def test_a_put_checks_the_merged_object(engine):
+@pytest.mark.parametrize("put", ["replace", "merge"])
+def test_a_put_checks_the_whole_new_object(engine, put):
+    engine.set_options(put=put)
     ids = tree(engine)
-    err = error_of(engine.api("PUT", lbaas("frontend", ids["frontend"]), json={"load_balancer": LB2}), 422)
+    body = request_body(get(engine, "frontend", ids["frontend"]), load_balancer=LB2, state="0")
+    err = error_of(engine.api("PUT", lbaas("frontend", ids["frontend"]), json=body), 422)
     assert set(err["validation"]) == {"default_backend"}   # still points at a backend of lb1
-    err = error_of(engine.api("PUT", lbaas("backend", ids["backend"]), json={"load_balancer": LB2}), 422)
+    body = request_body(get(engine, "backend", ids["backend"]), load_balancer=LB2, state="0")
+    err = error_of(engine.api("PUT", lbaas("backend", ids["backend"]), json=body), 422)
     assert "default backend" in err["validation"]["load_balancer"]
 
 

@@ -39,6 +39,7 @@ def test_a_restart_keeps_objects_tags_states_and_addresses(tmp_path):
         assert ok(second.api("GET", RESOURCES, params={"tag_name": "keep"}))["data"] == [
             {"identifier": ids["backend"], "name": "web"}]
         assert ok(second.api("GET", ADDRESSES + "/" + address))["name"] == "127.0.10.9"
+        assert "keep" in [t["name"] for t in second.tag_entities()]   # tag entities persist too
         time.sleep(max(0, created + delay + 0.1 - time.monotonic()))
         assert state_title(second, "bind", ids["bind"]) == "Deployed"   # the clock kept running
         assert state_title(second, "server", ids["server"]) == "DeploymentError"
@@ -58,7 +59,7 @@ def test_seeding_a_state_file_again_adds_nothing_and_changes_nothing(tmp_path):
     state = str(tmp_path / "engine.db")
     extra = ("--seed", EXAMPLE_SEED)   # the last --seed wins; both files go into the same state
     with LocalEngine(seed=SEED, state=state) as first:
-        ok(first.api("PUT", lbaas("loadbalancer", LB1), json={"ip_address": "changed.test"}))
+        ok(first.api("PUT", lbaas("loadbalancer", LB1), json={"name": "lb1", "ip_address": "changed.test"}))
         ok(first.api("DELETE", lbaas("loadbalancer", LB2)))
         ok(first.api("DELETE", tag_path(V4, "anxlb-pool=demo")))
     with LocalEngine(state=state, extra_args=extra) as second:

@@ -1,13 +1,18 @@
 """The admin API under /_local/ (a path the real Engine does not have; loopback clients only, no token).
 
-GET  /_local/requests            {"total", "by_method", "log": [{"method", "path", "status"}]}
+GET  /_local/requests            {"total", "by_method", "log": [{"method", "path", "status", "start", "end",
+                                 "body"}]}
 POST /_local/requests/reset      clears the request log
 GET  /_local/faults              the fault configuration, counts as used up so far
 PUT  /_local/faults              replaces it (faults.py; {} clears)
-POST /_local/reset               wipes all state, reseeds from --seed, clears the log and the faults
+GET  /_local/options             the behaviour options (options.py)
+PUT  /_local/options             changes some of them ({"tag_match": "substring"}); 422 if invalid
+POST /_local/reset               wipes all state, reseeds from --seed, clears the log and the faults,
+                                 restores the options given at start
 PUT  /_local/objects/<id>/state  {"state": "DeploymentError"} forces an LBaaS object's state until its
                                  next deployment; {"state": null} ends that
-GET  /_local/dump                every object (bookkeeping keys included) with its kind and tags
+GET  /_local/dump                every object (bookkeeping keys included) with its kind and tags, and
+                                 the tag entities with the number of resources carrying each
 """
 import json
 import re
@@ -17,21 +22,24 @@ from . import seed, states
 from .errors import ApiError, not_found
 from .faults import FaultError
 from .lbaas_types import KINDS
+from .options import OptionError, validated
 
 STATE_PATH = re.compile(r"^/_local/objects/([^/]+)/state$")
 
 
 class RequestLog(object):
-    """Every Engine API request (admin requests excluded), with its path as sent and its status
-    (0 = connection dropped by a fault)."""
+    """Every Engine API request (admin requests excluded), with its path as sent, its status (0 =
+    connection dropped by a fault), ``start`` and ``end`` (time.time() when handling began and just
+    before the answer was written) and the decoded JSON ``body`` of a POST or PUT (else None)."""
 
     def __init__(self):
         self.lock = threading.Lock()
         self.entries = []
 
-    def add(self, method, path, status):
+    def add(self, method, path, status, start, end, body):
         with self.lock:
-            self.entries.append({"method": method, "path": path, "status": status})
+            self.entries.append({"method": method, "path": path, "status": status, "start": start, "end": end,
+                                 "body": body})
 
     def view(self):
         with self.lock:
@@ -57,7 +65,22 @@ class Admin(object):
             if self.seed_path:
                 seed.load(self.engine, self.seed_path)
         self.engine.faults.set({})
+        self.engine.options = dict(self.engine.start_options)
         self.log.reset()
+
+    def set_options(self, body):
+        try:
+            self.engine.options = validated(body or {}, self.engine.options)
+        except OptionError as exc:
+            raise ApiError(422, str(exc))
+        return self.engine.options
+
+    def dump(self):
+        store = self.engine.store
+        with store.transaction():
+            objects = store.dump()
+            tags = [dict(entity, _carriers=len(store.tagged(entity["name"]))) for entity in store.tag_entities()]
+        return {"objects": objects, "tags": tags}
 
     def force_state(self, ident, body):
         title = body.get("state") if isinstance(body, dict) else None
@@ -99,6 +122,10 @@ class Admin(object):
         if (method, path) == ("POST", "/_local/reset"):
             self.reset()
             return {}
+        if (method, path) == ("GET", "/_local/options"):
+            return self.engine.options
+        if (method, path) == ("PUT", "/_local/options"):
+            return self.set_options(body)
         if (method, path) == ("GET", "/_local/dump"):
-            return {"objects": self.engine.store.dump()}
+            return self.dump()
         raise ApiError(404, "No such admin endpoint: %s %s" % (method, path))

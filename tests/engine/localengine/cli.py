@@ -10,6 +10,7 @@ import yaml
 from . import seed
 from .engine import Engine
 from .faults import FaultError
+from .options import OPTIONS, flag
 from .seed import SeedError
 from .server import EngineServer
 from .store import StoreError
@@ -50,6 +51,8 @@ def parser():
     p.add_argument("--delete-delay", type=seconds, default=0.0, help="seconds deleted objects stay readable")
     p.add_argument("--faults", help="JSON or YAML file with the initial fault injection")
     p.add_argument("--quiet", action="store_true", help="do not log each request to stderr")
+    for name, (choices, text) in OPTIONS.items():   # strict by default, lenient by choice (README.md)
+        p.add_argument(flag(name), choices=choices, default=choices[0], help="%s (default %s)" % (text, choices[0]))
     return p
 
 
@@ -62,7 +65,8 @@ def main(argv=None):
         if args.faults:
             with open(args.faults) as handle:
                 faults = yaml.safe_load(handle) or {}   # YAML reads JSON too
-        engine = Engine(args.state, args.deploy_delay, args.update_delay, args.delete_delay, faults)
+        engine = Engine(args.state, args.deploy_delay, args.update_delay, args.delete_delay, faults,
+                        dict((name, getattr(args, name)) for name in OPTIONS))
         if args.seed:
             seed.load(engine, args.seed)
         server = EngineServer(args.listen, engine, args.token, seed_path=args.seed, quiet=args.quiet)

@@ -1,6 +1,5 @@
-"""Core resources and tags (ENGINE_API.md section 5). Every LBaaS object, IPAM prefix and address and
-VLAN is a resource with the same identifier; a tag is created on the fly when first attached."""
-import hashlib
+"""Core resources and the tags on them (ENGINE_API.md section 5). Every LBaaS object, IPAM prefix and
+address and VLAN is a resource with the same identifier; tag entities and names are in tags.py."""
 import time
 
 from .account import CUSTOMER_OBJECT, RESELLER_OBJECT
@@ -24,15 +23,6 @@ RESOURCE_TYPES = {
 KINDS = tuple(RESOURCE_TYPES)
 
 
-def tag_identifier(name):
-    """Stable per name, so a tag keeps its identifier across objects and restarts."""
-    return hashlib.md5(name.encode("utf-8")).hexdigest()
-
-
-def tag_list(names):
-    return [{"identifier": tag_identifier(n), "name": n} for n in names]
-
-
 def timestamp(epoch):
     return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(epoch))
 
@@ -41,6 +31,14 @@ class Core(object):
     def __init__(self, engine):
         self.engine = engine
         self.store = engine.store
+        self.tags = engine.tags
+
+    @staticmethod
+    def kinds_of_service(service):
+        return [kind for kind, (_type, _name, name) in RESOURCE_TYPES.items() if name == service]
+
+    def tag_list(self, ident):
+        return self.tags.summaries(self.store.tags(ident))
 
     def _resource(self, ident):
         kind = self.store.kind_of(ident)
@@ -57,15 +55,16 @@ class Core(object):
             "created_at": timestamp(doc.get("_created", 0)), "updated_at": timestamp(doc.get("_updated", 0)),
             "deleted_at": None, "reseller": RESELLER_OBJECT, "customer": CUSTOMER_OBJECT, "billing_contract": None,
             "managed_status": "unmanaged", "shared_by": None, "shared_at": None, "resource_pools": [],
-            "attributes": None, "tags": tag_list(self.store.tags(ident)),
+            "attributes": None, "tags": self.tag_list(ident),
         }
 
     def list(self, query):
         """Bare page of {identifier, name}; 422 when nothing carries ``tag_name`` (the Engine's way of
-        saying "none"), an empty page past the end of a non-empty result."""
+        saying "none"), an empty page past the end of a non-empty result. --tag-match says how a name
+        matches ``tag_name`` (exact by default)."""
         tag = first(query, "tag_name")
         if tag:
-            ids = self.store.tagged(tag)
+            ids = self.store.tagged(*self.tags.matching(tag))
             if not ids:
                 raise ApiError(422, "No resources found with tag %s." % tag)
             docs = [self.store.get(i) for i in ids]
@@ -74,20 +73,24 @@ class Core(object):
         return bare_page([{"identifier": d["identifier"], "name": d.get("name")} for d in docs], query)
 
     def tag(self, method, ident, name, body, has_body):
-        """POST attaches (200 with the resource's tags; 422 if already there; a JSON null body is 400),
-        DELETE detaches (200; 404 if the resource does not carry it)."""
-        self._resource(ident)
+        """POST attaches (200 with the resource's tags; a JSON null body is 400; two distinct 422s: an
+        invalid name, validation key ``name``, and a tag already there, validation key ``tag``).
+        DELETE detaches (200; 404 if the resource does not carry it) and leaves the tag entity."""
+        kind, _doc = self._resource(ident)
         if method not in ("POST", "DELETE"):
             raise not_allowed(method)
         if method == "POST" and has_body and body is None:
             raise ApiError(400, "The request body must not be null.")
+        if method == "POST":
+            self.tags.check_name(name)
         if self.engine.faults.tag_conflict():
             raise ApiError(409, "Conflict while changing the tags of %s; try again." % ident)
-        if method == "POST" and not self.store.tag(ident, name):
-            raise ApiError(422, "The resource already has the tag %s." % name)
+        if method == "POST" and not self.tags.attach(ident, name, RESOURCE_TYPES[kind][2]):
+            raise ApiError(422, "The resource already has the tag %s." % name,
+                           {"tag": "Already attached to resource %s." % ident})
         if method == "DELETE" and not self.store.untag(ident, name):
             raise ApiError(404, "The resource has no tag %s." % name)
-        return tag_list(self.store.tags(ident))
+        return self.tag_list(ident)
 
     def handle(self, method, ident, tag, query, body, has_body):
         if tag is not None:

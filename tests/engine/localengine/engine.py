@@ -12,7 +12,9 @@ from .faults import Faults
 from .ipam import Ipam
 from .lbaas import Lbaas
 from .lbaas_types import PATHS
+from .options import validated
 from .store import Store
+from .tags import Tags
 
 KIND_OF_PATH = dict((path, kind) for kind, path in PATHS.items())
 ID = r"(?:/([^/]+))?"   # the identifier follows the ".json" of the collection
@@ -20,6 +22,7 @@ ROUTES = [
     (re.compile(r"^/api/LBaaS/v1/(%s)\.json%s$" % ("|".join(KIND_OF_PATH), ID)), "lbaas"),
     (re.compile(r"^/api/core/v1/resource\.json%s$" % ID), "resource"),
     (re.compile(r"^/api/core/v1/resource\.json/([^/]+)/tags/(.+)$"), "tag"),
+    (re.compile(r"^/api/core/v1/tags\.json%s$" % ID), "tags"),
     (re.compile(r"^/api/ipam/v1/prefix\.json%s$" % ID), "prefix"),
     (re.compile(r"^/api/ipam/v1/address\.json%s$" % ID), "address"),
     (re.compile(r"^/api/ipam/v1/address/filtered\.json$"), "filtered"),
@@ -29,12 +32,15 @@ ROUTES = [
 
 
 class Engine(object):
-    def __init__(self, state=None, deploy_delay=0.0, update_delay=0.0, delete_delay=0.0, faults=None):
+    def __init__(self, state=None, deploy_delay=0.0, update_delay=0.0, delete_delay=0.0, faults=None, options=None):
         self.store = Store(state)
         self.faults = Faults(faults)
+        self.start_options = validated(options or {})   # OptionError names a bad one
+        self.options = dict(self.start_options)          # PUT /_local/options changes these
         self.delays = {"create": deploy_delay, "update": update_delay}
         self.delete_delay = delete_delay
         self.lbaas = Lbaas(self)
+        self.tags = Tags(self)
         self.core = Core(self)
         self.ipam = Ipam(self)
         self.addresses = Addresses(self)
@@ -76,6 +82,8 @@ class Engine(object):
     def _dispatch(self, route, method, args, query, body, has_body):
         if route == "lbaas":
             return self.lbaas.handle(method, KIND_OF_PATH[args[0]], args[1], query, body)
+        if route == "tags":
+            return self.tags.handle(method, args[0], query, body)
         if route in ("resource", "tag"):
             return self.core.handle(method, args[0], args[1] if route == "tag" else None, query, body, has_body)
         if route == "prefix":

@@ -81,9 +81,13 @@ def normalise(config):
     script = []
     for i, rule in enumerate(_typed(config.get("script") or [], list, "script")):
         where = "script[%d]" % i
-        _keys(rule, ("method", "path", "status", "count"), where)
+        _keys(rule, ("method", "path", "status", "commit_then", "count"), where)
+        if ("status" in rule) == ("commit_then" in rule):
+            raise FaultError("%s needs either status (answer instead of handling) or commit_then (handle and "
+                             "commit, then answer this instead)" % where)
+        outcome = "status" if "status" in rule else "commit_then"
         script.append({"method": _method(rule.get("method", "*"), where + ".method"), "path": str(rule.get("path", "")),
-                       "status": _status(rule.get("status"), where + ".status"),
+                       outcome: _status(rule[outcome], "%s.%s" % (where, outcome)),
                        "count": _count(rule.get("count", 1), where + ".count")})
     deploy = []
     for i, rule in enumerate(_typed(config.get("deploy") or [], list, "deploy")):
@@ -101,6 +105,13 @@ def normalise(config):
             "retry_after": None if retry_after is None else _number(retry_after, "retry_after"),
             "script": script, "tag_conflicts": _count(config.get("tag_conflicts") or 0, "tag_conflicts"),
             "deploy": deploy, "seed": seed}
+
+
+def path_matches(pattern, path):
+    """A glob (``/api/LBaaS/v1/*``) when the pattern has one of ``*?[``, else a substring."""
+    if any(c in pattern for c in "*?["):
+        return fnmatch.fnmatchcase(path, pattern)
+    return pattern in path
 
 
 class Faults(object):
@@ -124,13 +135,26 @@ class Faults(object):
             return float(value.get(method, value.get("*", 0)))
         return float(value)
 
+    def _scripted(self, key, method, path):
+        """The first matching script rule of this kind (status or commit_then) with count left, used up."""
+        for rule in self.config["script"]:
+            if key in rule and rule["count"] > 0 and rule["method"] in ("*", method) and path_matches(rule["path"], path):
+                rule["count"] -= 1
+                return rule[key]
+        return None
+
+    def committed(self, method, path):
+        """For a request that succeeded (its change is committed): a status to answer instead of the
+        success ("drop" for no answer), or None."""
+        with self.lock:
+            return self._scripted("commit_then", method, path)
+
     def injected(self, method, path):
         """A status to answer instead of handling the request ("drop" for no answer), or None."""
         with self.lock:
-            for rule in self.config["script"]:
-                if rule["count"] > 0 and rule["method"] in ("*", method) and rule["path"] in path:
-                    rule["count"] -= 1
-                    return rule["status"]
+            status = self._scripted("status", method, path)
+            if status is not None:
+                return status
             errors = self.config["errors"]
             rates = errors.get(method, errors.get("*", {}))   # a method's own entry replaces "*"
             for status, probability in sorted(rates.items()):

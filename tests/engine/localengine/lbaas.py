@@ -6,7 +6,7 @@ from urllib.parse import parse_qs
 from . import states
 from .account import CUSTOMER, RESELLER
 from .errors import ApiError, crud, invalid, not_found, require_object
-from .lbaas_types import FIELDS, LINKS, check_values
+from .lbaas_types import FIELDS, LINKS, REQUIRED, check_values
 from .pages import first, wrapped_page
 from .store import new_id
 
@@ -109,23 +109,46 @@ class Lbaas(object):
     def create(self, kind, body):
         return self.render(kind, self.insert(kind, self._request(kind, body)))
 
+    def _replaced(self, kind, doc, fields):
+        """--put replace: the body is the whole object. Required fields it lacks are a 422 naming
+        each; optional ones it leaves out read back as after a create without them (null)."""
+        missing = dict((f, "Required: a PUT replaces the whole object, send every field (--put replace).")
+                       for f in REQUIRED[kind] if fields.get(f) in (None, ""))
+        if missing:
+            raise invalid(missing)
+        new = dict((key, value) for key, value in doc.items() if key.startswith("_"))
+        new.update(identifier=doc["identifier"], name=fields["name"])
+        for field in FIELDS[kind]:
+            new[field] = fields.get(field)
+        return new
+
     def update(self, kind, ident, body):
-        """PUT merges: keys left out keep their value. A change, or state "0" (redeploy), starts a new
-        deployment; a PUT that changes nothing leaves the state alone (even DeploymentError)."""
+        """PUT replaces (--put replace) or merges (merge). What starts a deployment is --deploy-on:
+        state0 (only a body with "state": "0"; other changes are stored but not deployed, marked
+        ``_undeployed``) or change (also any change). LoadBalancer bodies of the generic client cannot
+        carry a state (ENGINE_API.md 4.2), so their changes always deploy. Without a deployment the
+        state stays as it was, DeploymentError included."""
         doc = self.must(kind, ident)
         fields = self._request(kind, body)
         if body.get("identifier") not in (None, ident):
             raise invalid({"identifier": "Does not match the identifier in the path."})
         if self.engine.deleting(doc):
             raise ApiError(409, "%s %s is being deleted." % (kind, ident))
-        merged = dict(doc, **fields)
-        self.validate(kind, merged)
-        if merged != doc or body.get("state") == states.REDEPLOY:
-            merged["_updated"] = time.time()
-            states.begin(merged, "update", self.engine.faults.deploy_outcome(ident, merged["name"]),
-                         merged["_updated"])
-            self.store.put(kind, merged)
-        return self.render(kind, merged)
+        options = self.engine.options
+        new = self._replaced(kind, doc, fields) if options["put"] == "replace" else dict(doc, **fields)
+        self.validate(kind, new)
+        changed = new != doc
+        deploy = body.get("state") == states.REDEPLOY or (changed and (
+            options["deploy_on"] == "change" or kind == "loadbalancer"))
+        if deploy:
+            new.pop("_undeployed", None)
+            new["_updated"] = time.time()
+            states.begin(new, "update", self.engine.faults.deploy_outcome(ident, new["name"]), new["_updated"])
+        elif changed:
+            new.update(_undeployed=True, _updated=time.time())
+        if deploy or changed:
+            self.store.put(kind, new)
+        return self.render(kind, new)
 
     def children(self, kind, ident):
         """Objects not being deleted that still point at this one."""

@@ -13,6 +13,7 @@ import yaml
 
 from .errors import ApiError
 from .lbaas_types import FIELDS
+from .tags import name_problem
 
 # kind -> (seed key of the children, their kind), parents first so a frontend can name its default backend
 CHILDREN = {"loadbalancer": (("backends", "backend"), ("frontends", "frontend")),
@@ -83,6 +84,15 @@ def _existing(store, kind, spec, parent_field, parent_id, where):
     return None
 
 
+def _tag(engine, ident, spec, service, where):
+    """Attaches the entry's tags; their names obey --tag-names as on the API."""
+    for tag in spec.get("tags", []):
+        problem = name_problem(tag, engine.options["tag_names"])
+        if problem:
+            raise SeedError("%s: tags: %s" % (where, problem))
+        engine.tags.attach(ident, tag, service)
+
+
 def _lbaas(engine, kind, spec, where, parent_id):
     store = engine.store
     parent_field = PARENT_FIELD.get(kind)
@@ -108,8 +118,7 @@ def _lbaas(engine, kind, spec, where, parent_id):
             doc = engine.lbaas.insert(kind, fields, identifier=spec.get("identifier"), seeded=True)
         except ApiError as exc:
             raise _failed(where, exc)
-        for tag in spec.get("tags", []):
-            store.tag(doc["identifier"], tag)
+        _tag(engine, doc["identifier"], spec, "LBaaS", where)
     for key, child_kind in children:
         for i, child in enumerate(_list(spec, key, where + ".")):
             _lbaas(engine, child_kind, child, "%s.%s[%d]" % (where, key, i), doc["identifier"])
@@ -149,5 +158,4 @@ def _prefix(engine, spec, where):
                                      description=spec.get("description", ""), prefix_type=spec.get("type", 0))
     except ApiError as exc:
         raise _failed(where, exc)
-    for tag in spec.get("tags", []):
-        store.tag(doc["identifier"], tag)
+    _tag(engine, doc["identifier"], spec, "IPAM", where)

@@ -27,6 +27,17 @@ def is_json(content_type):
     return content_type.split(";")[0].strip().lower() == "application/json"
 
 
+def logged_body(method, raw_body):
+    """The decoded JSON body of a POST or PUT for the request log; None for other methods, no body or
+    a body that is not JSON."""
+    if method not in ("POST", "PUT") or not raw_body.strip():
+        return None
+    try:
+        return json.loads(raw_body.decode("utf-8"))
+    except ValueError:
+        return None
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"   # keep-alive, as the clients' connection pools expect
     server_version = "LocalEngine/1.0"
@@ -38,10 +49,13 @@ class Handler(BaseHTTPRequestHandler):
 
     def _record(self, status):
         """Logs the Engine request being answered, before the answer leaves: a client that reads the
-        log right after its answer must find the request there."""
+        log right after its answer must find the request there. So ``end`` is the time just before the
+        answer is written (or the connection dropped), ``start`` when handling began."""
         shown, self._shown = getattr(self, "_shown", None), None
         if shown is not None:
-            self.server.log.add(self.command, shown, status)
+            now = time.time()
+            self.server.log.add(self.command, shown, status, getattr(self, "_start", now), now,
+                                getattr(self, "_body", None))
 
     def _send(self, status, payload, headers=None):
         data = json.dumps(payload).encode("utf-8")
@@ -73,6 +87,7 @@ class Handler(BaseHTTPRequestHandler):
         return self.rfile.read(int(length))
 
     def _handle(self):
+        self._start, self._body = time.time(), None
         split = urlsplit(self.path)
         admin = split.path.startswith("/_local/")
         self._shown = None if admin else split.path + ("?" + split.query if split.query else "")
@@ -82,6 +97,7 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True   # the unread body would be taken for the next request
             self._error(exc)
         else:
+            self._body = logged_body(self.command, raw_body)
             if admin:
                 self._admin(split.path, raw_body)
             else:
@@ -107,10 +123,7 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(delay)
         injected = engine.faults.injected(self.command, split.path)
         if injected == DROP:
-            self._record(0)
-            self.close_connection = True
-            self.connection.shutdown(socket.SHUT_RDWR)
-            return 0
+            return self._drop()
         if injected:
             retry_after = engine.faults.retry_after()
             headers = {"Retry-After": "%g" % retry_after} if injected == 429 and retry_after is not None else {}
@@ -131,8 +144,21 @@ class Handler(BaseHTTPRequestHandler):
         except Exception:
             traceback.print_exc()
             return self._error(ApiError(500, "Internal error of the local Engine (traceback on its stderr)."))
+        after = engine.faults.committed(self.command, split.path)   # commit_then: the change stays
+        if after == DROP:
+            return self._drop()
+        if after:
+            return self._error(ApiError(after, "Injected fault after the request was carried out: %d %s." % (
+                after, HTTPStatus(after).phrase)))
         self._send(200, payload)
         return 200
+
+    def _drop(self):
+        """Closes the connection without an answer (status 0 in the log)."""
+        self._record(0)
+        self.close_connection = True
+        self.connection.shutdown(socket.SHUT_RDWR)
+        return 0
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _handle
 

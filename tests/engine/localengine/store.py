@@ -1,9 +1,11 @@
-"""Persistence: every object (LBaaS, IPAM, VLAN, location) and its tags in SQLite, behind one lock.
+"""Persistence: every object (LBaaS, IPAM, VLAN, location), the tags attached to it and the account's
+tag entities in SQLite, behind one lock.
 
 Objects are JSON documents keyed by identifier; keys starting with "_" are the emulator's own
 bookkeeping (timestamps, deployment phase, deletion) and never reach a client. A restart with the
 same file keeps everything, deployment states included (they are computed from stored timestamps).
-An object whose ``_gone_at`` time has passed (finished deletion, expired reservation) is purged.
+An object whose ``_gone_at`` time has passed (finished deletion, expired reservation) is purged; tag
+entities outlive the objects that carried them (they are deleted only through their own API).
 """
 import json
 import sqlite3
@@ -11,12 +13,13 @@ import threading
 import uuid
 from contextlib import contextmanager
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SCHEMA = """
 CREATE TABLE objects (
     id TEXT PRIMARY KEY, kind TEXT NOT NULL, seq INTEGER NOT NULL, gone_at REAL, doc TEXT NOT NULL
 );
 CREATE TABLE tags (id TEXT NOT NULL, name TEXT NOT NULL, PRIMARY KEY (id, name));
+CREATE TABLE tag_entities (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, seq INTEGER NOT NULL, doc TEXT NOT NULL);
 CREATE INDEX objects_kind ON objects (kind, seq);
 CREATE INDEX objects_gone ON objects (gone_at);
 CREATE INDEX tags_name ON tags (name);
@@ -120,10 +123,39 @@ class Store(object):
         with self.lock:
             return self.db.execute("DELETE FROM tags WHERE id = ? AND name = ?", (ident, name)).rowcount > 0
 
-    def tagged(self, name):
-        """Identifiers of the objects carrying the tag, oldest first."""
-        return [r[0] for r in self._query("SELECT o.id FROM tags t JOIN objects o ON o.id = t.id WHERE t.name = ? "
-                                          "ORDER BY o.seq", (name,))]
+    def tagged(self, *names):
+        """Identifiers of the objects carrying any of the tags, oldest first."""
+        marks = ",".join("?" * len(names))
+        return [r[0] for r in self._query("SELECT DISTINCT o.id, o.seq FROM tags t JOIN objects o ON o.id = t.id "
+                                          "WHERE t.name IN (%s) ORDER BY o.seq" % marks, names)]
+
+    def attached_names(self):
+        """Every tag name some object carries."""
+        return [r[0] for r in self._query("SELECT DISTINCT name FROM tags")]
+
+    def untag_everywhere(self, name):
+        with self.lock:
+            return self.db.execute("DELETE FROM tags WHERE name = ?", (name,)).rowcount
+
+    # ---- tag entities (account-level, ENGINE_API.md 5.4) ----------------------------------------
+    def tag_entity(self, name=None, ident=None):
+        rows = self._query("SELECT doc FROM tag_entities WHERE %s = ?" % ("id" if ident else "name"), (ident or name,))
+        return json.loads(rows[0][0]) if rows else None
+
+    def tag_entities(self):
+        return [json.loads(r[0]) for r in self._query("SELECT doc FROM tag_entities ORDER BY seq")]
+
+    def put_tag_entity(self, doc):
+        with self.lock:
+            row = self.db.execute("SELECT seq FROM tag_entities WHERE id = ?", (doc["identifier"],)).fetchone()
+            seq = row[0] if row else self.db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM tag_entities").fetchone()[0]
+            self.db.execute("INSERT OR REPLACE INTO tag_entities (id, name, seq, doc) VALUES (?, ?, ?, ?)",
+                            (doc["identifier"], doc["name"], seq, json.dumps(doc)))
+        return doc
+
+    def remove_tag_entity(self, ident):
+        with self.lock:
+            self.db.execute("DELETE FROM tag_entities WHERE id = ?", (ident,))
 
     def dump(self):
         rows = self._query("SELECT id, kind, doc FROM objects ORDER BY seq")
@@ -133,6 +165,7 @@ class Store(object):
         with self.lock:
             self.db.execute("DELETE FROM objects")
             self.db.execute("DELETE FROM tags")
+            self.db.execute("DELETE FROM tag_entities")
 
     def close(self):
         with self.lock:

@@ -1,8 +1,12 @@
 """LocalEngine: tests/engine/run as a subprocess on a free loopback port, for tests and tools.
 
-    with LocalEngine(seed="tests/engine/seeds/default.yml", deploy_delay=0.2) as engine:
+    with LocalEngine(seed="tests/engine/seeds/default.yml", deploy_delay=0.2, tag_match="substring") as engine:
         engine.api("GET", "/api/LBaaS/v1/loadbalancer.json")
         engine.set_faults({"errors": {"GET": {"503": 0.5}}, "seed": 1})
+        engine.set_options(put="merge")   # until the next reset
+
+Behaviour options (options.py: put, deploy_on, tag_match, tag_names, tag_delete) are keyword
+arguments; None leaves the strict default (or what ``extra_args`` says).
 """
 import os
 import subprocess
@@ -12,6 +16,8 @@ import time
 
 import requests
 
+from .options import OPTIONS, flag
+
 RUN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "run")
 READY = "local engine listening on "
 MUTATING = ("POST", "PUT", "PATCH", "DELETE")
@@ -20,13 +26,17 @@ TIMEOUT = 10   # seconds for any one HTTP call
 
 class LocalEngine(object):
     def __init__(self, token="test-token", seed=None, deploy_delay=0.0, update_delay=0.0, delete_delay=0.0,
-                 state=None, extra_args=()):
+                 state=None, extra_args=(), **options):
         self.token = token
         self.args = [sys.executable, RUN, "--listen", "127.0.0.1:0", "--token", token, "--quiet",
                      "--deploy-delay", str(deploy_delay), "--update-delay", str(update_delay),
                      "--delete-delay", str(delete_delay)]
         self.args += ["--seed", seed] if seed else []
         self.args += ["--state", state] if state else []
+        for name, value in sorted(options.items()):
+            if name not in OPTIONS:
+                raise TypeError("LocalEngine: unknown option %r (known: %s)" % (name, ", ".join(sorted(OPTIONS))))
+            self.args += [flag(name), value] if value is not None else []
         self.args += list(extra_args)
         self.proc = None
         self.url = None
@@ -110,6 +120,17 @@ class LocalEngine(object):
 
     def dump(self):
         return self.admin("GET", "dump")
+
+    def options(self):
+        return self.admin("GET", "options")
+
+    def set_options(self, **options):
+        """Changes behaviour options until the next reset, e.g. ``set_options(tag_match="substring")``."""
+        return self.admin("PUT", "options", options)
+
+    def tag_entities(self):
+        """The account's tag entities, each with ``_carriers`` (resources carrying it)."""
+        return self.dump()["tags"]
 
     # ---- Engine API with the token -------------------------------------------------------------
     def api(self, method, path, **kw):
