@@ -89,3 +89,44 @@ def test_wrong_token_is_reported_and_never_shown(engine, ansible):
     assert run.last["error"]["status"] == 403
     assert run.last["error"]["method"] == "GET"
     assert secret not in run.proc.stdout + run.proc.stderr + repr(run.records)
+
+
+def test_a_delete_the_engine_would_refuse_fails_alike_in_check_mode_and_for_real(engine, ansible):
+    """Children present: the Engine answers 409. Check mode must not promise the delete; both runs fail
+    with the same message, naming what still hangs on the object, and write nothing."""
+    lb = es.lb_id(engine)
+    backend_id = es.create(engine, "backend", name="80.web", mode="tcp", load_balancer=lb)
+    server = es.create(engine, "server", name="n1.80.web", ip="127.0.0.1", port=80, backend=backend_id)
+    frontend = es.create(engine, "frontend", name="80.web", mode="tcp", load_balancer=lb, default_backend=backend_id)
+    msgs = []
+    for check in (True, False):
+        engine.reset_requests()
+        run = ansible.run(backend(state="absent"), check=check)
+        msgs.append(failed_without_writes(engine, run))
+    assert msgs[0] == msgs[1] == (
+        "backend '80.web' (%s) cannot be deleted: server 'n1.80.web' (%s), frontend '80.web' (%s) still use it; "
+        "delete those first" % (backend_id, server, frontend))
+    assert sorted(o["identifier"] for o in es.objects(engine, "backend")) == [backend_id]
+
+
+def test_moving_a_server_by_name_with_recreate_creates_before_it_deletes(engine, ansible):
+    lb = es.lb_id(engine)
+    old_backend = es.create(engine, "backend", name="80.web", mode="tcp", load_balancer=lb)
+    es.create(engine, "backend", name="81.web", mode="tcp", load_balancer=lb)
+    old = es.create(engine, "server", name="n1", ip="127.0.0.1", port=80, backend=old_backend)
+    task = {"anxcloud.lbaas.server": {"load_balancer": "lb1", "backend": "81.web", "name": "n1", "ip": "127.0.0.1",
+                                      "port": 80, "recreate": True}}
+    engine.reset_requests()
+    check = ansible.run(task, check=True, diff=True)
+    assert not check.failed(), check
+    assert engine.mutating_requests() == 0
+    assert [(a["action"], a["id"] == old) for a in check.last["plan"]] == [("create", False), ("delete", True)]
+    engine.reset_requests()
+    real = ansible.run(task, diff=True)
+    assert not real.failed(), real
+    writes = [(r["method"], r["path"].split("?")[0]) for r in engine.requests()["log"] if r["method"] != "GET"]
+    assert writes[0] == ("POST", "/api/LBaaS/v1/server.json") and writes[-1] == ("DELETE", "/api/LBaaS/v1/server.json/" + old)
+    servers = es.objects(engine, "server")
+    assert [(s["name"], s["backend"]["name"]) for s in servers] == [("n1", "81.web")]   # moved, not copied
+    rerun = ansible.run(task)
+    assert not rerun.failed() and rerun.last["changed"] is False, rerun

@@ -1,0 +1,181 @@
+"""Identity and ownership of the service module off the happy path (issue: reconciliation you can trust).
+
+An object belongs to the load balancer it is on; children of our parents are ours; the whole declared
+state is owned. Each scenario runs check mode first (no writes, read back), then for real (the same plan
+and diff), then a no-op rerun, and reads the Engine back through its own API.
+"""
+import copy
+
+from . import engine_state as es
+from .test_service import SERVICE, converge, ids_by_name, plan_of, task
+
+EMPTY = {"backends": [], "frontends": []}
+
+
+def on_lb(engine, lb_name):
+    """{kind: {name: fields}} of every LBaaS object on one load balancer, read through the Engine's API."""
+    lb = es.lb_id(engine, lb_name)
+    out = dict((kind, {}) for kind in ("backend", "frontend", "bind", "server"))
+    parents = {}
+    for kind in ("backend", "frontend"):
+        for obj in es.objects(engine, kind):
+            if obj["load_balancer"]["identifier"] == lb:
+                parents[obj["identifier"]] = obj
+                out[kind][obj["name"]] = obj
+    for kind, link in (("bind", "frontend"), ("server", "backend")):
+        for obj in es.objects(engine, kind):
+            if obj[link]["identifier"] in parents:
+                out[kind][obj["name"]] = obj
+    return out
+
+
+def declared_names(service):
+    names = {"backend": set(), "frontend": set(), "bind": set(), "server": set()}
+    for port in service["ports"]:
+        suffix = "%s.%s" % (port["name"], service["name"])
+        names["backend"].add(suffix)
+        names["frontend"].add(suffix)
+        for address in service["addresses"]:
+            names["bind"].add("%s.%s" % ("v6" if ":" in address else "v4", suffix))
+        for server in service["servers"]:
+            names["server"].add("%s.%s" % (server["name"], suffix))
+    return names
+
+
+def assert_declared(engine, service, lb_name):
+    """The Engine holds exactly the declaration on the load balancer, every object carrying the owner tag."""
+    found = on_lb(engine, lb_name)
+    assert dict((k, set(v)) for k, v in found.items()) == declared_names(service)
+    for objs in found.values():
+        for obj in objs.values():
+            assert es.tags(engine, obj["identifier"]) == ["anxlb-svc=%s" % service["name"]]
+
+
+def assert_empty(engine, lb_name):
+    assert all(not objs for objs in on_lb(engine, lb_name).values())
+
+
+def test_adding_dropping_and_moving_load_balancers(engine, ansible):
+    converge(ansible, engine, SERVICE)
+    lb1_ids = ids_by_name(engine)
+
+    # Adding lb2: a full create there, nothing on lb1 touched.
+    both = dict(copy.deepcopy(SERVICE), load_balancers=["lb1", "lb2"])
+    check, _real = converge(ansible, engine, both)
+    assert set(a["load_balancer"] for a in check["plan"]) == {"lb2"}
+    assert all(a["action"] == "create" for a in check["plan"])
+    assert check["summary"] == "lb1: 0 to add, 0 to change, 0 to destroy; lb2: 10 to add, 0 to change, 0 to destroy"
+    assert_declared(engine, SERVICE, "lb1")
+    assert_declared(engine, SERVICE, "lb2")
+    assert dict((n, i) for n, i in on_lb_ids(engine, "lb1").items()) == lb1_ids
+
+    # Dropping lb1: everything of ours there goes (children first), lb2 keeps every object as it was.
+    lb2_ids = on_lb_ids(engine, "lb2")
+    only2 = dict(copy.deepcopy(SERVICE), load_balancers=["lb2"])
+    check, _real = converge(ansible, engine, only2)
+    assert sorted(check["diff"]) == ["after", "before"] and sorted(check["diff"]["before"]) == ["lb1", "lb2"]
+    assert check["diff"]["after"]["lb1"] == EMPTY and check["diff"]["before"]["lb1"] != EMPTY
+    assert check["diff"]["after"]["lb2"] == check["diff"]["before"]["lb2"]
+    assert sorted((a["load_balancer"], a["action"], a["type"]) for a in check["plan"]) == sorted(
+        [("lb1", "delete", "backend")] * 2 + [("lb1", "delete", "frontend")] * 2 + [("lb1", "delete", "bind")] * 2
+        + [("lb1", "delete", "server")] * 4)
+    assert check["summary"] == "lb2: 0 to add, 0 to change, 0 to destroy; lb1: 0 to add, 0 to change, 10 to destroy"
+    assert_empty(engine, "lb1")
+    assert_declared(engine, SERVICE, "lb2")
+    assert on_lb_ids(engine, "lb2") == lb2_ids
+
+    # Moving from lb2 to lb1 in one step: a full create on lb1, everything of ours on lb2 deleted.
+    check, _real = converge(ansible, engine, SERVICE)
+    assert sorted(set((a["load_balancer"], a["action"]) for a in check["plan"])) == [("lb1", "create"), ("lb2", "delete")]
+    assert len(check["plan"]) == 20
+    assert_declared(engine, SERVICE, "lb1")
+    assert_empty(engine, "lb2")
+
+
+def on_lb_ids(engine, lb_name):
+    return dict((name, obj["identifier"]) for objs in on_lb(engine, lb_name).values() for name, obj in objs.items())
+
+
+def test_a_server_left_untagged_by_failed_tag_writes_is_removed_with_its_node(engine, ansible):
+    converge(ansible, engine, SERVICE)
+    grown = copy.deepcopy(SERVICE)
+    grown["servers"].append({"name": "n3", "address": "127.0.0.3"})
+    # Every tag write fails (nothing attached): the servers of n3 are created but never tagged.
+    engine.set_faults({"script": [{"method": "POST", "path": "/api/core/v1/resource.json/*/tags/anxlb-svc=*",
+                                   "status": 500, "count": 100}]})
+    run = ansible.run(task(grown))
+    assert run.failed() and "could not settle" in run.last["msg"], run
+    engine.clear_faults()
+    untagged = [o for o in es.objects(engine, "server") if o["name"].startswith("n3.")]
+    assert untagged and all(es.tags(engine, o["identifier"]) == [] for o in untagged)
+    # Dropping n3 again: its untagged servers sit in our backends, so they are ours and go.
+    check, _real = converge(ansible, engine, SERVICE)
+    assert sorted((a["action"], a["name"]) for a in check["plan"]) == [
+        ("delete", "n3.http.web"), ("delete", "n3.https.web")]
+    assert all("untagged child of a backend of ours" in a["reason"] for a in check["plan"])
+    assert_declared(engine, SERVICE, "lb1")
+    converge(ansible, engine, dict(SERVICE, state="absent"))
+    assert_empty(engine, "lb1")
+
+
+def test_an_untagged_child_that_is_wanted_is_adopted_not_duplicated(engine, ansible):
+    converge(ansible, engine, SERVICE)
+    backend = on_lb(engine, "lb1")["backend"]["http.web"]["identifier"]
+    # As if a run crashed between creating n3's server and tagging it.
+    crashed = es.create(engine, "server", name="n3.http.web", ip="127.0.0.3", port=18080, backend=backend,
+                        check="enabled")
+    grown = copy.deepcopy(SERVICE)
+    grown["servers"].append({"name": "n3", "address": "127.0.0.3"})
+    check, real = converge(ansible, engine, grown)
+    assert plan_of(check) == [("create", "server", "n3.https.web"), ("tag", "server", "n3.http.web")]
+    assert es.tags(engine, crashed) == ["anxlb-svc=web"]
+    # the diff shows the adoption: the owner appears on that server
+    (node,) = [s for b in check["diff"]["after"]["lb1"]["backends"] for s in b["servers"] if s["name"] == "n3.http.web"]
+    (was,) = [s for b in check["diff"]["before"]["lb1"]["backends"] for s in b["servers"] if s["name"] == "n3.http.web"]
+    assert (was["owner"], node["owner"]) == (None, "web")
+
+
+def test_removing_optional_fields_resets_them_and_mode_switches_equal_a_fresh_create(engine, ansible):
+    tuned = copy.deepcopy(SERVICE)
+    tuned["ports"][0].update(server_timeout=30000, client_timeout="20000", health_check='"adv_check": "ssl-hello-chk"')
+    converge(ansible, engine, tuned)
+    backend = on_lb(engine, "lb1")["backend"]["http.web"]
+    assert (backend["server_timeout"], backend["health_check"]) == (30000, '"adv_check": "ssl-hello-chk"')
+    check, _real = converge(ansible, engine, SERVICE)
+    assert plan_of(check) == [("update", "backend", "http.web"), ("update", "frontend", "http.web")]
+    found = on_lb(engine, "lb1")
+    assert found["backend"]["http.web"]["server_timeout"] is None
+    assert found["backend"]["http.web"]["health_check"] == '"adv_check": "tcp-check"'
+    assert found["frontend"]["http.web"]["client_timeout"] is None
+
+    def fields(lb_name):
+        objs = on_lb(engine, lb_name)
+        keep = ("mode", "health_check", "server_timeout", "client_timeout", "address", "port", "ssl",
+                "ssl_certificate_path", "ip", "check")
+        return dict((kind, dict((n, dict((k, o.get(k)) for k in keep if k in o)) for n, o in v.items()))
+                    for kind, v in objs.items())
+
+    # tcp -> http on lb1 gives exactly what a fresh http service gives on lb2; and back again.
+    http = copy.deepcopy(SERVICE)
+    http["ports"][0]["mode"] = "http"
+    converge(ansible, engine, http)
+    converge(ansible, engine, dict(copy.deepcopy(http), name="web", load_balancers=["lb1", "lb2"]))
+    assert fields("lb1") == fields("lb2")
+    converge(ansible, engine, dict(copy.deepcopy(SERVICE), load_balancers=["lb1"]))
+    converge(ansible, engine, dict(copy.deepcopy(SERVICE), load_balancers=["lb1", "lb2"]))
+    assert fields("lb1") == fields("lb2")
+
+
+def test_bad_declarations_fail_before_any_request(engine, ansible):
+    engine.reset_requests()
+    cases = [
+        (dict(SERVICE, addresses=[""]),
+         "addresses[0] must not be empty (a bind without an address listens on every address)"),
+        (dict(SERVICE, ports=[{"name": "tls", "port": 443, "ssl": True}]),
+         "ports[0].ssl_certificate_path is required when ports[0].ssl is true"),
+        (dict(SERVICE, load_balancers=["lb1", ""]), "load_balancers[1] must not be empty"),
+    ]
+    for service, msg in cases:
+        run = ansible.run(task(service), check=True)
+        assert run.failed() and run.last["msg"] == msg, run
+    assert engine.requests()["total"] == 0
