@@ -54,7 +54,7 @@ class FakeClient(object):
         self.objects[ident].update(body)
         return dict(self.objects[ident])
 
-    def lbaas_redeploy(self, kind, ident):
+    def lbaas_redeploy(self, kind, ident, body=None):
         self.calls.append(("REDEPLOY", kind, ident))
 
     def lbaas_delete(self, kind, ident):
