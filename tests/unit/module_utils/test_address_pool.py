@@ -30,8 +30,9 @@ class Client(object):
     def resource_get(self, ident):
         return {"identifier": ident, "tags": [{"name": n} for n in self.tags.get(ident, ())]}
 
-    def address_list(self, prefix=None, search=None):
-        return list(self.addresses.get(prefix, []))
+    def address_list(self, prefix=None, search=None, status=None):
+        """``status`` filters on a summary's ``_status`` (the Engine's summaries carry none; default Active)."""
+        return [a for a in self.addresses.get(prefix, []) if status in (None, a.get("_status", "Active"))]
 
     def map(self, fn, items):
         return [fn(i) for i in items]
