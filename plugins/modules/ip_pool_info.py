@@ -22,7 +22,7 @@ description:
   - An address object being deleted (status C(Marked for deletion)) is nobody's allocation and not free either;
     it counts as used and is listed under RV(prefixes[].deleting).
   - An unclaimed address object (status C(Inactive), role C(Default), no description), as a prefix created with
-    C(create_empty=false) holds for every address, counts as free: M(anxcloud.lbaas.ip_address) claims it.
+    C(create_empty=false) holds for every address, counts as free, because M(anxcloud.lbaas.ip_address) claims it.
 author:
   - anxcloud.lbaas contributors (@anxcloud)
 options:

@@ -171,9 +171,9 @@ def test_unclaimed_objects_count_as_free_and_are_offered_for_claiming():
 def test_a_tag_listing_that_matches_more_than_the_tag_is_confirmed_on_each_object():
     # An Engine whose tag_name matches substrings lists shop2's object for shop: it must not count.
     client = Client(tags={"s1": ["anxlb-svc=shop"], "s2": ["anxlb-svc=shop2"], "s3": ["anxlb-svc=shop"]},
-                    addresses={V4["identifier"]: [summary("s1", "192.0.2.2", description("shop")),
-                                                 summary("s2", "192.0.2.3", description("shop2")),
-                                                 summary("s3", "192.0.2.4", "renamed by hand")]})
+                    addresses={V4["identifier"]: [
+                        summary("s1", "192.0.2.2", description("shop")), summary("s2", "192.0.2.3", description("shop2")),
+                        summary("s3", "192.0.2.4", "renamed by hand")]})
     client.resources_by_tag = lambda tag: [{"identifier": i} for i, names in sorted(client.tags.items())
                                            if any(tag in n for n in names)]
     reads = []
