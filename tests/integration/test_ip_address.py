@@ -212,10 +212,18 @@ def test_invalid_pools_and_options_fail_with_clear_messages(engine, ansible, tmp
          "range_end: fd00:10::ffff:ffff:ffff:ffff is outside the usable range fd00:10::1-fd00:10::ffff:ffff:ffff:fffe "
          "of pool fd00:10::/64"),
         ({"count": -1}, "count must not be negative, got -1"),
-        ({"owner": " "}, "owner must not be empty"),
+        ({"owner": " "}, "owner must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or "
+                         "digit, got ' '"),
+        ({"owner": "a/b"}, "owner must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or "
+                           "digit, got 'a/b'"),
+        ({"tag_prefix": "Anx"}, "tag_prefix must be 1-16 lowercase letters, digits or '-', starting with a letter and "
+                                "not ending with '-', got 'Anx'"),
         ({"family": OMIT}, "family is required: pool has prefixes of both families (127.0.10.0/24, fd00:10::/64)"),
         ({"strategy": "random"}, "value of strategy must be one of: first, last, got: random"),
         ({"owner": OMIT}, "missing required arguments: owner"),
+        ({"api_url": "http://engine.example.test"},
+         "api_url http://engine.example.test is plain http:// to a host that is not loopback: the API token would "
+         "travel unencrypted; use https://, or set allow_insecure_http=true if the network is trusted"),
     ]
     before = addresses(engine)
     engine.reset_requests()
