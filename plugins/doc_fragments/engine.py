@@ -23,6 +23,13 @@ options:
       - If not set, the value of the E(ANEXIA_API_URL) environment variable is used, else the public Engine.
     type: str
     default: https://engine.anexia-it.com
+  allow_insecure_http:
+    description:
+      - Allow a plain C(http://) O(api_url) to a host that is not loopback.
+      - By default such a URL is refused, because the API token would travel unencrypted. Loopback hosts
+        (C(127.0.0.0/8), C(::1), C(localhost)), where a local Engine or a tunnel listens, are always allowed.
+    type: bool
+    default: false
   validate_certs:
     description:
       - Whether to verify the Engine's TLS certificate.
@@ -35,7 +42,13 @@ options:
     default: 30
   api_retries:
     description:
-      - How many times a failed request is retried (connection errors, HTTP 502/503/504, and HTTP 500 on reads).
+      - How many times a failed request is retried. Reads are retried on HTTP 500/502/503/504, dropped
+        connections and timeouts; every request is retried when it could not be sent at all (connection
+        refused, name resolution, connect timeout).
+      - A write (create, update, delete, tag change) that may have reached the Engine (HTTP 5xx, a dropped
+        connection or a timeout after sending) is never sent again, as no official Engine client does; the
+        module fails, or resolves it by reading what is there (an address it created is adopted by its
+        address and description), and the next run finds and adopts what the write created.
       - Rate limiting (HTTP 429) is never retried unless the Engine says when to (C(Retry-After)).
     type: int
     default: 3

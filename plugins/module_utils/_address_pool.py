@@ -8,8 +8,17 @@ __metaclass__ = type
 """IP pools on the Engine: which prefixes a pool names, which address objects they hold, whose they are.
 
 A pool entry is a prefix identifier, a prefix in CIDR form (the prefix's name on the Engine), or a
-tag that prefixes carry. An allocation is an address object in a prefix carrying the owner tag;
-every address object of a prefix (network, gateway, other owners, untagged) counts as taken.
+tag that prefixes carry. An allocation is an address object in a prefix carrying the owner tag.
+Every address object of a prefix (network, gateway, other owners, untagged) counts as taken, except:
+
+* an object being deleted (status ``Marked for deletion``) is neither held nor free: it is no
+  owner's allocation (Terraform treats it as gone, anxcloud/resource_ip_address.go) and its address
+  is not handed out again until the object is gone;
+* an unclaimed object, as a prefix created with ``create_empty=false`` holds one for every address
+  (the legacy client's default): status ``Inactive``, role ``Default``, no description. Its address
+  counts as free; allocating it claims the object (description and owner tag) instead of creating
+  one, after confirming on the object itself that it is still unclaimed.
+
 The allocator itself (``_ippool``) is pure; this file does the reading.
 """
 
@@ -28,6 +37,9 @@ FAMILIES = {"v4": 4, "v6": 6}
 NEW = "(new address)"        # identifier of an address this run plans to create (the check mode placeholder)
 REFUSED = None               # identifier of an address this run found taken when it tried to create it
 LOCAL_MARKERS = (NEW, REFUSED)
+DELETING = "Marked for deletion"
+UNCLAIMED_STATUS = "Inactive"
+UNCLAIMED_ROLES = ("", "Default")
 
 
 def canonical(address):
@@ -45,7 +57,9 @@ class Prefix(object):
         self.id = engine_prefix["identifier"]
         self.cidr = str(netaddr.IPNetwork(engine_prefix["name"]).cidr)
         self.version = netaddr.IPNetwork(self.cidr).version
-        self.addresses = {}
+        self.addresses = {}     # ip -> [summary, ...] of every address object, deleting ones included
+        self.deleting = set()   # identifiers of objects being deleted
+        self.claimable = {}     # ip -> summary of the unclaimed object that is the only one at ip
 
     @property
     def family(self):
@@ -55,7 +69,17 @@ class Prefix(object):
         return netaddr.IPAddress(address) in netaddr.IPNetwork(self.cidr)
 
     def taken(self):
-        return sorted(self.addresses, key=address_int)
+        """Addresses allocation must not hand out: those with an object, unless it is claimable."""
+        return sorted((ip for ip in self.addresses if ip not in self.claimable), key=address_int)
+
+    def live(self, ip):
+        """The objects at ``ip`` that are not being deleted."""
+        return [s for s in self.addresses.get(ip, []) if s["identifier"] not in self.deleting]
+
+    def take(self, ip, summary):
+        """Records an object at ``ip`` (one this run made, or a placeholder): the address is taken."""
+        self.claimable.pop(ip, None)
+        self.addresses.setdefault(ip, []).append(summary)
 
 
 def _matches(listing, index, entry, client):
@@ -104,17 +128,34 @@ def resolve(client, entries, family=None):
     return prefixes
 
 
+def looks_unclaimed(summary):
+    """What a summary can tell about an unclaimed object (its status needs a filtered listing)."""
+    return not (summary.get("description_customer") or "") and (summary.get("role_text") or "") in UNCLAIMED_ROLES
+
+
 def observe(client, prefixes):
-    """Fills each prefix's address objects, read concurrently (one filtered listing per prefix)."""
-    listings = client.map(lambda p: client.address_list(prefix=p.id), prefixes)
-    for prefix, listing in zip(prefixes, listings):
-        prefix.addresses = {}
+    """Fills each prefix's address objects, read concurrently: per prefix the filtered listing, the
+    listing of its objects being deleted, and, only where objects look unclaimed, of its Inactive ones
+    (summaries carry no status)."""
+    def read(prefix):
+        listing = client.address_list(prefix=prefix.id)
+        deleting = set(s["identifier"] for s in client.address_list(prefix=prefix.id, status=DELETING))
+        inactive = set()
+        if any(looks_unclaimed(s) and s["identifier"] not in deleting for s in listing):
+            inactive = set(s["identifier"] for s in client.address_list(prefix=prefix.id, status=UNCLAIMED_STATUS))
+        return listing, deleting, inactive
+
+    for prefix, (listing, deleting, inactive) in zip(prefixes, client.map(read, prefixes)):
+        prefix.addresses, prefix.deleting, prefix.claimable = {}, deleting, {}
         for summary in listing:
             try:
                 ip = canonical(summary["name"])
             except (netaddr.AddrFormatError, ValueError, TypeError):
                 continue   # not an address we can reason about; it cannot collide with one we pick
             prefix.addresses.setdefault(ip, []).append(summary)
+        for ip, summaries in prefix.addresses.items():
+            if len(summaries) == 1 and looks_unclaimed(summaries[0]) and summaries[0]["identifier"] in inactive:
+                prefix.claimable[ip] = summaries[0]
     return prefixes
 
 
@@ -125,7 +166,7 @@ def reread(client, prefix):
              if s.get("identifier") in LOCAL_MARKERS]
     observe(client, [prefix])
     for ip, summary in local:
-        prefix.addresses.setdefault(ip, []).append(summary)
+        prefix.take(ip, summary)
     return prefix
 
 
@@ -146,27 +187,40 @@ def _resource_or_none(client):
 
 def owned(client, prefixes, tag_prefix, owner):
     """The owner's address objects in the prefixes, sorted by prefix and address:
-    ``([(prefix, ip, summary), ...] tagged, [...] untagged but created for this owner)``."""
-    ids = set(r["identifier"] for r in client.resources_by_tag(owner_tag(owner, tag_prefix)))
-    tagged, candidates = [], []
+    ``([(prefix, ip, summary), ...] tagged, [...] untagged but created for this owner)``.
+
+    The Engine's ``tag_name`` match is not documented to be exact (it may match ``shop2`` for
+    ``shop``), so a listed object counts as the owner's only when its description is exactly the
+    one written for this owner (in the listing, no extra read) or its own tags, read, show the owner
+    tag exactly. Objects being deleted are nobody's.
+    """
+    tag = owner_tag(owner, tag_prefix)
+    ids = set(r["identifier"] for r in client.resources_by_tag(tag))
+    ours = description(owner)
+    tagged, unsure, candidates = [], [], []
     for prefix in prefixes:
         for ip in prefix.taken():
-            for summary in prefix.addresses[ip]:
+            for summary in prefix.live(ip):
+                mine = summary.get("description_customer") == ours
                 if summary["identifier"] in ids:
-                    tagged.append((prefix, ip, summary))
-                elif summary.get("description_customer") == description(owner):
+                    (tagged if mine else unsure).append((prefix, ip, summary))
+                elif mine:
                     candidates.append((prefix, ip, summary))
+    # An object released since the listing (a concurrent run) reads as None: no longer anyone's.
+    read = client.map(_resource_or_none(client), [s["identifier"] for _p, _ip, s in unsure + candidates])
+    names = [tag_names(resource) if resource is not None else None for resource in read]
+    tagged.extend(u for u, tags in zip(unsure, names) if tags is not None and tag in tags)
+    tagged.sort(key=lambda m: (prefixes.index(m[0]), address_int(m[1])))
     # Only an object with no owner tag at all is adopted; one another owner tagged stays theirs.
-    tags = client.map(_resource_or_none(client), [s["identifier"] for _p, _ip, s in candidates])
-    untagged = [c for c, resource in zip(candidates, tags)
-                if resource is not None and not owner_from_tags(tag_names(resource), tag_prefix)]
+    untagged = [c for c, tags in zip(candidates, names[len(unsure):])
+                if tags is not None and not owner_from_tags(tags, tag_prefix)]
     return tagged, untagged
 
 
 def owners(client, prefix, prefix_tag):
-    """``(allocations by owner, unowned addresses)`` of one observed prefix (one tag read per address object);
-    an address object gone meanwhile is dropped from the prefix, so its counts agree."""
-    summaries = [s for ip in prefix.taken() for s in prefix.addresses[ip]]
+    """``(allocations by owner, unowned addresses)`` of one observed prefix (one tag read per address object;
+    none for claimable objects, which count as free, and objects being deleted, which are nobody's)."""
+    summaries = [s for ip in prefix.taken() for s in prefix.live(ip)]
     resources = client.map(_resource_or_none(client), [s["identifier"] for s in summaries])
     by_owner, unowned = {}, []
     for summary, resource in zip(summaries, resources):

@@ -12,12 +12,13 @@ from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_requ
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 
 try:
-    from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine import EngineClient, HAS_REQUESTS, REQUESTS_IMPORT_ERROR
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine import (
+        EngineClient, HAS_REQUESTS, REQUESTS_IMPORT_ERROR, normalize_api_url)
     from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import EngineError
 except ImportError:  # pragma: no cover - only when the collection itself is broken
     HAS_REQUESTS = False
     REQUESTS_IMPORT_ERROR = traceback.format_exc()
-    EngineClient = None
+    EngineClient = normalize_api_url = None
 
     class EngineError(Exception):
         pass
@@ -33,6 +34,7 @@ def engine_argument_spec():
         validate_certs=dict(type="bool", default=True),
         api_timeout=dict(type="int", default=30),
         api_retries=dict(type="int", default=3),
+        allow_insecure_http=dict(type="bool", default=False),
     )
 
 
@@ -67,6 +69,7 @@ class AnxcloudModule(object):
             timeout=self.params["api_timeout"],
             validate_certs=self.params["validate_certs"],
             retries=self.params["api_retries"],
+            allow_insecure_http=self.params["allow_insecure_http"],
         )
 
     @classmethod
@@ -86,6 +89,13 @@ class AnxcloudModule(object):
             value = module.params.get(name)
             if value is not None and value < 0:
                 module.fail_json(msg="%s must not be negative, got %d" % (name, value))
+        insecure = None
+        try:
+            normalize_api_url(module.params["api_url"], module.params["allow_insecure_http"])
+        except EngineError as exc:
+            insecure = exc.message
+        if insecure:
+            module.fail_json(msg=insecure)
         failure = None
         instance = None
         try:

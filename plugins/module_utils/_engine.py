@@ -9,12 +9,16 @@ __metaclass__ = type
 #
 # * one requests.Session per client: ``Authorization: Token <token>``, JSON bodies, a user agent
 #   ``anxcloud.lbaas/<version> (<platform>)``, a per-request timeout, ``validate_certs``;
-# * one retry policy (_engine_retry.py) applied by the explicit loop in ``EngineClient.request``;
-# * every list envelope of the Engine, paged to the end without an extra request when the total
-#   is known (``pages``);
+# * one retry policy (_engine_retry.py) applied by the explicit loop in ``EngineClient.request``:
+#   writes are never sent twice once they may have reached the Engine (``may_have_landed``);
+# * the wire format of go-anxcloud's generic client: full-object PUT with ``"state": "0"``, links as
+#   identifier strings, answers of DELETE and tag writes not read;
+# * tag writes serialised behind one lock per client (the cloud controller's ENGSUP-5902 mutex);
+# * every list envelope of the Engine, paged until an empty page (``pages``);
 # * errors as exception classes (_engine_errors.py);
 # * a bounded thread pool for concurrent reads (``map``) and an exact, thread-safe request counter.
 
+import ipaddress
 import json
 import platform
 import re
@@ -39,8 +43,8 @@ except ImportError:
     REQUESTS_IMPORT_ERROR = traceback.format_exc()
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import (
-    EngineConnectionError, EngineError, NotFoundError, RateLimitedError, UnexpectedResponseError, ValidationFailedError,
-    error_for, redact)
+    EngineConnectionError, EngineError, NotFoundError, RateLimitedError, UnexpectedResponseError, UnsafeRequestError,
+    ValidationFailedError, error_for, redact)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_retry import (
     READ_METHODS, RetryPolicy, parse_retry_after)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._version import COLLECTION_NAME, COLLECTION_VERSION
@@ -54,9 +58,14 @@ KINDS = ("loadbalancer", "frontend", "backend", "bind", "server")
 LBAAS_KINDS = KINDS
 # Fields that link to another LBaaS object: an identifier string in requests, {identifier, name} in answers.
 LINK_FIELDS = ("load_balancer", "default_backend", "frontend", "backend")
+# Characters that would change a URL path if a proxy or the Engine decoded them (a path separator,
+# query, fragment, an escape): refused in identifiers and tag names before any request.
+PATH_UNSAFE = ("/", "?", "#", "%")
+PATH_KEEP = "!$&'()*+,;=:@"
 PAGE_KEYS = ("page", "total_pages", "total_items", "limit")
 
 RESOURCES = "/api/core/v1/resource.json"
+TAG_ENTITIES = "/api/core/v1/tags.json"
 PREFIXES = "/api/ipam/v1/prefix.json"
 ADDRESSES = "/api/ipam/v1/address.json"
 ADDRESSES_FILTERED = "/api/ipam/v1/address/filtered.json"
@@ -68,13 +77,32 @@ def user_agent():
     return "%s/%s (%s)" % (COLLECTION_NAME, COLLECTION_VERSION, platform.system().lower() or "unknown")
 
 
-def normalize_api_url(api_url):
-    """Scheme, host and path of ``api_url`` without a trailing slash (like go-anxcloud); a path prefix stays."""
+def normalize_api_url(api_url, allow_insecure_http=False):
+    """Scheme, host and path of ``api_url`` without a trailing slash (like go-anxcloud); a path prefix stays.
+
+    A plain ``http://`` URL would send the API token in clear text: it is refused unless its host is
+    loopback (the local Engine) or ``allow_insecure_http`` is set.
+    """
     text = (api_url or DEFAULT_API_URL).strip()
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise EngineError("api_url must be an http:// or https:// URL with a host name, got %r" % text)
+    if parts.scheme == "http" and not allow_insecure_http and not is_loopback(parts.hostname):
+        raise EngineError("api_url %s is plain http:// to a host that is not loopback: the API token would travel "
+                          "unencrypted; use https://, or set allow_insecure_http=true if the network is trusted"
+                          % text)
     return "%s://%s%s" % (parts.scheme, parts.netloc, parts.path.rstrip("/"))
+
+
+def is_loopback(host):
+    """127.0.0.0/8, ::1 and localhost."""
+    host = (host or "").strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class _TokenAuth(object):
@@ -99,7 +127,8 @@ class EngineClient(object):
     ``token`` (sent as ``Authorization: Token <token>``; never shown), ``timeout`` (seconds per
     request, default 30; 0 or None = none), ``validate_certs`` (default True), ``retries`` (default 3,
     used when no ``policy`` is given), ``policy`` (a RetryPolicy, for backoff and delay settings),
-    ``page_size`` (list page size, default 100), ``max_workers`` (bound of ``map``, default 8).
+    ``page_size`` (list page size, default 100), ``max_workers`` (bound of ``map``, default 8),
+    ``allow_insecure_http`` (default False: a plain http:// URL is refused unless its host is loopback).
 
     After a final 429 the client sends nothing more: the Engine asks callers to back off for a long
     time (ENGINE_API.md 3.5), so every later call raises that same rate-limit error at once
@@ -107,12 +136,12 @@ class EngineClient(object):
     """
 
     def __init__(self, api_url=DEFAULT_API_URL, token=None, timeout=DEFAULT_TIMEOUT, validate_certs=True, retries=3,
-                 page_size=DEFAULT_PAGE_SIZE, max_workers=DEFAULT_MAX_WORKERS, policy=None):
+                 page_size=DEFAULT_PAGE_SIZE, max_workers=DEFAULT_MAX_WORKERS, policy=None, allow_insecure_http=False):
         if not HAS_REQUESTS:
             raise EngineError("the Python library requests is required to talk to the Engine")
         if int(page_size) < 1 or int(max_workers) < 1:
             raise ValueError("page_size and max_workers must be at least 1")
-        self.base_url = normalize_api_url(api_url)
+        self.base_url = normalize_api_url(api_url, allow_insecure_http)
         self.timeout = timeout if timeout else None
         self.validate_certs = bool(validate_certs)
         self.page_size = int(page_size)
@@ -129,6 +158,10 @@ class EngineClient(object):
         if token:
             self.session.auth = _TokenAuth(token)
         self._lock = threading.Lock()
+        # One tag write at a time per client, as the cloud controller serialises them (its mutex is
+        # named after Engine ticket ENGSUP-5902: concurrent tag writes conflict); reads and other
+        # writes go on meanwhile.
+        self._tag_lock = threading.Lock()
         self._counts = {}
         self._local = threading.local()
         self.rate_limited = None
@@ -165,13 +198,15 @@ class EngineClient(object):
             self._counts[method] = self._counts.get(method, 0) + 1
 
     # ---- transport -----------------------------------------------------------------------------
-    def request(self, method, path, params=None, body=None, tag_write=False):
+    def request(self, method, path, params=None, body=None, tag_write=False, decode=True):
         """One Engine call under the retry policy; returns the decoded JSON answer (None if empty).
 
         ``path`` starts with ``/api/``; ``params`` is the query (a dict or pairs); ``body`` is sent as
         JSON when not None (non-GET requests carry ``Content-Type: application/json`` even without a
-        body, as go-anxcloud does); ``tag_write`` enables the 409 retry of tag writes.
-        Raises an EngineError subclass.
+        body, as go-anxcloud does); ``tag_write`` enables the 409 retry of tag writes; ``decode=False``
+        does not read a successful answer (returns None), as go-anxcloud discards the answers of
+        DELETE and tag writes. Raises an EngineError subclass; a write whose outcome is unknown has
+        ``may_have_landed`` set and is never sent again.
         """
         method = method.upper()
         url = self.base_url + path
@@ -202,11 +237,12 @@ class EngineClient(object):
                     continue
                 # "from None": the requests exception holds the prepared request, token header included.
                 raise EngineConnectionError(redact(reason, self._secrets), method=method, path=shown,
-                                            attempts=attempts) from None
+                                            attempts=attempts,
+                                            may_have_landed=policy.may_have_landed(method, failure)) from None
             self._count(method)
             status = resp.status_code
             if 200 <= status < 300:
-                return self._decode(resp, method, shown, attempts)
+                return self._decode(resp, method, shown, attempts) if decode else None
             if 300 <= status < 400:
                 location = redact(resp.headers.get("Location") or "nowhere", self._secrets)
                 raise UnexpectedResponseError("HTTP %d redirect to %s; set api_url to the Engine's final address"
@@ -229,7 +265,8 @@ class EngineClient(object):
                 retries += 1
                 continue
             error = error_for(status, method, shown, _json_or_none(resp), reason=resp.reason, attempts=attempts,
-                              retry_after=retry_after, secrets=self._secrets)
+                              retry_after=retry_after, secrets=self._secrets,
+                              may_have_landed=policy.may_have_landed(method, status=status))
             if status == 429:
                 self.rate_limited = error
             raise error
@@ -240,18 +277,24 @@ class EngineClient(object):
         try:
             return resp.json()
         except ValueError:
+            # A write answered 2xx was carried out; only its answer is unusable.
             raise UnexpectedResponseError(
                 "the answer is not JSON (Content-Type: %s)" % (resp.headers.get("Content-Type") or "none"),
-                status=resp.status_code, method=method, path=shown, attempts=attempts) from None
+                status=resp.status_code, method=method, path=shown, attempts=attempts,
+                may_have_landed=method not in READ_METHODS) from None
 
     # ---- lists ---------------------------------------------------------------------------------
     def pages(self, path, params=None, page_size=None):
         """Every item of a paged list, page after page, whatever envelope the endpoint uses.
 
-        Stops after the last page the Engine announces (``total_pages``, else ``total_items``), so no
-        trailing empty page is requested; without such totals it stops on an empty page or one with
-        fewer items than the page size. A page equal to the one before (the endpoint ignores ``page``)
-        ends the list as well.
+        Ends at the first empty page, as go-anxcloud's generic client (pkg/api/pagination.go, ``Next``)
+        and Terraform (anxcloud/utils.go, ``listAllPages``) do; never at a short page, since an Engine
+        may cap the page size below the one asked for. It also ends once the page read is the last one
+        the Engine announces (``total_pages``), which saves the trailing empty request: legacy
+        go-anxcloud trusts exactly that number (pkg/pagination/pagination.go, ``HasNext``), and it is
+        only trusted when present as a non-negative integer. ``total_items`` is not used: it says
+        nothing about the page size the Engine applied. A page equal to the one before (the endpoint
+        ignores ``page``) ends the list as well.
         """
         return self._pages(path, params, page_size)
 
@@ -271,16 +314,8 @@ class EngineClient(object):
             if not items or items == previous:
                 return
             yield from items
-            per_page = _count_value(meta.get("limit")) or limit
             total_pages = _count_value(meta.get("total_pages"))
-            total_items = _count_value(meta.get("total_items"))
-            if total_pages is not None:
-                if page >= total_pages:
-                    return
-            elif total_items is not None:
-                if page * per_page >= total_items:
-                    return
-            elif len(items) < per_page:
+            if total_pages is not None and page >= total_pages:
                 return
             previous = items
             page += 1
@@ -343,18 +378,26 @@ class EngineClient(object):
         return self.request("POST", self.lbaas_path(kind), body=link_ids(body))
 
     def lbaas_update(self, kind, ident, body):
-        """PUT of the whole object with ``"state": "0"``, as go-anxcloud's generic client sends every update
-        (pkg/apis/lbaas/v1/helper.go): the LBaaS API deploys updates that carry state 0. Returns the object."""
-        return self.request("PUT", self.lbaas_path(kind, ident), body=dict(link_ids(body), state="0"))
+        """PUT of the whole object, as go-anxcloud's generic client sends it (pkg/apis/lbaas/v1/helper.go,
+        ``requestBody``): ``body`` is the full object (name, parent link, every field; an answer of
+        ``lbaas_get`` will do), links become identifier strings and ``"state": "0"`` is always set,
+        because the Engine serialises updates with state 0 ("Updating") and deploys them only then.
+        Returns the full object."""
+        return self.request("PUT", self.lbaas_path(kind, ident), body=update_body(body))
 
-    def lbaas_redeploy(self, kind, ident):
-        """Asks the Engine to deploy the object again (state "0"): the way out of DeploymentError."""
-        return self.request("PUT", self.lbaas_path(kind, ident), body={"state": "0"})
+    def lbaas_redeploy(self, kind, ident, body=None):
+        """Asks the Engine to deploy the object again: the same full PUT with state "0", as the cloud
+        controller recovers from DeploymentError (``updateFailedResources`` calls api.Update with the
+        whole object). Without ``body`` the object is read first."""
+        if body is None:
+            body = self.lbaas_get(kind, ident)
+        return self.lbaas_update(kind, ident, body)
 
     def lbaas_delete(self, kind, ident):
-        """True if the Engine accepted the deletion, False if the object was already gone (404)."""
+        """True if the Engine accepted the deletion, False if the object was already gone (404).
+        The answer is not read (go-anxcloud's LBaaS bindings replace it with ``{}``)."""
         try:
-            self.request("DELETE", self.lbaas_path(kind, ident))
+            self.request("DELETE", self.lbaas_path(kind, ident), decode=False)
         except NotFoundError:
             return False
         return True
@@ -372,22 +415,65 @@ class EngineClient(object):
     def tag_path(ident, tag):
         if not tag:
             raise ValueError("a tag name must not be empty")
-        return "%s/%s/tags/%s" % (RESOURCES, _ident(ident), quote(tag, safe="="))
+        # Escaped as Go escapes a path (go-anxcloud formats the raw name into it): sub-delimiters,
+        # ':' and '@' stay literal, anything else outside the unreserved set is percent-encoded.
+        return "%s/%s/tags/%s" % (RESOURCES, _ident(ident), quote(_path_safe(tag, "tag name"), safe=PATH_KEEP))
+
+    def resource_tags(self, ident):
+        """The tag names a resource carries (read from the resource itself, not from a tag listing)."""
+        return sorted(t["name"] if isinstance(t, dict) else t for t in self.resource_get(ident).get("tags") or [])
 
     def tag_add(self, ident, tag):
-        """Tags a resource: True if added, False if it already had the tag (422). 409 is retried."""
+        """Tags a resource: True if added, False if it already had the tag. 409 is retried (3 attempts).
+
+        The Engine answers 422 both for "already tagged" and for a tag it refuses (a name outside its
+        character set, too long): go-anxcloud reads every 422 as done, which would let a refused lease
+        or marker pass silently. So a 422 counts as "already tagged" only if the resource's tags, read
+        back, show the tag; otherwise the 422 is raised. The answer of the attach is not read.
+        """
+        path = self.tag_path(ident, tag)
         try:
-            self.request("POST", self.tag_path(ident, tag), body="", tag_write=True)   # JSON "" (null gets 400)
+            with self._tag_lock:
+                self.request("POST", path, body="", tag_write=True, decode=False)   # JSON "" (null gets 400)
         except ValidationFailedError as exc:
-            if exc.status == 422:
+            if exc.status == 422 and tag in self.resource_tags(ident):
                 return False
             raise
         return True
 
     def tag_remove(self, ident, tag):
-        """Untags a resource: True if removed, False if it did not have the tag (404). 409 is retried."""
+        """Untags a resource: True if removed, False if it did not have the tag (404). 409 is retried.
+        The answer is not read."""
+        path = self.tag_path(ident, tag)
         try:
-            self.request("DELETE", self.tag_path(ident, tag), tag_write=True)
+            with self._tag_lock:
+                self.request("DELETE", path, tag_write=True, decode=False)
+        except NotFoundError:
+            return False
+        return True
+
+    # ---- tag entities (account-level tags, go-anxcloud pkg/core/tags/tags.go) ----------------------
+    def tag_entities(self, query=""):
+        """``[{name, identifier}, ...]`` of the account's tags whose name matches ``query`` (the Engine's
+        match, not necessarily exact: callers compare names themselves), every page. The query keys
+        are those go-anxcloud's ``List`` sends."""
+        params = {"query": query or "", "service_identifier": "", "organization_identifier": "", "order": "",
+                  "sort_descending": "false"}
+        return list(self.pages(TAG_ENTITIES, params))
+
+    def tag_entity_get(self, ident):
+        """One tag: ``{name, identifier, organisation_assignments: [{customer, service}]}``."""
+        return self.request("GET", "%s/%s" % (TAG_ENTITIES, _ident(ident)))
+
+    def tag_entity_delete(self, ident, service_identifier=""):
+        """Deletes a tag (its assignment to ``service_identifier``, as go-anxcloud's ``Delete`` and
+        Terraform's anxcloud_tag send it); True if deleted, False if it was gone (404). Serialised with
+        the other tag writes; the answer is not read."""
+        path = "%s/%s" % (TAG_ENTITIES, _ident(ident))
+        try:
+            with self._tag_lock:
+                self.request("DELETE", path, params={"service_identifier": service_identifier or ""},
+                             tag_write=True, decode=False)
         except NotFoundError:
             return False
         return True
@@ -400,10 +486,11 @@ class EngineClient(object):
     def prefix_get(self, ident):
         return self.request("GET", "%s/%s" % (PREFIXES, _ident(ident)))
 
-    def address_list(self, prefix=None, version=None, search=None):
-        """Address summaries; with any filter the filtered endpoint is used (``search`` is a substring)."""
-        filters = dict((k, v) for k, v in (("prefix", prefix), ("version", version), ("search", search))
-                       if v not in (None, ""))
+    def address_list(self, prefix=None, version=None, search=None, status=None):
+        """Address summaries; with any filter the filtered endpoint is used (``search`` is a substring,
+        ``status`` e.g. ``Inactive`` or ``Marked for deletion``: summaries do not show it)."""
+        filters = dict((k, v) for k, v in (("prefix", prefix), ("version", version), ("search", search),
+                                           ("status", status)) if v not in (None, ""))
         if filters:
             return list(self.pages(ADDRESSES_FILTERED, filters))
         return list(self.pages(ADDRESSES, {"search": ""}))
@@ -417,10 +504,18 @@ class EngineClient(object):
                 "organization": organization or "", "rdns_name": rdns_name or ""}
         return self.request("POST", ADDRESSES, body=body)
 
+    def address_update(self, ident, name, description="", role="Default", rdns_name=""):
+        """Updates an address object; returns its summary. Every field is sent, an empty description
+        too (so a claim can be undone), as Terraform's update sends description_customer, role and
+        rdns_name (anxcloud/resource_ip_address.go)."""
+        body = {"name": name, "description_customer": description or "", "role": role or "Default",
+                "rdns_name": rdns_name or ""}
+        return self.request("PUT", "%s/%s" % (ADDRESSES, _ident(ident)), body=body)
+
     def address_delete(self, ident):
         """True if the Engine accepted the deletion, False if the address was already gone (404)."""
         try:
-            self.request("DELETE", "%s/%s" % (ADDRESSES, _ident(ident)))
+            self.request("DELETE", "%s/%s" % (ADDRESSES, _ident(ident)), decode=False)
         except NotFoundError:
             return False
         return True
@@ -472,10 +567,29 @@ def link_ids(body):
     return out
 
 
+def update_body(body):
+    """The body of an update or redeploy: the whole object, links as identifiers, ``"state": "0"``
+    (whatever ``state`` the object had: a read object carries its state as ``{id, title, type}``)."""
+    if not isinstance(body, dict) or not body.get("name"):
+        raise ValueError("an update sends the whole object, name included (go-anxcloud's generic client)")
+    out = link_ids(body)
+    out["state"] = "0"
+    return out
+
+
+def _path_safe(value, what):
+    text = str(value)
+    bad = sorted(set(c for c in text if c in PATH_UNSAFE or ord(c) < 32))
+    if bad:
+        raise UnsafeRequestError("%s %r contains %s, which would change the URL path"
+                                 % (what, text, " ".join(repr(c) for c in bad)))
+    return text
+
+
 def _ident(ident):
     if ident is None or not str(ident).strip():
         raise ValueError("an object identifier must not be empty")
-    return quote(str(ident), safe="")
+    return quote(_path_safe(ident, "identifier"), safe="")
 
 
 def _count_value(value):

@@ -21,18 +21,23 @@ class EngineError(Exception):
     Attributes: ``status`` (HTTP status, None for transport errors), ``method``, ``path`` (path and
     query, never the token), ``message`` (the Engine's ``error.message`` or a description of the
     problem), ``validation`` (the Engine's ``error.validation`` dict, field -> text), ``attempts``
-    (how many requests were sent for this call, retries included; None if unknown).
+    (how many requests were sent for this call, retries included; None if unknown),
+    ``may_have_landed`` (True for a write whose outcome is unknown: the Engine answered 5xx, or the
+    connection failed after the request was sent, or the answer was unusable; the caller resolves it
+    by observing, never by sending the write again).
     """
 
     kind = "Engine request failed"
 
-    def __init__(self, message=None, status=None, method=None, path=None, validation=None, attempts=None):
+    def __init__(self, message=None, status=None, method=None, path=None, validation=None, attempts=None,
+                 may_have_landed=False):
         self.message = message
         self.status = status
         self.method = method
         self.path = path
         self.validation = dict(validation or {})
         self.attempts = attempts
+        self.may_have_landed = bool(may_have_landed)
         super(EngineError, self).__init__(self._text())
 
     def _text(self):
@@ -46,6 +51,8 @@ class EngineError(Exception):
             text += " [%s]" % "; ".join("%s: %s" % (k, v) for k, v in sorted(self.validation.items()))
         if self.attempts and self.attempts > 1:
             text += " (after %d attempts)" % self.attempts
+        if self.may_have_landed:
+            text += "; the Engine may have carried out this request, so it was not sent again"
         return text
 
     def __str__(self):
@@ -54,7 +61,8 @@ class EngineError(Exception):
     def to_dict(self):
         """Structured details for ``fail_json`` (JSON-able, no token)."""
         return dict(type=type(self).__name__, status=self.status, method=self.method, path=self.path,
-                    message=self.message, validation=self.validation, attempts=self.attempts)
+                    message=self.message, validation=self.validation, attempts=self.attempts,
+                    may_have_landed=self.may_have_landed)
 
 
 class NotFoundError(EngineError):
@@ -105,6 +113,11 @@ class EngineConnectionError(EngineError):
     kind = "could not reach the Engine"
 
 
+class UnsafeRequestError(EngineError):
+    """A request the client refuses to send: a name that would change the URL path it goes into."""
+    kind = "refused before sending"
+
+
 class UnexpectedResponseError(EngineError):
     """An answer the client cannot use: a redirect, a body that is not JSON, an unknown list shape."""
     kind = "unexpected answer from the Engine"
@@ -144,7 +157,8 @@ def engine_message(body):
     return message, validation
 
 
-def error_for(status, method, path, body, reason=None, attempts=None, retry_after=None, secrets=()):
+def error_for(status, method, path, body, reason=None, attempts=None, retry_after=None, secrets=(),
+              may_have_landed=False):
     """The exception for an error response.
 
     ``body`` is the decoded JSON body (None when it was empty or not JSON); ``reason`` the HTTP reason
@@ -153,7 +167,8 @@ def error_for(status, method, path, body, reason=None, attempts=None, retry_afte
     message, validation = engine_message(body)
     message = redact(message or reason, secrets)
     validation = redact(validation, secrets)
-    kwargs = dict(status=status, method=method, path=path, validation=validation, attempts=attempts)
+    kwargs = dict(status=status, method=method, path=path, validation=validation, attempts=attempts,
+                  may_have_landed=may_have_landed)
     cls = BY_STATUS.get(status) or (ServerError if status >= 500 else EngineError)
     if cls is RateLimitedError:
         return RateLimitedError(message, retry_after=retry_after, **kwargs)

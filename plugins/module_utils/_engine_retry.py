@@ -7,11 +7,21 @@ __metaclass__ = type
 
 # The collection's one retry policy (the rules; the loop that applies them is EngineClient.request).
 #
+# What is retried, and why only that: no official client retries a write (go-anxcloud
+# pkg/api/errors.go only classifies errors; ENGINE_API.md 3.4 and 10). A write answered 5xx, or
+# whose connection failed after it was sent, may have been carried out by the Engine: sending it
+# again can create an object twice (a gateway that answers 504 after the Engine committed). So:
+#   * reads (GET, HEAD): retried on 500/502/503/504, dropped connections, read timeouts and
+#     truncated answers;
+#   * every method: retried when the request never left (connection refused, DNS, connect timeout),
+#     on 429 with an acceptable Retry-After (the Engine refused it), and tag writes on 409 (3
+#     attempts 1 s apart, as go-anxcloud's Tag helper does: the Engine refused them too);
+#   * any other failure of a write is raised with ``may_have_landed`` set, and the caller decides
+#     by observing (adopt the object by its exact name, or create it on the next run).
+#
 # Why an explicit loop and not urllib3's ``Retry`` mounted on the session's adapter:
-#   * the rules depend on method *and* status *and* the call: 502/503/504 on any method, 500 only on
-#     reads, 409 only on tag writes (fixed 3 attempts 1 s apart, as go-anxcloud does), 429 only when a
-#     Retry-After below a bound is present; a ``Retry`` subclass could express most of that, but not
-#     "409 only for this call" without per-request adapters;
+#   * the rules depend on method *and* status *and* the call ("409 only for this call" would need
+#     per-request adapters);
 #   * urllib3 retries inside one ``session.request()`` call, so the client could not count each
 #     HTTP request actually sent (the request counter must match the Engine's own log exactly);
 #   * the final error must be the collection's exception with the Engine's message and the number of
@@ -22,8 +32,8 @@ import random
 import time
 from email.utils import parsedate_tz, mktime_tz
 
-RETRY_STATUSES = (502, 503, 504)      # any method: the request did not reach a healthy Engine
-READ_RETRY_STATUSES = (500,)          # only on idempotent reads
+READ_RETRY_STATUSES = (500, 502, 503, 504)   # only on idempotent reads: a write may have landed
+RETRY_STATUSES = READ_RETRY_STATUSES          # kept for callers of the old name
 READ_METHODS = ("GET", "HEAD")
 
 
@@ -31,7 +41,7 @@ class RetryPolicy(object):
     """Bounded attempts, exponential backoff with jitter and a cap; the special cases 409 and 429.
 
     ``retries``: how many times one call is retried at most (so ``retries + 1`` requests), for
-    connection errors, 502/503/504, 500 on reads and 429 with an acceptable Retry-After.
+    unsent requests, 5xx and broken connections on reads, and 429 with an acceptable Retry-After.
     Backoff before retry n (0-based): ``d = min(backoff_max, backoff_base * backoff_factor ** n)``,
     slept as ``d / 2 + uniform(0, d / 2)`` ("equal jitter": spread out, yet always growing).
     ``max_retry_after``: a 429's Retry-After above this fails at once instead of sleeping.
@@ -67,23 +77,34 @@ class RetryPolicy(object):
 
     @staticmethod
     def retry_status(method, status):
-        """Whether an HTTP error status is worth another attempt (429 and 409 are handled apart)."""
-        return status in RETRY_STATUSES or (status in READ_RETRY_STATUSES and method in READ_METHODS)
+        """Whether an HTTP error status is worth another attempt (429 and 409 are handled apart).
+        Only reads: a write answered 5xx may have been carried out."""
+        return method in READ_METHODS and status in READ_RETRY_STATUSES
 
     @staticmethod
     def retry_transport(method, failure):
         """Whether a transport failure (a ``TRANSPORT_FAILURES`` name) is worth another attempt.
 
-        ``unsent`` (refused, DNS, connect timeout) and ``dropped`` (closed without any answer, as a
-        502/503/504 tells, too) are retried on any method. ``timeout`` and ``broken`` (no or a
-        truncated answer to a request the Engine may be running) only on reads: retrying a POST there
-        could create the object twice. ``fatal`` (TLS verification, an invalid URL) never.
+        ``unsent`` (refused, DNS, connect timeout: nothing left this machine) on any method.
+        ``dropped``, ``timeout`` and ``broken`` (closed without an answer, no answer in time, a
+        truncated answer) only on reads: the Engine may be carrying out a write right now.
+        ``fatal`` (TLS verification, an invalid URL) never.
         """
-        if failure in ("unsent", "dropped"):
+        if failure == "unsent":
             return True
-        if failure in ("timeout", "broken"):
+        if failure in ("dropped", "timeout", "broken"):
             return method in READ_METHODS
         return False
+
+    @staticmethod
+    def may_have_landed(method, failure=None, status=None):
+        """Whether a failed request may have been carried out: a write answered 5xx, or a write whose
+        connection failed after sending (``dropped``, ``timeout``, ``broken``)."""
+        if method in READ_METHODS:
+            return False
+        if status is not None:
+            return status >= 500
+        return failure in ("dropped", "timeout", "broken")
 
 
 TRANSPORT_FAILURES = ("unsent", "dropped", "timeout", "broken", "fatal")

@@ -15,6 +15,10 @@ any other live lease shows up. That deviates from F.1's "smallest holder wins": 
 tags before the other one attached would also win, and two writers are worse than two runs that
 both stop with a clear message. A lease past its expiry belongs to a run that crashed: it is
 removed, and the taker waits a moment for that run's last requests before it writes.
+
+A lease's name is new with every run (holder and expiry), and tag names are account-level entities
+on the Engine, so releasing a lease (ours, or an expired one taken over) detaches it and then
+deletes its tag entity: what leases leave behind is nothing.
 """
 
 import os
@@ -25,14 +29,19 @@ from datetime import datetime, timezone
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import EngineError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import HOLDER_MAX
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._tag_entities import forget
 
 HOLDER_UNSAFE = re.compile(r"[^A-Za-z0-9._:-]+")
 
 
-def default_holder(owner):
-    """Who holds a lease: the service, the controller host and the process, readable in a message."""
-    host = HOLDER_UNSAFE.sub("-", socket.gethostname() or "localhost")
-    return "%s@%s:%d" % (owner, host, os.getpid())
+def default_holder(owner, host=None, pid=None):
+    """Who holds a lease: the service, the controller host and the process, readable in a message.
+    The host name is shortened so that the holder fits the lease tag (``_names.HOLDER_MAX``)."""
+    host = HOLDER_UNSAFE.sub("-", host or socket.gethostname() or "localhost").strip("-") or "localhost"
+    pid = "%d" % (os.getpid() if pid is None else pid)
+    room = max(1, HOLDER_MAX - len(owner) - len(pid) - 2)
+    return "%s@%s:%s" % (owner, host[:room], pid)
 
 
 def when(expiry):
@@ -82,6 +91,7 @@ class Leases(object):
         self.held = []          # (lb, LeaseTag) we attached
         self.seen = {}          # lb id -> its tags as read back after attaching ours
         self.taken_over = []    # expired leases of other holders we removed
+        self.leftovers = []     # (tag name, error): tag entities that could not be deleted
 
     def others(self, tags, live=True):
         now = self.clock()
@@ -115,6 +125,10 @@ class Leases(object):
         self.client.tag_add(lb["id"], ours.name)
         self.held.append((lb, ours))
         self.seen[lb["id"]] = self.tags_of(lb["id"])
+        if ours.name not in self.seen[lb["id"]]:
+            # The Engine accepted the attach but does not show it: no lease, so no writing.
+            raise Failure("could not take the lease on load balancer %s: the tag '%s' is not on it after attaching it"
+                          % (lb["name"] or lb["id"], ours.name), load_balancer=lb["name"] or lb["id"])
         live = self.others(self.seen[lb["id"]])
         if live:   # another run attached meanwhile: both give way rather than both write
             raise Failure(self.held_message(lb, live[0]), lease_holder=live[0].holder,
@@ -122,14 +136,26 @@ class Leases(object):
         for expired in self.others(tags, live=False):
             self.client.tag_remove(lb["id"], expired.name)
             self.taken_over.append((lb, expired))
+            self._forget(expired)
+
+    def _forget(self, lease):
+        """Deletes a released lease's tag entity. Its name is unique to one run (holder, expiry), so no
+        other resource carries it; a failure leaves one entity, reported, never a failed run."""
+        try:
+            forget(self.client, lease.name, check_carriers=False)
+        except EngineError as exc:
+            self.leftovers.append((lease.name, exc))
 
     def release(self):
-        """Removes our lease tags; returns the ones that could not be removed (they expire on their own)."""
+        """Removes our lease tags and their tag entities; returns the leases that could not be removed
+        (they expire on their own). Entities that could not be deleted are in ``leftovers``."""
         left = []
         for lb, lease in self.held:
             try:
                 self.client.tag_remove(lb["id"], lease.name)
             except EngineError:
                 left.append((lb, lease))
+                continue
+            self._forget(lease)
         self.held = []
         return left

@@ -14,6 +14,14 @@ the way Monogon's reconciler honours a minimum compatible release (RECONCILIATIO
 declaration hash says which declaration the objects were last made for; the time (Unix seconds)
 changes with every writing run, so a run that finds the marker changed while it waited for its lease
 knows another run wrote in between.
+
+The time is what makes that comparison correct, so it stays: without it, two runs applying the same
+declaration would write the same name, and a run that planned before the other wrote would not see
+the change and apply a stale plan (duplicate objects). A writing run's time is also strictly newer
+than the marker it replaces (``after``), so two writing runs within one second differ too. The cost
+of a new name per run, a tag entity per run, is paid back by deleting the replaced marker's entity
+once no load balancer carries it (``_tag_entities.forget``): what markers leave behind is one
+current marker per service and load balancer.
 """
 
 import hashlib
@@ -21,6 +29,7 @@ import json
 import time
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import TAG_MAX
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._version import COLLECTION_VERSION
 
 SCHEME = 1
@@ -43,8 +52,13 @@ class Marker(object):
         self.stamp = stamp
 
     @classmethod
-    def ours(cls, prefix, service, digest, clock=time.time):
-        return cls(prefix, service, SCHEME, COLLECTION_VERSION, digest, int(clock()))
+    def ours(cls, prefix, service, digest, clock=time.time, after=0):
+        """This run's marker; its time is later than ``after`` (the newest marker it replaces)."""
+        marker = cls(prefix, service, SCHEME, COLLECTION_VERSION, digest, max(int(clock()), int(after) + 1))
+        if len(marker.name) > TAG_MAX:
+            raise Failure("the marker tag '%s' would be longer than the Engine's %d characters; use a shorter "
+                          "tag_prefix or service name" % (marker.name, TAG_MAX))
+        return marker
 
     @property
     def name(self):
@@ -53,10 +67,14 @@ class Marker(object):
         return "%s-reconciled.%s=%d,%s,%s,%d" % (self.prefix, self.service, self.scheme, self.version, self.digest,
                                                  self.stamp)
 
+    @staticmethod
+    def head(prefix, service):
+        return "%s-reconciled.%s=" % (prefix, service)
+
     @classmethod
     def find(cls, prefix, service, tags):
         """The service's markers among a load balancer's tags (normally one)."""
-        head = "%s-reconciled.%s=" % (prefix, service)
+        head = cls.head(prefix, service)
         found = []
         for tag in tags:
             if not tag.startswith(head):

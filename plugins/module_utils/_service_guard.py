@@ -12,23 +12,30 @@ request. A run about to write takes the leases; if the load balancers' tags then
 it observed (another run's marker changed, or a crashed run's lease was taken over), another run
 wrote in between, and it observes again before writing. Every writing run of this module changes
 its marker, so that comparison costs one read per load balancer instead of a second observation.
+
+What the guard leaves behind is bounded: a released lease's tag entity is deleted (``_lease``), and
+so is a replaced marker's once no load balancer carries it; a failure to delete one is a warning.
 """
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import EngineError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lease import Leases, LeaseTag, default_holder, when
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._marker import Marker, declaration_hash, refuse_newer
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_holder, check_owner, check_tag_prefix
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._tag_entities import forget
 
 
 class ServiceGuard(object):
     def __init__(self, client, params, desired, warn):
         self.client = client
-        self.prefix = params["tag_prefix"]
-        self.service = params["name"]
+        self.prefix = check_tag_prefix(params["tag_prefix"])
+        self.service = check_owner(params["name"], "name")
+        holder = params.get("lease_holder")
+        holder = check_holder(holder) if holder is not None else default_holder(self.service)
         self.digest = declaration_hash(desired.as_data())
         self.warn = warn
         self.lb_tags = {}
-        self.leases = Leases(client, self.prefix, params.get("lease_holder") or default_holder(self.service),
-                             params["lease_timeout"], self.tags_of)
+        self.leases = Leases(client, self.prefix, holder, params["lease_timeout"], self.tags_of)
 
     def tags_of(self, lb_id):
         return tag_names(self.client.resource_get(lb_id))
@@ -57,17 +64,33 @@ class ServiceGuard(object):
         return sorted(t for t in tags if LeaseTag.parse(self.prefix, t) is None)
 
     def mark(self, lbs, absent=False):
-        """Records on each load balancer which declaration this run applied (or removes it: absent)."""
-        ours = Marker.ours(self.prefix, self.service, self.digest)
+        """Records on each load balancer which declaration this run applied (or removes it: absent),
+        then deletes the tag entities of the markers it replaced that no load balancer carries now."""
+        found = dict((lb["id"], Marker.find(self.prefix, self.service, self.lb_tags.get(lb["id"], []))) for lb in lbs)
+        newest = max([m.stamp for markers in found.values() for m in markers] or [0])
+        ours = Marker.ours(self.prefix, self.service, self.digest, after=newest)
+        replaced = []
         for lb in lbs:
-            markers = Marker.find(self.prefix, self.service, self.lb_tags.get(lb["id"], []))
-            if not absent and ours.name not in [m.name for m in markers]:
+            if not absent:
                 self.client.tag_add(lb["id"], ours.name)
-            for old in markers:
-                if absent or old.name != ours.name:
-                    self.client.tag_remove(lb["id"], old.name)
+            for old in found[lb["id"]]:
+                self.client.tag_remove(lb["id"], old.name)
+                if old.name not in replaced:
+                    replaced.append(old.name)
+        for name in replaced:
+            self._forget(name)
+
+    def _forget(self, name):
+        try:
+            forget(self.client, name)
+        except EngineError as exc:
+            self.warn("the tag '%s' could not be deleted from the account (%s); it is no longer on any load balancer "
+                      "of this service and can be deleted by hand" % (name, exc))
 
     def release(self):
         for lb, lease in self.leases.release():
             self.warn("the lease tag '%s' stays on load balancer %s until %s: it could not be removed"
                       % (lease.name, lb["name"] or lb["id"], when(lease.expiry)))
+        for name, exc in self.leases.leftovers:
+            self.warn("the released lease tag '%s' could not be deleted from the account (%s); it is on no load "
+                      "balancer and can be deleted by hand" % (name, exc))

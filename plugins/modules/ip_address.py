@@ -176,18 +176,35 @@ diff:
 import random
 import time
 
+try:
+    import netaddr
+except ImportError:  # pragma: no cover - reported by the module base class
+    netaddr = None
+
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import (
-    NEW, REFUSED, address_int, canonical, description, observe, owned, pools_for, reread, resolve)
+    NEW, REFUSED, UNCLAIMED_ROLES, UNCLAIMED_STATUS, address_int, canonical, description, observe, owned, pools_for,
+    reread, resolve)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import ValidationFailedError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import EngineError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_owner, check_tag_prefix
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_from_tags, owner_tag
 
 ATTEMPTS = 5
 
 
 def entry(prefix, ip, ident):
     return dict(address=ip, id=ident, prefix=prefix.cidr, prefix_id=prefix.id, family=prefix.family)
+
+
+def in_use(exc, ip):
+    """Whether a refused create says the address is taken: a 400/409/422 whose message or validation
+    names the address. Anything else (a bad prefix, access, a quota) is not a collision and fails."""
+    if exc.status not in (400, 409, 422):
+        return False
+    forms = set([ip, str(netaddr.IPAddress(ip).format(netaddr.ipv6_verbose)) if ":" in ip else ip])
+    texts = [exc.message or ""] + list(exc.validation.values())
+    return any(form in str(text).lower() for form in forms for text in texts)
 
 
 class IpAddressModule(AnxcloudModule):
@@ -206,8 +223,8 @@ class IpAddressModule(AnxcloudModule):
 
     def run(self):
         p = self.params
-        if not p["owner"].strip():
-            raise Failure("owner must not be empty")
+        check_owner(p["owner"], "owner")
+        check_tag_prefix(p["tag_prefix"], "tag_prefix")
         if p["count"] < 0:
             raise Failure("count must not be negative, got %d" % p["count"])
         self.tag = owner_tag(p["owner"], p["tag_prefix"])
@@ -221,6 +238,8 @@ class IpAddressModule(AnxcloudModule):
             family = families[0]
         pools = pools_for(prefixes, p["range_start"], p["range_end"], p["exclude"]) if p["state"] == "present" else []
         observe(self.client, prefixes)
+        # Unclaimed objects that allocation may claim, kept apart: planning marks addresses taken.
+        self.claims = dict(((pr.id, ip), s) for pr in prefixes for ip, s in pr.claimable.items())
         mine, untagged = owned(self.client, prefixes, p["tag_prefix"], p["owner"])
         before = [entry(pr, ip, s["identifier"]) for pr, ip, s in mine]
         # An earlier run created these for the owner but could not tag them: adopt rather than leak them.
@@ -243,7 +262,7 @@ class IpAddressModule(AnxcloudModule):
         new = []
         while len(new) < allocations:
             prefix, ip = self._pick(pools)
-            prefix.addresses.setdefault(ip, []).append({"identifier": NEW, "name": ip})   # taken for the next pick
+            prefix.take(ip, {"identifier": NEW, "name": ip})   # taken for the next pick
             reason = "owner %s holds %d of %d %s address(es)" % (p["owner"], len(kept) + len(new), p["count"], family)
             plan.append(dict(action="allocate", address=ip, prefix=prefix.cidr, id=None, reason=reason))
             new.append(entry(prefix, ip, NEW))
@@ -278,30 +297,80 @@ class IpAddressModule(AnxcloudModule):
                       "every prefix of the pool is exhausted: %s" % "; ".join(failures))
 
     def _allocate(self, pools, planned):
-        """Creates the planned address, or the next free one if another run took it meanwhile."""
-        client = self.client
+        """Creates (or claims) the planned address, or the next free one if another run took it meanwhile."""
         prefix = [pr for pr, _pool in pools if pr.id == planned["prefix_id"]][0]
         ip = planned["address"]
         for attempt in range(1, ATTEMPTS + 1):
-            try:
-                created = client.address_create(prefix.id, ip, description=description(self.params["owner"]))
-            except ValidationFailedError:
-                created = None   # the Engine says the address is in use: another run was faster
-            if created is not None:
-                ident = created["identifier"]
-                client.tag_add(ident, self.tag)
-                same = [s for s in client.address_list(prefix=prefix.id, search=ip) if canonical(s["name"]) == ip]
-                if all(s["identifier"] == ident for s in same):
-                    prefix.addresses[ip] = [created]
-                    return entry(prefix, ip, ident)
-                client.address_delete(ident)   # two objects at one address: give it up, as the later one
-            prefix.addresses.setdefault(ip, []).append({"identifier": REFUSED, "name": ip})
+            claim = self.claims.get((prefix.id, ip))
+            got = self._claim(prefix, ip, claim) if claim else self._create(prefix, ip)
+            if got is not None:
+                prefix.addresses[ip] = [got]
+                return entry(prefix, ip, got["identifier"])
+            prefix.take(ip, {"identifier": REFUSED, "name": ip})
             time.sleep(random.uniform(0.05, 0.25) * attempt)   # two losers must not collide again in step
             # Whoever beat us may not be alone: read the prefix again so the next pick skips them all.
-            reread(client, prefix)
+            reread(self.client, prefix)
+            self.claims.update(((prefix.id, cip), s) for cip, s in prefix.claimable.items())
             prefix, ip = self._pick(pools)
         raise Failure("could not allocate an address for %s: %d attempts collided with concurrent allocations in pool %s"
                       % (self.params["owner"], ATTEMPTS, ", ".join(pr.cidr for pr, _pool in pools)))
+
+    def _create(self, prefix, ip):
+        """A new address object at ``ip``, tagged and confirmed as the only one there; None if the
+        address turned out to be taken."""
+        client = self.client
+        try:
+            created = client.address_create(prefix.id, ip, description=description(self.params["owner"]))
+        except EngineError as exc:
+            if exc.may_have_landed:
+                # Never sent twice: the object is ours if the prefix now holds it with our description.
+                created = self._landed(prefix, ip)
+                if created is None:
+                    raise
+            elif in_use(exc, ip):
+                return None   # the Engine says the address is in use: another run was faster
+            else:
+                raise
+        ident = created["identifier"]
+        client.tag_add(ident, self.tag)
+        same = [s for s in client.address_list(prefix=prefix.id, search=ip) if canonical(s["name"]) == ip]
+        if all(s["identifier"] == ident for s in same):
+            return created
+        client.address_delete(ident)   # two objects at one address: give it up, as the later one
+        return None
+
+    def _landed(self, prefix, ip):
+        """The object a create whose answer was lost made: exact address and our description."""
+        ours = description(self.params["owner"])
+        found = [s for s in self.client.address_list(prefix=prefix.id, search=ip)
+                 if canonical(s["name"]) == ip and s.get("description_customer") == ours]
+        return found[0] if len(found) == 1 else None
+
+    def _claim(self, prefix, ip, summary):
+        """Claims an existing unclaimed address object (a ``create_empty=false`` prefix): confirmed
+        unclaimed on the object itself, described and tagged, then read back; None if someone else
+        holds it (then our claim is undone)."""
+        client = self.client
+        ident = summary["identifier"]
+        ours = description(self.params["owner"])
+        obj = client.address_get(ident)
+        if (obj.get("status") != UNCLAIMED_STATUS or (obj.get("role_text") or "") not in UNCLAIMED_ROLES
+                or (obj.get("description_customer") or "") not in ("", ours)
+                or owner_from_tags(client.resource_tags(ident), self.params["tag_prefix"])):
+            return None
+        client.address_update(ident, obj["name"], description=ours, role=obj.get("role_text") or "Default",
+                              rdns_name=obj.get("rdns_name") or "")
+        client.tag_add(ident, self.tag)
+        owners = owner_from_tags(client.resource_tags(ident), self.params["tag_prefix"])
+        now = client.address_get(ident)
+        if owners == [self.params["owner"]] and now.get("description_customer") == ours:
+            return dict(summary, description_customer=ours)
+        # Another run claimed it at the same time: both give way, as with leases.
+        client.tag_remove(ident, self.tag)
+        if now.get("description_customer") == ours:
+            client.address_update(ident, now["name"], description="", role=now.get("role_text") or "Default",
+                                  rdns_name=now.get("rdns_name") or "")
+        return None
 
 
 def main():

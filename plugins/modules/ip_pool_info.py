@@ -19,6 +19,10 @@ description:
     from RV(prefixes[].allocations), so that no made-up owner name (like C(null) or C(untagged)) can clash with a
     real one and every key of RV(prefixes[].allocations) is an owner M(anxcloud.lbaas.ip_address) accepts.
   - Reads one core resource per address object (the Engine lists tags only per object), concurrently.
+  - An address object being deleted (status C(Marked for deletion)) is nobody's allocation and not free either;
+    it counts as used and is listed under RV(prefixes[].deleting).
+  - An unclaimed address object (status C(Inactive), role C(Default), no description), as a prefix created with
+    C(create_empty=false) holds for every address, counts as free, because M(anxcloud.lbaas.ip_address) claims it.
 author:
   - anxcloud.lbaas contributors (@anxcloud)
 options:
@@ -68,20 +72,24 @@ prefixes:
     family: {description: V(v4) or V(v6)., type: str}
     size: {description: Addresses in the prefix., type: int}
     usable: {description: Addresses allocation may hand out (network and last address excluded)., type: int}
-    used: {description: "Addresses with an address object, each distinct address counted once, including the network and
-           broadcast objects outside the usable range (so RV(prefixes[].used) + RV(prefixes[].free) can exceed
-           RV(prefixes[].usable)).", type: int}
-    free: {description: Usable addresses without an address object (what M(anxcloud.lbaas.ip_address) can still hand out
-           without bounds or exclusions)., type: int}
+    used: {description: "Addresses with an address object that is not unclaimed, each distinct address counted once,
+           including the network and broadcast objects outside the usable range (so RV(prefixes[].used) +
+           RV(prefixes[].free) can exceed RV(prefixes[].usable)).", type: int}
+    free: {description: Usable addresses without an address object or with an unclaimed one (what
+           M(anxcloud.lbaas.ip_address) can still hand out without bounds or exclusions)., type: int}
     allocations: {description: "Owner -> its addresses in the prefix, sorted; owners sorted by name.", type: dict}
-    unowned: {description: "Addresses with an address object but no owner tag, sorted.", type: list, elements: str}
+    unowned: {description: "Addresses with an address object but no owner tag, sorted (unclaimed and deleting ones
+              excluded).", type: list, elements: str}
+    deleting: {description: "Addresses whose only address objects are being deleted, sorted.", type: list, elements: str}
   sample: [{id: 0a11ce11000000000000000000000001, prefix: 198.51.100.0/24, family: v4, size: 256, usable: 254,
-            used: 4, free: 251, allocations: {shop: [198.51.100.2]}, unowned: [198.51.100.0, 198.51.100.1, 198.51.100.255]}]
+            used: 4, free: 251, allocations: {shop: [198.51.100.2]}, unowned: [198.51.100.0, 198.51.100.1, 198.51.100.255],
+            deleting: []}]
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import address_int, observe, owners, resolve
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._ippool import Pool
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_tag_prefix
 
 
 class IpPoolInfoModule(AnxcloudModule):
@@ -92,6 +100,7 @@ class IpPoolInfoModule(AnxcloudModule):
     )
 
     def run(self):
+        check_tag_prefix(self.params["tag_prefix"], "tag_prefix")
         prefixes = observe(self.client, resolve(self.client, self.params["pool"], self.params["family"]))
         out = []
         for prefix in prefixes:
@@ -103,6 +112,7 @@ class IpPoolInfoModule(AnxcloudModule):
                 used=len(taken), free=pool.usable - len([ip for ip in taken if pool.contains(ip)]),
                 allocations=dict((owner, sorted(set(ips), key=address_int)) for owner, ips in sorted(by_owner.items())),
                 unowned=unowned,
+                deleting=[ip for ip in taken if not prefix.live(ip)],
             ))
         self.result["prefixes"] = out
 

@@ -21,6 +21,7 @@ class FakeClient(object):
         self.bodies = []       # (kind, id, body) of every PUT
         self.scripts = {}      # id -> list of state titles returned by successive GETs
         self.delete_errors = {}  # id -> exceptions raised by successive DELETEs (then it succeeds)
+        self.entities = {}     # tag name -> identifier: account-level tag entities (made on first attach)
         self._ids = ("%032x" % i for i in itertools.count(1))
 
     def add(self, kind, name, state="Deployed", **fields):
@@ -74,6 +75,30 @@ class FakeClient(object):
     def tag_add(self, ident, tag):
         self.calls.append(("TAG", tag, ident))
         self.tags.setdefault(ident, set()).add(tag)
+        self.entities.setdefault(tag, "%032x" % (10 ** 6 + len(self.entities)))
+
+    def resource_tags(self, ident):
+        return [t["name"] for t in self.resource_get(ident)["tags"]]
+
+    def resources_by_tag(self, tag):
+        """Matches substrings, the loosest an Engine could be: callers must confirm exact names."""
+        self.calls.append(("GET", "tagged", tag))
+        return [{"identifier": i} for i, tags in sorted(self.tags.items()) if any(tag in t for t in tags)]
+
+    def tag_entities(self, query=""):
+        self.calls.append(("GET", "tag entities", query))
+        return [{"name": n, "identifier": i} for n, i in sorted(self.entities.items()) if query in n]
+
+    def tag_entity_get(self, ident):
+        self.calls.append(("GET", "tag entity", ident))
+        name = [n for n, i in self.entities.items() if i == ident][0]
+        return {"name": name, "identifier": ident,
+                "organisation_assignments": [{"customer": {"identifier": "c"}, "service": {"identifier": "svc"}}]}
+
+    def tag_entity_delete(self, ident, service_identifier):
+        self.calls.append(("DELETE TAG", ident, service_identifier))
+        for name in [n for n, i in self.entities.items() if i == ident]:
+            del self.entities[name]
 
     def writes(self):
         return [c for c in self.calls if c[0] != "GET"]

@@ -30,8 +30,9 @@ class Client(object):
     def resource_get(self, ident):
         return {"identifier": ident, "tags": [{"name": n} for n in self.tags.get(ident, ())]}
 
-    def address_list(self, prefix=None, search=None):
-        return list(self.addresses.get(prefix, []))
+    def address_list(self, prefix=None, search=None, status=None):
+        """``status`` filters on a summary's ``_status`` (the Engine's summaries carry none; default Active)."""
+        return [a for a in self.addresses.get(prefix, []) if status in (None, a.get("_status", "Active"))]
 
     def map(self, fn, items):
         return [fn(i) for i in items]
@@ -134,3 +135,51 @@ def test_an_address_object_released_between_listing_and_tag_read_is_not_counted(
     (prefix,) = observe(client, [Prefix(V4)])
     assert owners(client, prefix, "anxlb") == ({"web": ["192.0.2.3"]}, [])
     assert prefix.taken() == ["192.0.2.3"]
+
+
+# ---- statuses the summaries do not show: deleting, unclaimed --------------------------------------
+def test_an_object_being_deleted_is_neither_held_nor_free():
+    client = Client(tags={"w1": ["anxlb-svc=web"], "w2": ["anxlb-svc=web"]}, addresses={V4["identifier"]: [
+        dict(summary("w1", "192.0.2.2", description("web")), _status="Marked for deletion"),
+        summary("w2", "192.0.2.3", description("web"))]})
+    (prefix,) = observe(client, [Prefix(V4)])
+    tagged, _untagged = owned(client, [prefix], "anxlb", "web")
+    assert [ip for _p, ip, _s in tagged] == ["192.0.2.3"]                 # not held
+    assert "192.0.2.2" in prefix.taken()                                    # not free either
+    by_owner, unowned = owners(client, prefix, "anxlb")
+    assert by_owner == {"web": ["192.0.2.3"]} and unowned == []
+
+
+def test_unclaimed_objects_count_as_free_and_are_offered_for_claiming():
+    inactive = dict(role_text="Default", _status="Inactive")
+    client = Client(addresses={V4["identifier"]: [
+        dict(summary("n", "192.0.2.0"), role_text="Network"), dict(summary("g", "192.0.2.1"), role_text="Gateway"),
+        dict(summary("u2", "192.0.2.2"), **inactive),
+        dict(summary("r3", "192.0.2.3"), role_text="Default", _status="In progress"),       # a reservation
+        dict(summary("d4", "192.0.2.4"), role_text="Default", _status="Marked for deletion"),
+        dict(summary("x5", "192.0.2.5", "a VM's"), **inactive),                           # described: used
+        dict(summary("u6", "192.0.2.6"), **inactive)]})
+    (prefix,) = observe(client, [Prefix(V4)])
+    assert sorted(prefix.claimable) == ["192.0.2.2", "192.0.2.6"]
+    assert prefix.taken() == ["192.0.2.0", "192.0.2.1", "192.0.2.3", "192.0.2.4", "192.0.2.5"]
+    (_prefix, pool), = pools_for([prefix])
+    assert pool.allocate(prefix.taken()) == "192.0.2.2"
+    prefix.take("192.0.2.2", summary(NEW, "192.0.2.2"))
+    assert "192.0.2.2" not in prefix.claimable and pool.allocate(prefix.taken()) == "192.0.2.6"
+
+
+def test_a_tag_listing_that_matches_more_than_the_tag_is_confirmed_on_each_object():
+    # An Engine whose tag_name matches substrings lists shop2's object for shop: it must not count.
+    client = Client(tags={"s1": ["anxlb-svc=shop"], "s2": ["anxlb-svc=shop2"], "s3": ["anxlb-svc=shop"]},
+                    addresses={V4["identifier"]: [
+                        summary("s1", "192.0.2.2", description("shop")), summary("s2", "192.0.2.3", description("shop2")),
+                        summary("s3", "192.0.2.4", "renamed by hand")]})
+    client.resources_by_tag = lambda tag: [{"identifier": i} for i, names in sorted(client.tags.items())
+                                           if any(tag in n for n in names)]
+    reads = []
+    get = client.resource_get
+    client.resource_get = lambda ident: reads.append(ident) or get(ident)
+    (prefix,) = observe(client, [Prefix(V4)])
+    tagged, untagged = owned(client, [prefix], "anxlb", "shop")
+    assert [s["identifier"] for _p, _ip, s in tagged] == ["s1", "s3"] and untagged == []
+    assert reads == ["s2", "s3"]   # the one with our exact description needs no read

@@ -22,7 +22,9 @@ def test_headers_and_bodies_per_method(stub):
     client = stub.client(token="T0K")
     client.lbaas_get("backend", "a" * 32)
     client.lbaas_create("frontend", {"name": "f", "load_balancer": {"identifier": LB1, "name": "lb1"}})
-    client.lbaas_update("frontend", "f" * 32, {"default_backend": "b" * 32})
+    client.lbaas_update("frontend", "f" * 32, {"name": "f", "mode": "tcp", "default_backend": "b" * 32,
+                                               "load_balancer": {"identifier": LB1, "name": "lb1"},
+                                               "state": {"id": "3", "title": "Deployed", "type": 1}})
     client.lbaas_delete("frontend", "f" * 32)
     client.tag_add("f" * 32, "anxlb-svc=web")
     get, post, put, delete, tag = stub.seen
@@ -34,7 +36,9 @@ def test_headers_and_bodies_per_method(stub):
     for req in (post, put, delete, tag):
         assert req["headers"]["Content-Type"] == "application/json"
     assert json.loads(post["body"]) == {"name": "f", "load_balancer": LB1}   # links as identifier strings
-    assert json.loads(put["body"]) == {"default_backend": "b" * 32, "state": "0"}   # every update deploys
+    # the whole object, links as identifiers, state "0" (go-anxcloud pkg/apis/lbaas/v1/helper.go)
+    assert json.loads(put["body"]) == {"name": "f", "mode": "tcp", "default_backend": "b" * 32, "load_balancer": LB1,
+                                       "state": "0"}
     assert delete["body"] == b""
     assert tag["body"] == b'""'   # JSON "" (JSON null gets a 400 from the Engine)
     assert [r["method"] + " " + r["path"] for r in stub.seen] == [
@@ -92,7 +96,7 @@ def test_the_counter_matches_the_engines_log(engine, make_client):
     reset_log(engine)
     client.lbaas_list("loadbalancer")                               # 2 GETs (total_pages known)
     backend = client.lbaas_create("backend", {"name": "c", "mode": "tcp", "load_balancer": LB1})
-    client.lbaas_update("backend", backend["identifier"], {"mode": "http"})
+    client.lbaas_update("backend", backend["identifier"], dict(backend, mode="http"))
     client.tag_add(backend["identifier"], "anxlb-svc=c")
     client.lbaas_delete("backend", backend["identifier"])
     client.lbaas_delete("backend", backend["identifier"])            # 404: already gone
@@ -251,3 +255,66 @@ def test_the_token_is_not_in_the_user_agent_or_any_repr():
     with pytest.raises(EngineError) as err:
         EngineClient(api_url="not a url", token=SECRET)
     assert not leaks(err.value)
+
+
+# ---- tag writes: one at a time, reads meanwhile; 422 only counts when read back ----------------
+def test_tag_writes_are_serialised_while_other_requests_run(stub):
+    tags_in_flight, gets_in_flight = Peak(), Peak()
+    overlapped = []
+
+    def respond(req):
+        if "/tags/" in req["route"]:
+            with tags_in_flight.lock:
+                tags_in_flight.active += 1
+                tags_in_flight.peak = max(tags_in_flight.peak, tags_in_flight.active)
+            threading.Event().wait(0.05)
+            with tags_in_flight.lock:
+                tags_in_flight.active -= 1
+            return 200, []
+        with tags_in_flight.lock:
+            overlapped.append(tags_in_flight.active)
+        threading.Event().wait(0.01)
+        return 200, {"identifier": "x"}
+    stub.respond = respond
+    client = stub.client(max_workers=8)
+    jobs = [("tag", i) for i in range(4)] + [("get", i) for i in range(12)]
+
+    def run(job):
+        kind, i = job
+        if kind == "tag":
+            return client.tag_add("%032x" % i, "anxlb-svc=web")
+        return client.lbaas_get("backend", "%032x" % i)["identifier"]
+    assert client.map(run, jobs) == [True] * 4 + ["x"] * 12
+    assert tags_in_flight.peak == 1                 # the ENGSUP-5902 lock: one tag write at a time
+    assert any(n == 1 for n in overlapped)         # reads went on while a tag write was in flight
+
+
+def test_a_422_the_read_back_does_not_explain_is_raised(stub):
+    # The Engine refuses a name (e.g. outside its character set) with 422: that must not read as "already tagged".
+    def respond(req):
+        if req["method"] == "POST":
+            return 422, {"error": {"code": 422, "message": "Invalid tag name", "validation": {"name": "Bad."}}}
+        return 200, {"identifier": "a" * 32, "tags": [{"name": "anxlb-svc=other", "identifier": "t"}]}
+    stub.respond = respond
+    client = stub.client()
+    with pytest.raises(ValidationFailedError) as err:
+        client.tag_add("a" * 32, "anxlb-svc=web")
+    assert err.value.status == 422 and "Invalid tag name" in str(err.value)
+    assert [r["method"] for r in stub.seen] == ["POST", "GET"]
+
+
+def test_tag_entities_are_listed_to_the_empty_page_and_deleted_as_go_anxcloud_does(stub):
+    entities = [{"name": "anxlb-lease=a@b:1@%d" % i, "identifier": "%032x" % i} for i in range(3)]
+
+    def respond(req):
+        if req["method"] == "GET" and req["route"] == "/api/core/v1/tags.json":
+            page, limit = int(req["query"]["page"][0]), int(req["query"]["limit"][0])
+            return 200, {"data": entities[(page - 1) * limit:page * limit]}
+        return 200, {}
+    stub.respond = respond
+    client = stub.client(page_size=2)
+    assert client.tag_entities("anxlb-lease=") == entities
+    assert [r["query"]["page"] for r in stub.seen] == [["1"], ["2"], ["3"]]
+    assert stub.seen[0]["query"]["query"] == ["anxlb-lease="]
+    assert client.tag_entity_delete("%032x" % 1, "svc1") is True
+    assert stub.seen[-1]["method"] == "DELETE" and stub.seen[-1]["query"] == {"service_identifier": ["svc1"]}

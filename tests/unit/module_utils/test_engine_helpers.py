@@ -15,14 +15,23 @@ B = "b" * 32
 # ---- the exact request of each helper ----------------------------------------------------------
 @pytest.mark.parametrize("call, method, path, body", [
     (lambda c: c.lbaas_get("server", A), "GET", "/api/LBaaS/v1/server.json/" + A, None),
-    (lambda c: c.lbaas_update("bind", A, {"port": 81, "frontend": {"identifier": B}}), "PUT",
-     "/api/LBaaS/v1/bind.json/" + A, {"port": 81, "frontend": B, "state": "0"}),
-    (lambda c: c.lbaas_redeploy("backend", A), "PUT", "/api/LBaaS/v1/backend.json/" + A, {"state": "0"}),
+    (lambda c: c.lbaas_update("bind", A, {"name": "v4.80.web", "port": 81, "frontend": {"identifier": B}}), "PUT",
+     "/api/LBaaS/v1/bind.json/" + A, {"name": "v4.80.web", "port": 81, "frontend": B, "state": "0"}),
+    (lambda c: c.lbaas_redeploy("backend", A, {"name": "80.web", "mode": "tcp", "load_balancer": {"identifier": B},
+                                               "state": {"id": "2", "title": "DeploymentError", "type": 0}}),
+     "PUT", "/api/LBaaS/v1/backend.json/" + A, {"name": "80.web", "mode": "tcp", "load_balancer": B, "state": "0"}),
     (lambda c: c.lbaas_delete("loadbalancer", A), "DELETE", "/api/LBaaS/v1/loadbalancer.json/" + A, None),
     (lambda c: c.resource_get(A), "GET", "/api/core/v1/resource.json/" + A, None),
-    (lambda c: c.tag_add(A, "anxlb-svc=a b/c%d"), "POST",
-     "/api/core/v1/resource.json/%s/tags/anxlb-svc=a%%20b%%2Fc%%25d" % A, ""),
+    (lambda c: c.tag_add(A, "anxlb-svc=a b"), "POST", "/api/core/v1/resource.json/%s/tags/anxlb-svc=a%%20b" % A, ""),
     (lambda c: c.tag_remove(A, "k=v"), "DELETE", "/api/core/v1/resource.json/%s/tags/k=v" % A, None),
+    # tag entities exactly as go-anxcloud pkg/core/tags/tags.go sends them (List, Get, Delete)
+    (lambda c: c.tag_entities("anxlb-lease=x@y:1@2"), "GET",
+     "/api/core/v1/tags.json?limit=100&order=&organization_identifier=&page=1&query=anxlb-lease%3Dx%40y%3A1%402"
+     "&service_identifier=&sort_descending=false", None),
+    (lambda c: c.tag_entity_get(A), "GET", "/api/core/v1/tags.json/" + A, None),
+    (lambda c: c.tag_entity_delete(A, B), "DELETE", "/api/core/v1/tags.json/%s?service_identifier=%s" % (A, B), None),
+    (lambda c: c.address_update(A, "10.0.0.5", description="vip"), "PUT", "/api/ipam/v1/address.json/" + A,
+     {"name": "10.0.0.5", "description_customer": "vip", "role": "Default", "rdns_name": ""}),
     (lambda c: c.prefix_get(A), "GET", "/api/ipam/v1/prefix.json/" + A, None),
     (lambda c: c.address_get(A), "GET", "/api/ipam/v1/address.json/" + A, None),
     (lambda c: c.address_create(A, "10.0.0.5", description="vip"), "POST", "/api/ipam/v1/address.json",
@@ -35,7 +44,8 @@ B = "b" * 32
     (lambda c: c.vlan_get(A), "GET", "/api/vlan/v1/vlan.json/" + A, None),
 ])
 def test_each_helper_sends_one_exact_request(stub, call, method, path, body):
-    stub.respond = lambda req: (200, {"data": []} if "reserve" in req["path"] else {"identifier": A})
+    stub.respond = lambda req: (200, {"data": []} if "reserve" in req["path"] or "tags.json?" in req["path"]
+                                else {"identifier": A})
     call(stub.client())
     [req] = stub.seen
     assert (req["method"], req["path"]) == (method, path)
@@ -65,10 +75,13 @@ def test_lbaas_round_trip(engine, make_client):
     frontend = client.lbaas_create("frontend", {"name": "80.web", "mode": "tcp", "load_balancer": LB1,
                                                 "default_backend": backend})   # a whole object as a link
     assert frontend["default_backend"]["identifier"] == ident
-    assert client.lbaas_update("backend", ident, {"server_timeout": 30})["mode"] == "tcp"   # merged
+    whole = dict(client.lbaas_get("backend", ident), server_timeout=30)
+    assert client.lbaas_update("backend", ident, whole)["mode"] == "tcp"
     assert client.lbaas_get("backend", ident)["server_timeout"] == 30
     engine.set_state(ident, "DeploymentError")
-    assert client.lbaas_redeploy("backend", ident)["identifier"] == ident
+    reset_log(engine)
+    assert client.lbaas_redeploy("backend", ident)["identifier"] == ident   # reads the object, PUTs it whole
+    assert [(e["method"], e["status"]) for e in engine_log(engine, total=2)["log"]] == [("GET", 200), ("PUT", 200)]
     assert client.lbaas_list("frontend", load_balancer=LB1) == [{"identifier": frontend["identifier"],
                                                                  "name": "80.web"}]
     assert client.lbaas_delete("frontend", frontend["identifier"]) is True
@@ -79,14 +92,17 @@ def test_lbaas_round_trip(engine, make_client):
 
 def test_tags(engine, make_client):
     client = make_client()
-    assert client.tag_add(LB1, "anxlb-svc=web app") is True
-    assert client.tag_add(LB1, "anxlb-svc=web app") is False     # 422: already tagged = success
-    assert [t["name"] for t in client.resource_get(LB1)["tags"]] == ["anxlb-svc=web app"]
-    assert client.resources_by_tag("anxlb-svc=web app") == [{"identifier": LB1, "name": "lb1"}]
-    assert client.tag_remove(LB1, "anxlb-svc=web app") is True
-    assert client.tag_remove(LB1, "anxlb-svc=web app") is False  # 404: not tagged = success
+    tag = "anxlb-lease=web@ctl:1@1800000000"
+    assert client.tag_add(LB1, tag) is True
     reset_log(engine)
-    assert client.resources_by_tag("anxlb-svc=web app") == []    # 422: nothing carries it
+    assert client.tag_add(LB1, tag) is False     # 422, and the read-back shows it: already tagged = success
+    assert [(e["method"], e["status"]) for e in engine_log(engine, total=2)["log"]] == [("POST", 422), ("GET", 200)]
+    assert client.resource_tags(LB1) == [tag]
+    assert client.resources_by_tag(tag) == [{"identifier": LB1, "name": "lb1"}]
+    assert client.tag_remove(LB1, tag) is True
+    assert client.tag_remove(LB1, tag) is False  # 404: not tagged = success
+    reset_log(engine)
+    assert client.resources_by_tag(tag) == []    # 422: nothing carries it
     assert [e["status"] for e in engine_log(engine)["log"]] == [422]
 
 

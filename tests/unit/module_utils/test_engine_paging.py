@@ -136,18 +136,20 @@ def pager(total, shape, page_keys=("page", "total_pages", "total_items", "limit"
     return respond
 
 
+# The stop rule: the first empty page (go-anxcloud's generic client, Terraform), or the last page the
+# Engine announces in total_pages (legacy go-anxcloud's HasNext); never a short page.
 @pytest.mark.parametrize("shape, keys, total, size, requests", [
-    ("wrapped", ("total_pages",), 5, 2, 3),
-    ("wrapped", ("total_items",), 5, 2, 3),
-    ("wrapped", ("total_items",), 4, 2, 2),       # total known: no empty page 3
+    ("wrapped", ("total_pages",), 5, 2, 3),       # total_pages: no trailing empty page
+    ("wrapped", ("total_items",), 5, 2, 4),       # total_items alone is not trusted: empty page 4 ends it
+    ("wrapped", ("total_items",), 4, 2, 3),
     ("wrapped", (), 4, 2, 3),                     # total unknown: the empty page 3 ends it
     ("bare", ("page", "total_pages", "total_items", "limit"), 4, 2, 2),
     ("bare", ("total_items",), 0, 2, 1),
-    ("data", (), 5, 2, 3),                        # short page 3 ends it
+    ("data", (), 5, 2, 4),                        # the short page 3 does not end it, the empty page 4 does
     ("data", (), 4, 2, 3),
-    ("plain", (), 5, 2, 3),
+    ("plain", (), 5, 2, 4),
     ("plain", (), 6, 3, 3),
-    ("plain", (), 2, 3, 1),
+    ("plain", (), 2, 3, 2),
 ])
 def test_every_envelope_with_exact_request_counts(stub, shape, keys, total, size, requests):
     stub.respond = pager(total, shape, keys)
@@ -157,11 +159,13 @@ def test_every_envelope_with_exact_request_counts(stub, shape, keys, total, size
     assert client.request_counts == {"total": requests, "by_method": {"GET": requests}}
 
 
-def test_an_engine_that_caps_the_page_size_is_followed_by_its_echoed_limit(stub):
-    stub.respond = pager(7, "wrapped", ("total_items", "limit"), cap=3)
+@pytest.mark.parametrize("shape, keys", [("wrapped", ("total_items", "limit")), ("plain", ()), ("data", ())])
+def test_an_engine_that_caps_the_page_size_silently_is_read_to_the_end(stub, shape, keys):
+    # A short first page (3 of the 100 asked for) is not the end: only an empty page is.
+    stub.respond = pager(7, shape, keys, cap=3)
     client = stub.client(page_size=100)
-    assert len(list(client.pages("/api/things.json"))) == 7
-    assert len(stub.seen) == 3
+    assert [i["name"] for i in client.pages("/api/things.json")] == ["n%d" % i for i in range(7)]
+    assert len(stub.seen) == 4
 
 
 def test_an_endpoint_that_ignores_page_ends_after_the_repeated_page(stub):

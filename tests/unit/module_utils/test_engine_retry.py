@@ -1,4 +1,8 @@
-"""The one retry policy under injected faults, over real HTTP (the local Engine, or a stub on loopback)."""
+"""The one retry policy under injected faults, over real HTTP (the local Engine, or a stub on loopback).
+
+Reads are retried; a write is sent again only when it never left (refused, DNS, connect timeout), was
+refused (429 with Retry-After, 409 on tag writes). Otherwise it may have landed: raised with
+``may_have_landed``, never sent twice (no official client retries a write, ENGINE_API.md 10)."""
 import time
 from email.utils import formatdate
 
@@ -22,24 +26,54 @@ def statuses(engine):
 
 # ---- 5xx ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("status", [502, 503, 504])
-def test_gateway_errors_are_retried_on_writes(engine, make_client, status):
-    script(engine, "POST", status, 2)
+def test_gateway_errors_are_retried_on_reads(engine, make_client, status):
+    script(engine, "GET", status, 2)
     client = make_client()
-    assert client.lbaas_create("backend", BACKEND)["name"] == "r"
+    assert client.lbaas_get("loadbalancer", LB1)["name"] == "lb1"
     assert statuses(engine) == [status, status, 200]
-    assert client.request_counts == {"total": 3, "by_method": {"POST": 3}}
+    assert client.request_counts == {"total": 3, "by_method": {"GET": 3}}
     assert len(client.sleeps) == 2 and all(0 < s <= 0.01 for s in client.sleeps)
 
 
+@pytest.mark.parametrize("status", [502, 503, 504])
+def test_a_write_answered_by_a_gateway_error_is_sent_once_and_may_have_landed(engine, make_client, status):
+    script(engine, "POST", status, 2)
+    client = make_client()
+    with pytest.raises(ServerError) as err:
+        client.lbaas_create("backend", BACKEND)
+    assert err.value.may_have_landed is True and err.value.attempts == 1 and err.value.status == status
+    assert "may have carried out this request, so it was not sent again" in str(err.value)
+    assert err.value.to_dict()["may_have_landed"] is True
+    assert statuses(engine) == [status] and client.sleeps == []
+
+
 @pytest.mark.parametrize("method, call", [
-    ("PUT", lambda c: c.lbaas_update("loadbalancer", LB1, {"name": "lb1"})),
+    ("PUT", lambda c: c.lbaas_update("loadbalancer", LB1, {"name": "lb1", "ip_address": "lb1.local.test"})),
     ("DELETE", lambda c: c.tag_remove(LB1, "never-there")),
+    ("POST", lambda c: c.tag_add(LB1, "anxlb-svc=x")),
 ])
-def test_gateway_errors_are_retried_on_every_method(engine, make_client, method, call):
+def test_no_write_is_sent_again_after_a_gateway_error(engine, make_client, method, call):
     script(engine, method, 503, 1)
     client = make_client()
-    call(client)
-    assert statuses(engine)[0] == 503 and client.request_counts["by_method"] == {method: 2}
+    with pytest.raises(ServerError) as err:
+        call(client)
+    assert err.value.may_have_landed is True
+    assert statuses(engine) == [503] and client.request_counts["by_method"] == {method: 1}
+
+
+def test_a_gateway_that_answers_504_after_the_create_was_committed_leaves_one_object(stub):
+    created = []
+
+    def respond(req):
+        if req["method"] == "POST":
+            created.append(req["body"])
+            return 504, {"error": {"code": 504, "message": "Gateway Timeout", "validation": {}}}
+        return 200, {"identifier": "x"}
+    stub.respond = respond
+    client = stub.client(retries=5)
+    with pytest.raises(ServerError) as err:
+        client.lbaas_create("backend", BACKEND)
+    assert err.value.may_have_landed and len(created) == 1 and client.sleeps == []
 
 
 def test_500_is_retried_on_reads(engine, make_client):
@@ -51,7 +85,7 @@ def test_500_is_retried_on_reads(engine, make_client):
 
 @pytest.mark.parametrize("method, call", [
     ("POST", lambda c: c.lbaas_create("backend", BACKEND)),
-    ("PUT", lambda c: c.lbaas_update("loadbalancer", LB1, {"name": "lb1"})),
+    ("PUT", lambda c: c.lbaas_update("loadbalancer", LB1, {"name": "lb1", "ip_address": "lb1.local.test"})),
     ("DELETE", lambda c: c.lbaas_delete("loadbalancer", LB1)),
 ])
 def test_500_is_not_retried_on_writes(engine, make_client, method, call):
@@ -60,6 +94,7 @@ def test_500_is_not_retried_on_writes(engine, make_client, method, call):
     with pytest.raises(ServerError) as err:
         call(client)
     assert err.value.status == 500 and err.value.method == method and err.value.attempts == 1
+    assert err.value.may_have_landed is True
     assert client.request_counts["total"] == 1 == engine_log(engine)["total"] and client.sleeps == []
 
 
@@ -97,16 +132,25 @@ def test_a_non_retryable_error_is_not_retried(engine, make_client):
     with pytest.raises(ConflictError) as err:
         client.lbaas_delete("loadbalancer", LB1)   # still used by the backend
     assert statuses(engine) == [409] and client.sleeps == []   # 409 outside tag writes: no retry
-    assert err.value.attempts == 1
+    assert err.value.attempts == 1 and err.value.may_have_landed is False   # refused: it did not happen
 
 
 # ---- dropped connections, refused connections, timeouts, TLS ----------------------------------
-def test_dropped_connections_are_retried_on_writes(engine, make_client):
+def test_a_dropped_connection_is_retried_on_reads(engine, make_client):
+    script(engine, "GET", "drop", 2)
+    client = make_client()
+    assert client.lbaas_get("loadbalancer", LB1)["name"] == "lb1"
+    assert statuses(engine) == [0, 0, 200]   # the local Engine logs a dropped request as status 0
+    assert client.request_counts == {"total": 3, "by_method": {"GET": 3}}
+
+
+def test_a_dropped_connection_on_a_write_may_have_landed(engine, make_client):
     script(engine, "POST", "drop", 2)
     client = make_client()
-    assert client.lbaas_create("backend", BACKEND)["name"] == "r"
-    assert statuses(engine) == [0, 0, 200]   # the local Engine logs a dropped request as status 0
-    assert client.request_counts == {"total": 3, "by_method": {"POST": 3}}
+    with pytest.raises(EngineConnectionError) as err:
+        client.lbaas_create("backend", BACKEND)
+    assert err.value.may_have_landed is True and err.value.attempts == 1
+    assert statuses(engine) == [0] and client.request_counts == {"total": 1, "by_method": {"POST": 1}}
 
 
 def test_dropped_connections_then_a_connection_error(engine, make_client):
@@ -119,11 +163,14 @@ def test_dropped_connections_then_a_connection_error(engine, make_client):
     assert client.request_counts["total"] == 2 == engine_log(engine)["total"]
 
 
-def test_refused_connections_are_retried_and_never_counted():
+@pytest.mark.parametrize("call", [lambda c: c.lbaas_list("loadbalancer"), lambda c: c.lbaas_create("backend", BACKEND),
+                                  lambda c: c.tag_add(LB1, "t")])
+def test_refused_connections_are_retried_on_every_method_and_never_counted(call):
     client = new_client("http://127.0.0.1:%d" % closed_port(), retries=2)
     with pytest.raises(EngineConnectionError) as err:
-        client.lbaas_list("loadbalancer")
+        call(client)
     assert "refused" in str(err.value).lower() and err.value.attempts == 3
+    assert err.value.may_have_landed is False   # it never left this machine
     assert len(client.sleeps) == 2
     assert client.request_counts == {"total": 0, "by_method": {}}   # nothing was ever sent
 
@@ -141,9 +188,32 @@ def test_a_read_timeout_is_not_retried_on_writes(stub):
     # The Engine may be creating the object right now: a second POST could create it twice.
     stub.respond = slow(0.3, (200, {"identifier": "x"}))
     client = stub.client(timeout=0.05, retries=3)
-    with pytest.raises(EngineConnectionError):
+    with pytest.raises(EngineConnectionError) as err:
         client.lbaas_create("backend", BACKEND)
     assert len(stub.seen) == 1 and client.request_counts["total"] == 1 and client.sleeps == []
+    assert err.value.may_have_landed is True
+
+
+def test_a_write_answered_2xx_with_an_unusable_body_landed(stub):
+    stub.respond = lambda req: (200, "<html>ok</html>", {"Content-Type": "text/html"})
+    client = stub.client()
+    with pytest.raises(UnexpectedResponseError) as err:
+        client.lbaas_create("backend", BACKEND)
+    assert err.value.may_have_landed is True and len(stub.seen) == 1
+    with pytest.raises(UnexpectedResponseError) as err:
+        client.lbaas_get("backend", "x")
+    assert err.value.may_have_landed is False
+
+
+def test_answers_of_deletes_and_tag_writes_are_not_read(stub):
+    stub.respond = lambda req: (200, "not json at all", {"Content-Type": "text/plain"})
+    client = stub.client()
+    assert client.lbaas_delete("backend", "a" * 32) is True
+    assert client.address_delete("a" * 32) is True
+    assert client.tag_add("a" * 32, "anxlb-svc=web") is True
+    assert client.tag_remove("a" * 32, "anxlb-svc=web") is True
+    assert client.tag_entity_delete("a" * 32, "s") is True
+    assert len(stub.seen) == 5
 
 
 def test_a_tls_failure_is_not_retried(stub):
@@ -229,11 +299,12 @@ def test_the_default_conflict_delay_is_one_second():
     assert RetryPolicy().conflict_delay == 1.0
 
 
-def test_tag_conflict_and_gateway_retries_combine(engine, make_client):
+def test_a_gateway_error_after_tag_conflicts_is_not_retried(engine, make_client):
     engine.set_faults({"tag_conflicts": 1, "script": [{"method": "POST", "path": "/tags/", "status": 503, "count": 1}]})
     client = make_client()
-    assert client.tag_add(LB1, "both") is True
-    assert statuses(engine) == [503, 409, 200]
+    with pytest.raises(ServerError) as err:
+        client.tag_add(LB1, "both")
+    assert err.value.may_have_landed is True and statuses(engine) == [503]
 
 
 def test_after_a_429_the_client_sends_nothing_more(engine, make_client):

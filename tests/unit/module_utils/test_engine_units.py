@@ -7,7 +7,7 @@ import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils import _engine_errors as errors
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine import (
-    EngineClient, link_ids, normalize_api_url, unwrap_page, user_agent)
+    EngineClient, link_ids, normalize_api_url, unwrap_page, update_body, user_agent)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_retry import RetryPolicy, parse_retry_after
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._version import COLLECTION_VERSION
 
@@ -33,7 +33,8 @@ def test_readable_str_and_to_dict():
     assert err.validation == {"port": "Too big.", "mode": "Bad."}
     assert err.to_dict() == {"type": "ValidationFailedError", "status": 422, "method": "POST",
                              "path": "/api/LBaaS/v1/bind.json", "message": "Validation failed",
-                             "validation": {"port": "Too big.", "mode": "Bad."}, "attempts": 1}
+                             "validation": {"port": "Too big.", "mode": "Bad."}, "attempts": 1,
+                             "may_have_landed": False}
     json.dumps(err.to_dict())
     assert repr(err).startswith("ValidationFailedError(")
 
@@ -87,8 +88,10 @@ def test_backoff_is_exponential_with_jitter_and_a_cap():
 
 
 @pytest.mark.parametrize("method, status, retried", [
-    ("GET", 502, True), ("POST", 502, True), ("PUT", 503, True), ("DELETE", 504, True),
-    ("GET", 500, True), ("HEAD", 500, True), ("POST", 500, False), ("PUT", 500, False), ("DELETE", 500, False),
+    ("GET", 502, True), ("GET", 503, True), ("GET", 504, True), ("GET", 500, True), ("HEAD", 500, True),
+    # no official client retries a write: a write answered 5xx may have been carried out
+    ("POST", 502, False), ("PUT", 503, False), ("DELETE", 504, False), ("POST", 500, False), ("PUT", 500, False),
+    ("DELETE", 500, False),
     ("GET", 501, False), ("GET", 404, False), ("GET", 409, False), ("GET", 429, False),
 ])
 def test_which_statuses_are_retried(method, status, retried):
@@ -96,11 +99,23 @@ def test_which_statuses_are_retried(method, status, retried):
 
 
 @pytest.mark.parametrize("method, failure, retried", [
-    ("POST", "unsent", True), ("POST", "dropped", True), ("POST", "timeout", False), ("POST", "broken", False),
-    ("GET", "timeout", True), ("GET", "broken", True), ("GET", "fatal", False),
+    ("POST", "unsent", True), ("PUT", "unsent", True), ("DELETE", "unsent", True),
+    ("POST", "dropped", False), ("POST", "timeout", False), ("POST", "broken", False), ("DELETE", "dropped", False),
+    ("GET", "dropped", True), ("GET", "timeout", True), ("GET", "broken", True), ("GET", "fatal", False),
+    ("POST", "fatal", False),
 ])
 def test_which_transport_failures_are_retried(method, failure, retried):
     assert RetryPolicy.retry_transport(method, failure) is retried
+
+
+@pytest.mark.parametrize("method, failure, status, landed", [
+    ("POST", None, 500, True), ("PUT", None, 504, True), ("DELETE", None, 502, True),
+    ("POST", None, 422, False), ("POST", None, 409, False), ("POST", None, 429, False), ("GET", None, 503, False),
+    ("POST", "dropped", None, True), ("PUT", "timeout", None, True), ("DELETE", "broken", None, True),
+    ("POST", "unsent", None, False), ("POST", "fatal", None, False), ("GET", "dropped", None, False),
+])
+def test_which_failures_may_have_landed(method, failure, status, landed):
+    assert RetryPolicy.may_have_landed(method, failure, status) is landed
 
 
 def test_policy_validation_and_repr():
@@ -156,9 +171,21 @@ def test_unknown_envelopes_are_errors_not_empty_lists(body):
     ("http://127.0.0.1:8080/prefix/", "http://127.0.0.1:8080/prefix"),
     ("https://example.test/a/b//?q=1#frag", "https://example.test/a/b"),
     ("http://[::1]:9/", "http://[::1]:9"),
+    ("http://localhost:8765", "http://localhost:8765"),
+    ("http://127.8.9.10", "http://127.8.9.10"),
 ])
 def test_base_url(given, expected):
     assert normalize_api_url(given) == expected
+
+
+@pytest.mark.parametrize("url", ["http://engine.example.test", "http://10.0.0.1:8080/api", "http://[2001:db8::1]/",
+                                 "http://128.0.0.1", "http://localhost.example.test"])
+def test_plain_http_to_a_host_that_is_not_loopback_is_refused_unless_allowed(url):
+    with pytest.raises(errors.EngineError) as err:
+        EngineClient(api_url=url, token="secret-tok")
+    assert ("api_url %s is plain http://" % url) in str(err.value) and "allow_insecure_http" in str(err.value)
+    assert "secret-tok" not in str(err.value)
+    assert EngineClient(api_url=url, token="secret-tok", allow_insecure_http=True).base_url == url.rstrip("/")
 
 
 @pytest.mark.parametrize("bad", ["engine.anexia-it.com", "ftp://x", "http://", "https:///path"])
@@ -175,6 +202,17 @@ def test_link_objects_become_identifiers():
                               "mode": {"not": "a link"}}
     assert body["load_balancer"]["name"] == "lb"   # the caller's dict is untouched
     assert link_ids({"state": "0"}) == {"state": "0"}
+
+
+def test_an_update_body_is_the_whole_object_with_state_0():
+    read = {"identifier": "c" * 32, "name": "80.web", "mode": "tcp", "server_timeout": 0,
+            "load_balancer": {"identifier": "a" * 32, "name": "lb"},
+            "state": {"id": "2", "title": "DeploymentError", "type": 0}}
+    assert update_body(read) == dict(read, load_balancer="a" * 32, state="0")
+    assert read["state"]["id"] == "2"   # the caller's dict is untouched
+    for partial in ({"port": 81}, {}, None):
+        with pytest.raises(ValueError):
+            update_body(partial)
 
 
 def test_user_agent_names_the_collection_version_and_platform():
@@ -199,3 +237,23 @@ def test_client_options_are_validated():
         client.lbaas_path("backend", "")
     with pytest.raises(ValueError):
         client.tag_path("a" * 32, "")
+
+
+@pytest.mark.parametrize("tag", ["a/b", "a?b", "a#b", "a%2Fb", "a\nb"])
+def test_nothing_that_changes_a_url_path_goes_into_one(tag):
+    client = EngineClient(api_url="http://127.0.0.1:9")
+    with pytest.raises(errors.EngineError) as err:
+        client.tag_path("a" * 32, tag)
+    assert "refused before sending" in str(err.value)
+    with pytest.raises(errors.EngineError):
+        client.lbaas_path("backend", "../" + "a" * 32)
+    with pytest.raises(errors.EngineError):
+        client.tag_entity_delete("a" * 30 + "?x", "s")
+    assert client.request_counts["total"] == 0
+
+
+def test_tag_names_keep_the_characters_go_leaves_in_a_path():
+    # Go's URL path escaping leaves sub-delimiters, ':' and '@' literal; a space is escaped.
+    assert EngineClient.tag_path("a" * 32, "anxlb-lease=web@ctl:42@1800000000") == (
+        "/api/core/v1/resource.json/%s/tags/anxlb-lease=web@ctl:42@1800000000" % ("a" * 32))
+    assert EngineClient.tag_path("a" * 32, "k=v,w+x y").endswith("/tags/k=v,w+x%20y")

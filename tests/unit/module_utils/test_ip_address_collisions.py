@@ -1,10 +1,12 @@
 """ip_address's answer to a concurrent allocation the Engine did not refuse: two address objects at one
-address after our create. The local Engine refuses duplicates (the integration tests cover that path),
-so this stands in for an Engine that does not; only the client is stubbed, the module code is real."""
+address after our create; to refusals that do or do not name the address; to a create whose answer was
+lost. The local Engine refuses duplicates (the integration tests cover that path), so this stands in
+for an Engine that does not; only the client is stubbed, the module code is real."""
 import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import Prefix, pools_for
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import ValidationFailedError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import (
+    AccessDeniedError, ConflictError, EngineConnectionError, ServerError, ValidationFailedError)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.modules import ip_address
 from ansible_collections.anxcloud.lbaas.plugins.modules.ip_address import IpAddressModule
@@ -15,11 +17,17 @@ PREFIX = {"identifier": "p" * 32, "name": "192.0.2.0/29"}
 class Client(object):
     """Addresses per IP; ``intruders`` puts another owner's object next to ours at those IPs."""
 
-    def __init__(self, intruders=(), refused=(), meanwhile=()):
+    def __init__(self, intruders=(), refused=(), meanwhile=(), refusal=None, lost=None, stored_description=None):
         self.objects = {}
+        self.descriptions = {}
         self.intruders = set(intruders)
         self.refused = set(refused)
         self.meanwhile = list(meanwhile)   # other runs' allocations that land during our first create
+        self.refusal = refusal or (lambda ip: ValidationFailedError(
+            "Validation failed", status=422, method="POST", path="/a",
+            validation={"name": "The address %s is already in use." % ip}))
+        self.lost = lost          # an error raised after the create was committed (its answer is lost)
+        self.stored_description = stored_description   # what the Engine stores instead of the description sent
         self.calls = []
         self.ids = iter("%032x" % i for i in range(1, 100))
 
@@ -32,19 +40,26 @@ class Client(object):
             self.objects["other-" + other] = other
         self.meanwhile = []
         if ip in self.refused:
-            raise ValidationFailedError("in use", status=422, method="POST", path="/a")
+            raise self.refusal(ip)
         ident = next(self.ids)
         self.objects[ident] = ip
+        self.descriptions[ident] = description if self.stored_description is None else self.stored_description
         if ip in self.intruders:
             self.objects["f" * 32] = ip
+        if self.lost is not None:
+            raise self.lost
         return {"identifier": ident, "name": ip}
 
     def tag_add(self, ident, tag):
         self.calls.append(("tag", ident))
 
-    def address_list(self, prefix=None, search=None):
+    def address_list(self, prefix=None, search=None, status=None):
+        if status:
+            self.calls.append(("list status", status))
+            return []   # nothing is being deleted, nothing is unclaimed
         self.calls.append(("list", search))
-        return [{"identifier": i, "name": ip} for i, ip in self.objects.items() if (search or "") in ip]
+        return [{"identifier": i, "name": ip, "description_customer": self.descriptions.get(i, "")}
+                for i, ip in self.objects.items() if (search or "") in ip]
 
     def address_delete(self, ident):
         self.calls.append(("delete", self.objects.pop(ident)))
@@ -53,8 +68,9 @@ class Client(object):
 def module(client):
     mod = object.__new__(IpAddressModule)
     mod.client = client
-    mod.params = {"owner": "web", "strategy": "first"}
+    mod.params = {"owner": "web", "strategy": "first", "tag_prefix": "anxlb"}
     mod.tag = "anxlb-svc=web"
+    mod.claims = {}
     return mod
 
 
@@ -75,8 +91,9 @@ def test_a_second_object_at_our_address_makes_us_give_it_up_and_take_the_next():
     pools, planned = plan(mod, Prefix(PREFIX))
     got = mod._allocate(pools, planned)
     assert got["address"] == "192.0.2.2"
-    assert client.calls[:6] == [("create", "192.0.2.1"), ("tag", "%032x" % 1), ("list", "192.0.2.1"),
-                                ("delete", "192.0.2.1"), ("list", None), ("create", "192.0.2.2")]
+    assert [c for c in client.calls if c[0] != "list status"][:6] == [
+        ("create", "192.0.2.1"), ("tag", "%032x" % 1), ("list", "192.0.2.1"), ("delete", "192.0.2.1"),
+        ("list", None), ("create", "192.0.2.2")]
     assert sorted(client.objects.values()) == ["192.0.2.1", "192.0.2.2"]   # the other owner's and ours
 
 
@@ -116,3 +133,55 @@ def test_collisions_are_bounded():
     assert err.value.msg == ("could not allocate an address for web: 5 attempts collided with concurrent "
                              "allocations in pool 192.0.2.0/29")
     assert [c for c in client.calls if c[0] == "create"] == [("create", "192.0.2.%d" % n) for n in range(1, 6)]
+
+
+@pytest.mark.parametrize("refusal", [
+    lambda ip: ConflictError("Address %s is in use" % ip, status=409, method="POST", path="/a"),
+    lambda ip: ValidationFailedError("Bad Request", status=400, method="POST", path="/a",
+                                     validation={"name": "%s already exists" % ip}),
+])
+def test_a_409_or_400_that_names_the_address_is_a_collision(refusal):
+    client = Client(refused={"192.0.2.1"}, refusal=refusal)
+    mod = module(client)
+    pools, planned = plan(mod, Prefix(PREFIX))
+    assert mod._allocate(pools, planned)["address"] == "192.0.2.2"
+
+
+@pytest.mark.parametrize("refusal", [
+    lambda ip: ConflictError("The prefix is locked", status=409, method="POST", path="/a"),
+    lambda ip: ValidationFailedError("Validation failed", status=422, method="POST", path="/a",
+                                     validation={"prefix": "No prefix with identifier x."}),
+    lambda ip: AccessDeniedError("Forbidden: %s" % ip, status=403, method="POST", path="/a"),
+])
+def test_a_refusal_that_is_not_about_the_address_fails_the_run(refusal):
+    client = Client(refused={"192.0.2.1"}, refusal=refusal)
+    mod = module(client)
+    pools, planned = plan(mod, Prefix(PREFIX))
+    with pytest.raises((ConflictError, ValidationFailedError, AccessDeniedError)):
+        mod._allocate(pools, planned)
+    assert [c for c in client.calls if c[0] == "create"] == [("create", "192.0.2.1")]
+
+
+@pytest.mark.parametrize("lost", [
+    ServerError("Gateway Timeout", status=504, method="POST", path="/a", may_have_landed=True),
+    EngineConnectionError("closed", method="POST", path="/a", may_have_landed=True),
+])
+def test_a_create_that_may_have_landed_is_adopted_by_address_and_description_not_sent_again(lost):
+    client = Client(lost=lost)
+    mod = module(client)
+    pools, planned = plan(mod, Prefix(PREFIX))
+    got = mod._allocate(pools, planned)
+    assert got == {"address": "192.0.2.1", "id": "%032x" % 1, "prefix": "192.0.2.0/29", "prefix_id": "p" * 32,
+                   "family": "v4"}
+    assert [c[0] for c in client.calls] == ["create", "list", "tag", "list"]
+    assert list(client.objects.values()) == ["192.0.2.1"]   # one object, tagged
+
+
+def test_a_create_that_may_have_landed_but_is_not_there_fails_instead_of_being_sent_again():
+    lost = ServerError("Bad Gateway", status=502, method="POST", path="/a", may_have_landed=True)
+    client = Client(lost=lost, stored_description="anxcloud.lbaas: api")   # at the address: not ours
+    mod = module(client)
+    pools, planned = plan(mod, Prefix(PREFIX))
+    with pytest.raises(ServerError) as err:
+        mod._allocate(pools, planned)
+    assert err.value is lost and [c[0] for c in client.calls] == ["create", "list"]

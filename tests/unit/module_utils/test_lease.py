@@ -67,6 +67,7 @@ def test_a_run_that_attached_at_the_same_time_makes_both_give_way():
     client = FakeClient()
     theirs = LeaseTag("anxlb", "aaa-first@other:7", NOW + 60).name
     client.tags[LB1["id"]] = {theirs}          # attached after we read the tags, before we read back
+    client.entities[theirs] = "e" * 32
     leases = leases_for(client)
     with pytest.raises(Failure) as err:
         leases.acquire([LB1, LB2], {LB1["id"]: [], LB2["id"]: []})
@@ -77,10 +78,12 @@ def test_a_run_that_attached_at_the_same_time_makes_both_give_way():
 def test_a_failure_on_the_second_load_balancer_releases_the_first():
     client = FakeClient()
     theirs = LeaseTag("anxlb", "x@y:1", NOW + 5).name
+    client.entities[theirs] = "e" * 32
     leases = leases_for(client)
     with pytest.raises(Failure):
         leases.acquire([LB1, LB2], {LB1["id"]: [], LB2["id"]: [theirs]})
-    assert tags(client, LB1) == [] and [c[0] for c in client.calls] == ["TAG", "GET", "UNTAG"]
+    assert tags(client, LB1) == [] and [c[0] for c in client.calls][:3] == ["TAG", "GET", "UNTAG"]
+    assert client.entities == {theirs: client.entities[theirs]}   # ours is deleted, theirs is not ours to touch
 
 
 def test_an_expired_lease_is_taken_over_after_a_pause():
@@ -174,3 +177,126 @@ def test_the_guard_replaces_the_marker_and_absent_removes_it():
     g.lb_tags = {LB1["id"]: sorted(client.tags[LB1["id"]])}
     g.mark([LB1], absent=True)
     assert client.tags[LB1["id"]] == {"anxlb-svc=keep"}
+
+
+# ---- bounded: released leases and replaced markers leave no tag entity ------------------------
+def test_a_released_lease_leaves_no_tag_entity():
+    client = FakeClient()
+    leases = leases_for(client)
+    leases.acquire([LB1, LB2], {LB1["id"]: [], LB2["id"]: []})
+    assert len(client.entities) == 1    # one name per run, shared by its load balancers
+    assert leases.release() == [] and client.entities == {} and leases.leftovers == []
+    assert ("DELETE TAG", "%032x" % 10 ** 6, "svc") in client.calls   # with its assignment's service
+
+
+def test_an_expired_lease_taken_over_loses_its_tag_entity_too():
+    client = FakeClient()
+    stale = LeaseTag("anxlb", "web@crashed:9", NOW - 1).name
+    client.tag_add(LB1["id"], stale)
+    leases = leases_for(client)
+    leases.acquire([LB1], {LB1["id"]: [stale]})
+    assert stale not in client.entities
+    leases.release()
+    assert client.entities == {}
+
+
+def test_an_attach_the_read_back_does_not_show_fails_the_lease():
+    client = FakeClient()
+    client.tag_add = lambda ident, tag: client.calls.append(("TAG", tag, ident))   # accepted, never there
+    leases = leases_for(client)
+    with pytest.raises(Failure) as err:
+        leases.acquire([LB1], {LB1["id"]: []})
+    assert err.value.msg == ("could not take the lease on load balancer lb1: the tag 'anxlb-lease=web@ctl:1@%d' is "
+                             "not on it after attaching it" % (NOW + 600))
+    assert leases.held == []
+
+
+def test_a_lease_entity_that_cannot_be_deleted_is_a_leftover_not_a_failure():
+    client = FakeClient()
+    leases = leases_for(client)
+    leases.acquire([LB1], {LB1["id"]: []})
+
+    def refuse(ident, service):
+        raise RateLimitedError("not sent", status=429, method="DELETE", path="/api/core/v1/tags.json/x")
+    client.tag_entity_delete = refuse
+    assert leases.release() == [] and tags(client, LB1) == []
+    assert [name for name, _exc in leases.leftovers] == ["anxlb-lease=web@ctl:1@%d" % (NOW + 600)]
+
+
+def marked_runs(client, runs, lbs=(LB1,), digest_of=lambda run: "d%d" % (run % 3)):
+    """``runs`` writing runs of service web: lease, mark, release, each in the same second."""
+    for run in range(runs):
+        g = guard(client)
+        g.digest = digest_of(run)
+        g.lb_tags = dict((lb["id"], tags(client, lb)) for lb in lbs)
+        g.leases.acquire(list(lbs), g.lb_tags)
+        g.mark(list(lbs))
+        g.release()
+
+
+def test_fifty_writing_runs_leave_one_marker_entity_and_no_lease_entity():
+    client = FakeClient()
+    client.tag_add(LB1["id"], "anxlb-svc=web")
+    client.tag_add(LB2["id"], "anxlb-svc=web")
+    marked_runs(client, 50, lbs=(LB1, LB2))
+    (marker,) = [t for t in tags(client, LB1) if t.startswith("anxlb-reconciled.web=")]
+    assert tags(client, LB1) == tags(client, LB2) == sorted(["anxlb-svc=web", marker])
+    assert sorted(client.entities) == sorted(["anxlb-svc=web", marker])   # owner tag + the current marker
+
+
+def test_every_writing_run_writes_a_new_marker_even_within_one_second():
+    client = FakeClient()
+    seen = []
+    for _run in range(3):
+        marked_runs(client, 1, digest_of=lambda run: "same")
+        seen.append([t for t in tags(client, LB1) if t.startswith("anxlb-reconciled.")][0])
+    assert len(set(seen)) == 3   # a concurrent run comparing markers always sees that another one wrote
+    stamps = [Marker.find("anxlb", "web", [t])[0].stamp for t in seen]
+    assert stamps == sorted(set(stamps))   # strictly newer, though the runs took well under a second
+
+
+def test_a_replaced_marker_entity_stays_while_another_load_balancer_carries_it():
+    client = FakeClient()
+    old = "anxlb-reconciled.web=1,0.1.0,abc,1"
+    client.tag_add(LB1["id"], old)
+    client.tag_add(LB2["id"], old)    # a load balancer this run does not mark
+    g = guard(client)
+    g.lb_tags = {LB1["id"]: [old]}
+    g.mark([LB1])
+    assert old in client.entities and old in tags(client, LB2)
+    g.lb_tags = {LB2["id"]: [old]}
+    g.mark([LB2], absent=True)
+    assert old not in client.entities
+
+
+def test_only_marker_names_of_this_service_are_deleted_never_owner_tags_or_other_services():
+    client = FakeClient()
+    keep = ["anxlb-svc=web", "anxlb-reconciled.webshop=1,0.1.0,x,5", "anxlb-reconciled.web2=1,0.1.0,y,5"]
+    for tag in keep + ["anxlb-reconciled.web=1,0.1.0,abc,1"]:
+        client.tag_add(LB1["id"], tag)
+    g = guard(client)
+    g.lb_tags = {LB1["id"]: tags(client, LB1)}
+    g.mark([LB1], absent=True)
+    assert tags(client, LB1) == sorted(keep) and sorted(client.entities) == sorted(keep)
+
+
+def test_the_longest_names_fit_the_engines_tag_length():
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import (
+        HOLDER_MAX, OWNER_MAX, TAG_MAX, TAG_PREFIX_MAX, is_tag_name)
+    prefix, owner = "p" * TAG_PREFIX_MAX, "o" * OWNER_MAX
+    marker = Marker.ours(prefix, owner, "f" * 16, clock=lambda: 9999999999)
+    lease = LeaseTag(prefix, default_holder(owner, host="h" * 253, pid=4194304), 9999999999)
+    assert len(default_holder(owner, host="h" * 253, pid=4194304)) <= HOLDER_MAX
+    for name in (marker.name, lease.name, "%s-svc=%s" % (prefix, owner)):
+        assert len(name) <= TAG_MAX and is_tag_name(name), name
+
+
+def test_the_guard_validates_the_names_it_builds_tags_from():
+    client = FakeClient()
+    base = {"tag_prefix": "anxlb", "name": "web", "lease_holder": None, "lease_timeout": 600}
+    for key, value, option in (("name", "a/b", "name"), ("tag_prefix", "Anx", "tag_prefix"),
+                               ("lease_holder", "me, myself", "lease_holder"), ("name", "x" * 64, "name")):
+        with pytest.raises(Failure) as err:
+            ServiceGuard(client, dict(base, **{key: value}), Desired(), warn=lambda msg: None)
+        assert err.value.msg.startswith("%s must be " % option) and err.value.details["option"] == option
+    assert client.calls == []

@@ -1,0 +1,224 @@
+"""A seeded fault soak of the service module: random declarations across two load balancers while the
+local Engine fails in every way it knows, and runs crash mid-way.
+
+Each run executes the real module file (as Ansible does: a Python process given its arguments as
+JSON) against the local Engine over loopback. After every run the Engine is read through its admin
+dump (which no fault touches) and these must hold:
+- the run converged to its declaration, or failed with a clear message (never a traceback);
+- no duplicate: no two objects of one name under one parent;
+- once converged, every object of the service carries its owner tag, and nothing of it is left on a
+  load balancer it no longer names;
+- objects outside our parents that are not ours (a foreign service, untagged objects) are never written.
+When the faults stop, one run per service converges and the next sends no mutating request.
+Seed and run count are printed (``SOAK_SEED``/``SOAK_RUNS`` override them).
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+
+from .conftest import ROOT
+
+SEED = int(os.environ.get("SOAK_SEED", "20261123"))
+RUNS = int(os.environ.get("SOAK_RUNS", "44"))
+MODULE = os.path.join(ROOT, "plugins", "modules", "service.py")
+PORTS = [{"name": "http", "port": 8080, "target_port": 18080}, {"name": "https", "port": 8443, "target_port": 18443},
+         {"name": "admin", "port": 9000, "mode": "http"}]
+NODES = [{"name": "n%d" % i, "address": "127.0.0.%d" % i} for i in range(1, 5)]
+ADDRESSES = {"alpha": ["127.0.10.20", "fd00:10::20"], "beta": ["127.0.10.21", "fd00:10::21"]}
+MUTATING = ("POST", "PUT", "DELETE", "PATCH")
+
+
+def declaration(rng, name):
+    return {
+        "name": name,
+        "load_balancers": rng.sample(["lb1", "lb2"], rng.randint(1, 2)),
+        "ports": [dict(p) for p in rng.sample(PORTS, rng.randint(1, 3))],
+        "servers": [dict(n) for n in rng.sample(NODES, rng.randint(1, 4))],
+        "addresses": rng.sample(ADDRESSES[name], rng.randint(1, 2)),
+    }
+
+
+def faults(rng):
+    """One random mix of what goes wrong: gateway errors and dropped connections on every method, a
+    rate limit, tag writes that fail, creates that commit and then answer 504, deployments that fail
+    or hang."""
+    out = {"seed": rng.randint(0, 10 ** 6), "errors": {}, "script": [], "deploy": []}
+    for method in ("GET", "POST", "PUT", "DELETE"):
+        if rng.random() < 0.6:
+            out["errors"][method] = {rng.choice(["500", "502", "503", "504", "drop"]): rng.choice([0.03, 0.08])}
+    kind = rng.choice(["tag", "commit", "deploy", "rate", "conflict", "none"])
+    if kind == "tag":
+        out["script"].append({"method": "POST", "path": "/tags/", "status": rng.choice([500, 503, "drop"]),
+                              "count": rng.randint(1, 6)})
+    elif kind == "commit":
+        out["script"].append({"method": "POST", "path": "/api/LBaaS/v1/*", "commit_then": rng.choice([504, "drop"]),
+                              "count": rng.randint(1, 3)})
+    elif kind == "deploy":
+        out["deploy"].append({"match": "*", "outcome": rng.choice(["error", "stuck"]), "count": rng.randint(1, 2)})
+    elif kind == "rate":
+        out["script"].append({"method": "*", "path": "/api/", "status": 429, "count": 1})
+    elif kind == "conflict":
+        out["tag_conflicts"] = rng.randint(1, 4)
+    return out
+
+
+def run_module(args, timeout):
+    """The module as Ansible runs it; returns (result or None when killed, stdout)."""
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "soak-args-%d.json" % os.getpid())
+    with open(path, "w") as handle:
+        json.dump({"ANSIBLE_MODULE_ARGS": args}, handle)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    try:
+        proc = subprocess.run([sys.executable, MODULE, path], capture_output=True, text=True, timeout=timeout,
+                              env=env, stdin=subprocess.DEVNULL, check=False)
+    except subprocess.TimeoutExpired:
+        return None, ""   # killed mid-way: a crash between any two requests
+    try:
+        return json.loads(proc.stdout), proc.stdout
+    except ValueError:
+        raise AssertionError("the module did not answer JSON (rc=%s):\n%s\n%s" % (proc.returncode, proc.stdout[-3000:],
+                                                                                 proc.stderr[-3000:]))
+
+
+class World(object):
+    """The Engine's objects from the admin dump: no fault applies to it."""
+
+    def __init__(self, engine):
+        self.objs = dict((o["identifier"], o) for o in engine.dump()["objects"] if o["_kind"] in (
+            "loadbalancer", "backend", "frontend", "bind", "server"))
+        self.lb_names = dict((i, o["name"]) for i, o in self.objs.items() if o["_kind"] == "loadbalancer")
+
+    def lb_of(self, obj):
+        if obj["_kind"] in ("backend", "frontend"):
+            return obj["load_balancer"]
+        parent = self.objs.get(obj["frontend"] if obj["_kind"] == "bind" else obj["backend"])
+        return self.lb_of(parent) if parent else None
+
+    def parent_of(self, obj):
+        return {"backend": obj.get("load_balancer"), "frontend": obj.get("load_balancer"),
+                "bind": obj.get("frontend"), "server": obj.get("backend")}[obj["_kind"]]
+
+    def duplicates(self):
+        seen, dups = {}, []
+        for obj in self.objs.values():
+            if obj["_kind"] == "loadbalancer":
+                continue
+            key = (obj["_kind"], self.parent_of(obj), obj["name"])
+            if key in seen:
+                dups.append(key)
+            seen[key] = obj
+        return dups
+
+    def service(self, name):
+        """(lb name, kind, object name) of every object named for the service or carrying its tag."""
+        tag = "anxlb-svc=%s" % name
+        return set((self.lb_names.get(self.lb_of(o)), o["_kind"], o["name"]) for o in self.objs.values()
+                   if o["_kind"] != "loadbalancer" and (tag in o["_tags"] or o["name"].endswith("." + name)))
+
+    def untagged_of(self, name):
+        tag = "anxlb-svc=%s" % name
+        return sorted(o["name"] for o in self.objs.values()
+                      if o["_kind"] != "loadbalancer" and o["name"].endswith("." + name) and tag not in o["_tags"])
+
+
+def expected(decl):
+    out = set()
+    for lb in decl["load_balancers"]:
+        for port in decl["ports"]:
+            suffix = "%s.%s" % (port["name"], decl["name"])
+            out.update([(lb, "backend", suffix), (lb, "frontend", suffix)])
+            out.update((lb, "bind", "%s.%s" % ("v6" if ":" in a else "v4", suffix)) for a in decl["addresses"])
+            out.update((lb, "server", "%s.%s" % (n["name"], suffix)) for n in decl["servers"])
+    return out
+
+
+def seed_foreign(engine):
+    """Objects the soak must never write: another owner's service, and untagged objects, on both."""
+    ids = []
+
+    def create(kind, tag=None, **body):
+        resp = engine.api("POST", "/api/LBaaS/v1/%s.json" % kind, json=body)
+        resp.raise_for_status()
+        ident = resp.json()["identifier"]
+        if tag:
+            engine.api("POST", "/api/core/v1/resource.json/%s/tags/%s" % (ident, tag), json="").raise_for_status()
+        ids.append(ident)
+        return ident
+
+    lbs = dict((o["name"], o["identifier"]) for o in engine.dump()["objects"] if o["_kind"] == "loadbalancer")
+    for lb_name, tag in (("lb1", "anxlb-svc=gamma"), ("lb2", None)):
+        backend = create("backend", tag, name="5000.legacy", mode="tcp", load_balancer=lbs[lb_name])
+        frontend = create("frontend", tag, name="5000.legacy", mode="tcp", load_balancer=lbs[lb_name],
+                          default_backend=backend)
+        create("bind", tag, name="v4.5000.legacy", address="127.0.10.99", port=5000, frontend=frontend)
+        create("server", tag, name="n1.5000.legacy", ip="127.0.0.9", port=5000, backend=backend)
+    return ids
+
+
+def unstick(engine):
+    """A hung deployment ends when its fault does (the Engine's operators fix it): force what is still
+    stuck to Deployed, so the next run starts from an Engine that answers again."""
+    for obj in engine.dump()["objects"]:
+        if (obj.get("_phase") or {}).get("outcome") == "stuck" and not obj.get("_forced"):
+            engine.set_state(obj["identifier"], "Deployed")
+
+
+def module_args(engine, decl, check=False):
+    return dict(decl, api_url=engine.url, api_token=engine.token, wait=True, wait_timeout=4, lease_timeout=3,
+                api_retries=2, _ansible_check_mode=check, _ansible_diff=False)
+
+
+def test_fault_soak(engine):
+    rng = random.Random(SEED)
+    print("\nfault soak: seed %d, %d runs (SOAK_SEED / SOAK_RUNS to change)" % (SEED, RUNS))
+    foreign = seed_foreign(engine)
+    before = dict((i, o) for i, o in World(engine).objs.items() if i in foreign)
+    engine.reset_requests()
+    last = {}
+    outcomes = {"converged": 0, "failed": 0, "crashed": 0}
+    for number in range(RUNS):
+        name = rng.choice(["alpha", "beta"])
+        decl = declaration(rng, name)
+        last[name] = decl
+        engine.set_faults(faults(rng))
+        crash = rng.random() < 0.15
+        result, _out = run_module(module_args(engine, decl), timeout=rng.uniform(0.3, 1.5) if crash else 120)
+        engine.clear_faults()
+        unstick(engine)
+        world = World(engine)
+        where = "run %d (%s, seed %d)" % (number, name, SEED)
+        assert not world.duplicates(), "%s: duplicates %s" % (where, world.duplicates())
+        if result is None:
+            outcomes["crashed"] += 1
+        elif result.get("failed"):
+            outcomes["failed"] += 1
+            msg = result.get("msg") or ""
+            assert msg and "Traceback" not in msg and "MODULE FAILURE" not in msg, "%s: %r" % (where, result)
+        else:
+            outcomes["converged"] += 1
+            assert world.service(name) == expected(decl), "%s: not converged" % where
+            assert world.untagged_of(name) == [], "%s: untagged objects of ours" % where
+    print("fault soak outcomes: %s" % outcomes)
+    # Nothing outside our parents that is not ours was ever written (the request log), nor changed.
+    writes = [r for r in engine.requests()["log"] if r["method"] in MUTATING]
+    assert not [r for r in writes if any(ident in r["path"] for ident in foreign)]
+    assert dict((i, o) for i, o in World(engine).objs.items() if i in foreign) == before
+    # Faults over (leases of crashed runs may still live for lease_timeout): one run converges each
+    # service, the next sends no mutating request.
+    engine.clear_faults()
+    for name, decl in sorted(last.items()):
+        for attempt in range(10):
+            result, _out = run_module(module_args(engine, decl), timeout=120)
+            if not result.get("failed") or "leased by" not in result.get("msg", ""):
+                break
+            time.sleep(1)
+        assert not result.get("failed"), result
+        assert World(engine).service(name) == expected(decl) and World(engine).untagged_of(name) == []
+        engine.reset_requests()
+        result, _out = run_module(module_args(engine, decl), timeout=120)
+        assert not result.get("failed") and result["changed"] is False, result
+        assert engine.mutating_requests() == 0
+    assert outcomes["converged"] and outcomes["failed"]
