@@ -11,6 +11,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import Anxclo
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import details, owned_ids, render, tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lookup import find_one, get_by_id
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_tag
 
 
@@ -41,6 +42,9 @@ class LbaasInfoModule(AnxcloudModule):
 
     def run(self):
         p = self.params
+        check_tag_prefix(p["tag_prefix"])
+        if p["owner"] is not None:
+            check_owner(p["owner"])
         kind = self.kind.name
         tags = None
         if p["id"]:

@@ -14,6 +14,7 @@ user set (normalized), then predict (check mode) or apply and wait, through the 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lookup import LABELS, describe, find_by_name, find_one
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import (
     owner_from_tags, owner_tag, state_class)
@@ -269,6 +270,9 @@ class LbaasObjectModule(AnxcloudModule):
         return out
 
     def run(self):
+        check_tag_prefix(self.params["tag_prefix"])
+        if self.params["owner"] is not None:
+            check_owner(self.params["owner"])
         self.validate()
         self.desired_fields()   # fail on bad input before any request
         reconciler = Reconciler(self.client, self.check_mode, wait=self.params["wait"],

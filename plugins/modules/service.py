@@ -36,12 +36,15 @@ description:
     bind holds is a conflict; the module then fails without writing anything and returns RV(conflicts).
   - A run that is about to write takes an advisory lease on each of the service's load balancers, a tag
     C(<tag_prefix>-lease=<holder>@<expiry>), and removes it when done; while another run's lease is live the
-    module fails naming its holder. The lease is advisory (the Engine cannot swap tags atomically), so two runs
+    module fails naming its holder. A released lease tag is detached and its account-level tag entity deleted,
+    so leases leave nothing behind. The lease is advisory (the Engine cannot swap tags atomically), so two runs
     that attach at the same moment both give way. Set the task keyword C(throttle) to 1 on loops
     that reconcile services sharing a load balancer. A run that only reads takes no lease.
   - After a run that changed something, a tag C(<tag_prefix>-reconciled.<name>=<scheme>,<version>,<hash>,<time>) on
     each load balancer records the collection version and the hash of the declaration it applied. When that
     marker was written by a newer collection with an incompatible naming scheme, the module refuses to act.
+    A replaced marker's tag entity is deleted once no load balancer carries it, so each service leaves at most
+    one marker per load balancer.
   - After a rate limit answer (HTTP 429) from the Engine the module sends no further request and fails with
     a message saying so; the Engine expects clients to back off for a long time.
 author:
@@ -50,7 +53,8 @@ options:
   name:
     description:
       - The service's stable identifier, used as owner. Never change it for an existing service.
-      - Letters, digits, V(-) and V(_).
+      - 1-63 letters, digits, V(-) and V(_), starting and ending with a letter or digit (it is part of every
+        object name and of the owner tag).
     type: str
     required: true
   name_suffix:
@@ -146,6 +150,7 @@ options:
     description:
       - Who holds the lease, shown to a concurrent run that finds it.
       - Defaults to C(<name>@<controller host>:<process id>).
+      - 1-80 letters, digits, V(-), V(_), V(.), V(:), V(@) or V(+).
     type: str
   state:
     description:
