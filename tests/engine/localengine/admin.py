@@ -8,6 +8,8 @@ POST /_local/reset               wipes all state, reseeds from --seed, clears th
 PUT  /_local/objects/<id>/state  {"state": "DeploymentError"} forces an LBaaS object's state until its
                                  next deployment; {"state": null} ends that
 GET  /_local/dump                every object (bookkeeping keys included) with its kind and tags
+GET  /_local/haproxy             with --haproxy: the configuration per load balancer, server health
+                                 from HAProxy's stats socket, recent rejections (haproxy.py)
 """
 import json
 import re
@@ -99,6 +101,10 @@ class Admin(object):
         if (method, path) == ("POST", "/_local/reset"):
             self.reset()
             return {}
+        if (method, path) == ("GET", "/_local/haproxy"):
+            if not self.engine.haproxy:
+                raise ApiError(404, "The local Engine runs without --haproxy.")
+            return self.engine.haproxy.status()
         if (method, path) == ("GET", "/_local/dump"):
             return {"objects": self.engine.store.dump()}
         raise ApiError(404, "No such admin endpoint: %s %s" % (method, path))

@@ -10,6 +10,7 @@ import yaml
 from . import seed
 from .engine import Engine
 from .faults import FaultError
+from .haproxy import HAProxyError, HAProxyMode
 from .seed import SeedError
 from .server import EngineServer
 from .store import StoreError
@@ -50,6 +51,10 @@ def parser():
     p.add_argument("--delete-delay", type=seconds, default=0.0, help="seconds deleted objects stay readable")
     p.add_argument("--faults", help="JSON or YAML file with the initial fault injection")
     p.add_argument("--quiet", action="store_true", help="do not log each request to stderr")
+    p.add_argument("--haproxy", action="store_true",
+                   help="render each load balancer to HAProxy and run it, so binds on loopback carry traffic")
+    p.add_argument("--haproxy-bin", default="haproxy", help="the HAProxy binary for --haproxy (default: haproxy)")
+    p.add_argument("--haproxy-dir", help="work dir for --haproxy's configuration and sockets (default: a temp dir)")
     return p
 
 
@@ -57,6 +62,7 @@ def main(argv=None):
     args = parser().parse_args(argv)
     if not args.token:
         parser().error("--token must not be empty")
+    engine = None
     try:
         faults = None
         if args.faults:
@@ -65,8 +71,12 @@ def main(argv=None):
         engine = Engine(args.state, args.deploy_delay, args.update_delay, args.delete_delay, faults)
         if args.seed:
             seed.load(engine, args.seed)
+        if args.haproxy:
+            engine.haproxy = HAProxyMode(engine, args.haproxy_bin, args.haproxy_dir).start()
         server = EngineServer(args.listen, engine, args.token, seed_path=args.seed, quiet=args.quiet)
-    except (FaultError, SeedError, StoreError, OSError, yaml.YAMLError) as exc:
+    except (FaultError, SeedError, StoreError, HAProxyError, OSError, yaml.YAMLError) as exc:
+        if engine is not None and engine.haproxy:
+            engine.haproxy.stop()
         print("tests/engine/run: error: %s" % exc, file=sys.stderr)
         return 2
 
@@ -81,5 +91,7 @@ def main(argv=None):
         server.serve_forever(poll_interval=0.2)
     finally:
         server.server_close()
+        if engine.haproxy:
+            engine.haproxy.stop()
         engine.close()
     return 0

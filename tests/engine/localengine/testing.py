@@ -111,6 +111,10 @@ class LocalEngine(object):
     def dump(self):
         return self.admin("GET", "dump")
 
+    def haproxy(self):
+        """With --haproxy: {"config": {lb name: text}, "servers": [{name, status, ...}], "errors": [...], ...}."""
+        return self.admin("GET", "haproxy")
+
     # ---- Engine API with the token -------------------------------------------------------------
     def api(self, method, path, **kw):
         """``requests`` call to the Engine API with the token; keyword arguments pass through."""
