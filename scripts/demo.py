@@ -79,14 +79,15 @@ class Demo(object):
             self.engine.stop()   # the Engine stops its HAProxy
 
     # ---- playbooks and what they cost ----------------------------------------------------------------
-    def play(self, step, vars_file, *args):
-        """Runs the service playbook for a vars file; the Engine's request counts go into the table."""
+    def play(self, step, vars_file, *args, playbook=PLAYBOOK):
+        """Runs a playbook (default: the service playbook for a vars file); the Engine's request counts
+        go into the table when ``step`` names a row."""
         self.engine.reset_requests()
         env = dict(os.environ, ANEXIA_API_URL=self.engine.url, ANEXIA_TOKEN=self.engine.token,
                    ANSIBLE_DISPLAY_SKIPPED_HOSTS="false")
-        cmd = ["ansible-playbook", "-i", "localhost,", "-c", "local", PLAYBOOK,
-               "-e", "lbaas_vars_file=%s" % os.path.join(VARS, vars_file)] + list(args)
-        say("$ " + " ".join(cmd[:1] + ["playbooks/service_loadbalancer.yml"] + cmd[6:]).replace(ROOT + "/", ""))
+        extra = ["-e", "lbaas_vars_file=%s" % os.path.join(VARS, vars_file)] if vars_file else []
+        cmd = ["ansible-playbook", "-i", "localhost,", "-c", "local", playbook] + extra + list(args)
+        say("$ " + " ".join(["ansible-playbook"] + cmd[5:]).replace(ROOT + "/", ""))
         started = time.monotonic()
         # its own process group, so that an interrupt stops ansible's workers and modules too
         proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, start_new_session=True)
@@ -101,7 +102,8 @@ class Demo(object):
         writes = sum(n for method, n in log["by_method"].items() if method in MUTATING)
         say("-> Engine requests in this step (from %s/_local/requests): %d, of them writes: %d; %.1fs"
             % (self.engine.url, log["total"], writes, time.monotonic() - started))
-        self.record(step, "%d (%d writes)" % (log["total"], writes))
+        if step:
+            self.record(step, "%d (%d writes)" % (log["total"], writes))
         return writes
 
     def record(self, step, requests):
@@ -198,6 +200,8 @@ def remove_service(demo):
     for port in (8080, 8081):
         demo.show_refused(address, port)
     say("HAProxy servers left: %d" % len(demo.engine.haproxy()["servers"]))
+    heading("9. lb1 and the pool as the collection's info modules see them: playbooks/demo/show_loadbalancer.yml")
+    demo.play(None, None, playbook=os.path.join(ROOT, "playbooks", "demo", "show_loadbalancer.yml"))
 
 
 def table(demo, seconds):
