@@ -165,8 +165,8 @@ def story(demo):
 
     address = demo.address()
     heading("4. Traffic through the allocated address %s: every node answers, on both ports" % address)
-    demo.traffic(8080, expect=[n for n, _ in NODES])
-    demo.traffic(8081, expect=[n for n, _ in NODES])
+    demo.traffic(8080, expect=[name for name, host in NODES])
+    demo.traffic(8081, expect=[name for name, host in NODES])
 
     heading("5. Run it again: nothing changes (0 writes)")
     demo.play("3 rerun", "service_example.yml")
@@ -193,8 +193,9 @@ def remove_service(demo):
     address = demo.address()
     heading("8. Remove the service (state: absent): playbooks/vars/service_example_absent.yml")
     demo.play("6 service removed", "service_example_absent.yml", "--diff")
-    held = [a["name"] for a in demo.engine.api("GET", "/api/ipam/v1/address/filtered.json",
-                                                params={"prefix": V4_POOL, "page": 1, "limit": 1000}).json()["data"]["data"]]
+    listed = demo.engine.api("GET", "/api/ipam/v1/address/filtered.json",
+                             params={"prefix": V4_POOL, "page": 1, "limit": 1000}).json()["data"]["data"]
+    held = [a["name"] for a in listed]
     say("pool 127.0.10.0/24: %s is %s" % (address, "still allocated" if address in held else "free again"))
     demo.wait_serving([])
     for port in (8080, 8081):

@@ -78,7 +78,7 @@ def ask(address, port, timeout=TIMEOUT):
 
 def sample(address, port, count):
     """Counter of who answered ``count`` requests (node names, or error names)."""
-    return collections.Counter(ask(address, port) for _ in range(count))
+    return collections.Counter(ask(address, port) for attempt in range(count))
 
 
 def refused(address, port, timeout=TIMEOUT):

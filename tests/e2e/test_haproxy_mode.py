@@ -4,9 +4,11 @@ rejects (configuration or reload) goes to DeploymentError while the last good on
 binds off loopback are data only; HAProxy stops with the Engine, even when the Engine is killed."""
 import os
 import socket
+import subprocess
+import sys
 import time
 
-from localengine.testing import LocalEngine
+from localengine.testing import RUN, LocalEngine
 
 from ..conftest import DEFAULT_SEED
 from .backends import Node, ask, free_port, wait_for
@@ -34,8 +36,10 @@ def state(engine, kind, ident):
 
 def settled(engine, kind, ident, timeout=15):
     """The state once the deployment is over (bounded)."""
-    return wait_for(lambda: (lambda s: s if s not in PENDING else None)(state(engine, kind, ident)), timeout) \
-        or state(engine, kind, ident)
+    def over():
+        title = state(engine, kind, ident)
+        return title if title not in PENDING else None
+    return wait_for(over, timeout) or state(engine, kind, ident)
 
 
 def web_service(engine, port, target, address="127.0.10.50"):
@@ -158,3 +162,12 @@ def test_haproxy_stops_with_the_engine_even_when_the_engine_is_killed():
 def test_without_haproxy_the_admin_view_says_so(engine):
     resp = engine.http.get(engine.url + "/_local/haproxy", timeout=5)
     assert resp.status_code == 404 and "--haproxy" in resp.json()["error"]["message"]
+
+
+def test_a_missing_haproxy_binary_is_named_in_one_line():
+    done = subprocess.run([sys.executable, RUN, "--token", "t", "--listen", "127.0.0.1:0", "--haproxy",
+                           "--haproxy-bin", "/nonexistent/haproxy"], capture_output=True, text=True, timeout=30,
+                          stdin=subprocess.DEVNULL, check=False)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == ("tests/engine/run: error: --haproxy-bin: /nonexistent/haproxy is not an executable; "
+                           "install HAProxy (scripts/apt-deps.sh haproxy)\n")

@@ -109,9 +109,9 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
     applied = reconcile(real)
     assert applied["diff"] == predicted["diff"] and applied["plan"] == predicted["plan"]
     assert pool_addresses(engine) == sorted(SEEDED + ["127.0.10.2"])
+    servers = ["%s.%s.demo-web" % (n, p) for n in ("node1", "node2", "node3") for p in ("http", "admin")]
     assert names(engine) == sorted(["http.demo-web"] * 2 + ["admin.demo-web"] * 2 + [
-        "v4.http.demo-web", "v4.admin.demo-web"] + ["%s.%s.demo-web" % (n, p) for n in ("node1", "node2", "node3")
-                                                   for p in ("http", "admin")])
+        "v4.http.demo-web", "v4.admin.demo-web"] + servers)
     binds = sorted((b["address"], b["port"]) for b in es.objects(engine, "bind"))
     assert binds == [("127.0.10.2", 8080), ("127.0.10.2", 8081)]
     assert all(es.tags(engine, o["identifier"]) == ["anxlb-svc=demo-web"] for kind in KINDS for o in es.objects(engine, kind))

@@ -1,6 +1,7 @@
 """tests/engine/run: start the local Engine in the foreground (options in README.md)."""
 import argparse
 import ipaddress
+import shutil
 import signal
 import sys
 import threading
@@ -53,7 +54,8 @@ def parser():
     p.add_argument("--quiet", action="store_true", help="do not log each request to stderr")
     p.add_argument("--haproxy", action="store_true",
                    help="render each load balancer to HAProxy and run it, so binds on loopback carry traffic")
-    p.add_argument("--haproxy-bin", default="haproxy", help="the HAProxy binary for --haproxy (default: haproxy)")
+    p.add_argument("--haproxy-bin", default=shutil.which("haproxy") or "/usr/sbin/haproxy",
+                   help="the HAProxy binary for --haproxy (default: haproxy on PATH, else /usr/sbin/haproxy)")
     p.add_argument("--haproxy-dir", help="work dir for --haproxy's configuration and sockets (default: a temp dir)")
     return p
 

@@ -134,8 +134,8 @@ class HAProxyMode(object):
                 rejected.update(self._blame(ident, problems, rendered, members, fresh))
         gone = [ident for ident in self.texts if ident not in plans]
         if changed or gone:
-            for ident, (rendered, _) in changed.items():
-                self.process.write(ident, rendered.text)
+            for ident, plan in changed.items():
+                self.process.write(ident, plan[0].text)
             for ident in gone:
                 self.process.write(ident, None)
             loaded, problems = self.process.reload()
@@ -156,8 +156,8 @@ class HAProxyMode(object):
         with self.lock:
             for ident in gone:
                 del self.texts[ident]
-            for ident, (rendered, _) in changed.items():
-                self.texts[ident] = rendered.text
+            for ident, plan in changed.items():
+                self.texts[ident] = plan[0].text
         self._note_applied(list(changed.values()) + list(unchanged.values()), chosen)
         self._reject(rejected, docs)
 
@@ -234,7 +234,7 @@ class HAProxyMode(object):
 
     def _note_applied(self, plans, chosen):
         with self.lock:
-            for _, members in plans:
+            for members in (plan[1] for plan in plans):
                 for ident, (kind, doc) in members.items():
                     self.applied[ident] = version(doc)
                     self.accepted[ident] = (kind, doc)
@@ -273,7 +273,7 @@ class HAProxyMode(object):
                 if not (row.get("pxname", "").startswith("be_") and row.get("svname", "").startswith("srv_")):
                     continue
                 backend, server = row["pxname"][3:], row["svname"][4:]
-                _, name, lb_name = self.names.get(server, (None, None, None))
+                name, lb_name = self.names.get(server, (None, None, None))[1:]
                 servers.append({"identifier": server, "name": name, "backend": backend,
                                 "backend_name": self.names.get(backend, (None, None, None))[1],
                                 "load_balancer": lb_name, "address": row.get("addr"), "status": row.get("status"),

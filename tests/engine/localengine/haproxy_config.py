@@ -114,8 +114,8 @@ def render(lb, backends, frontends, binds, servers):
             if server["backend"] != ident:
                 continue
             out.add("    # server %s" % comment(server.get("name")), server["identifier"])
-            out.add("    server srv_%s %s%s" % (server["identifier"], endpoint(server["ip"], server["port"]),
-                                               " check" if server.get("check") == "enabled" else ""),
+            check = " check" if server.get("check") == "enabled" else ""
+            out.add("    server srv_%s %s%s" % (server["identifier"], endpoint(server["ip"], server["port"]), check),
                     server["identifier"])
     for frontend in frontends:
         ident = frontend["identifier"]

@@ -88,6 +88,9 @@ class HAProxyProcess(object):
             os.remove(os.path.join(self.lbs, name))
         with open(self.global_cfg, "w") as handle:
             handle.write(GLOBAL.format(dir=self.dir))
+        if not (os.path.isfile(self.binary) and os.access(self.binary, os.X_OK)):
+            raise HAProxyError("--haproxy-bin: %s is not an executable; install HAProxy (scripts/apt-deps.sh haproxy)"
+                               % self.binary)
         ok, problems = self.check(self.global_cfg)
         if not ok:
             raise HAProxyError("%s refuses the base configuration: %s" % (self.binary, "; ".join(problems)))
@@ -136,10 +139,14 @@ class HAProxyProcess(object):
             if path != self.global_cfg:
                 args += ["-f", path]
         try:
-            done = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=15)
+            done = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=15,
+                                  check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
             return False, ["haproxy -c: %s" % exc]
-        return done.returncode == 0, alerts(done.stdout + done.stderr)
+        output = done.stdout + done.stderr
+        problems = alerts(output) or ([output.strip().splitlines()[-1] if output.strip() else "exit status %d"
+                                       % done.returncode] if done.returncode else [])
+        return done.returncode == 0, problems
 
     def check_text(self, name, text):
         path = os.path.join(self.dir, "check", name + ".cfg")
