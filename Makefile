@@ -2,7 +2,7 @@
 # Both install what they need into a project-local virtual environment (.venv) first.
 PYTHON ?= python3
 
-.PHONY: demo test venv unit contract integration lint sanity clean
+.PHONY: demo test venv unit contract integration e2e lint sanity clean
 
 venv:
 	@PYTHON=$(PYTHON) scripts/venv.sh
@@ -13,7 +13,7 @@ demo: venv
 test: venv
 	@scripts/test.sh
 
-unit contract integration: venv
+unit contract integration e2e: venv
 	@scripts/test.sh --only $@
 
 lint: venv

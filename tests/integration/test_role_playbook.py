@@ -87,7 +87,7 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
     allocation = check.task("Allocate pool addresses of demo-web")["result"]["results"][0]
     assert allocation["changed"] is True and allocation["addresses"][0]["address"] == "127.0.10.2"
     predicted = reconcile(check)
-    assert predicted["changed"] is True and len(predicted["plan"]) == 2 + 2 + 2 + 4
+    assert predicted["changed"] is True and len(predicted["plan"]) == 2 + 2 + 2 + 6
     assert predicted["status"]["all"] == {"127.0.10.2": [8080, 8081]}
     assert predicted["diff"]["before"] == {"lb1": {"backends": [], "frontends": []}}
     assert [b["name"] for b in predicted["diff"]["after"]["lb1"]["backends"]] == ["admin.demo-web", "http.demo-web"]
@@ -95,9 +95,9 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
     assert sorted(planned) == sorted(
         ["create backend http.demo-web", "create backend admin.demo-web", "create frontend http.demo-web",
          "create frontend admin.demo-web", "create bind v4.http.demo-web", "create bind v4.admin.demo-web"]
-        + ["create server %s.%s.demo-web" % (n, p) for n in ("node1", "node2") for p in ("http", "admin")])
+        + ["create server %s.%s.demo-web" % (n, p) for n in ("node1", "node2", "node3") for p in ("http", "admin")])
     assert summary(check) == [   # the plan as the role prints it
-        "service demo-web (present) on lb1: would change, 10 planned action(s)",
+        "service demo-web (present) on lb1: would change, 12 planned action(s)",
         "plan: %s" % planned,
         "addresses: ['127.0.10.2']",
         "listening: {'127.0.10.2': [8080, 8081]}",
@@ -109,13 +109,13 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
     applied = reconcile(real)
     assert applied["diff"] == predicted["diff"] and applied["plan"] == predicted["plan"]
     assert pool_addresses(engine) == sorted(SEEDED + ["127.0.10.2"])
+    servers = ["%s.%s.demo-web" % (n, p) for n in ("node1", "node2", "node3") for p in ("http", "admin")]
     assert names(engine) == sorted(["http.demo-web"] * 2 + ["admin.demo-web"] * 2 + [
-        "v4.http.demo-web", "v4.admin.demo-web", "node1.http.demo-web", "node2.http.demo-web",
-        "node1.admin.demo-web", "node2.admin.demo-web"])
+        "v4.http.demo-web", "v4.admin.demo-web"] + servers)
     binds = sorted((b["address"], b["port"]) for b in es.objects(engine, "bind"))
     assert binds == [("127.0.10.2", 8080), ("127.0.10.2", 8081)]
     assert all(es.tags(engine, o["identifier"]) == ["anxlb-svc=demo-web"] for kind in KINDS for o in es.objects(engine, kind))
-    assert summary(real)[0] == "service demo-web (present) on lb1: changed, 10 planned action(s)"
+    assert summary(real)[0] == "service demo-web (present) on lb1: changed, 12 planned action(s)"
     assert recap(real)["changed"] == 2 and recap(real)["failed"] == 0
 
     # 3. again: nothing to do, nothing written
@@ -136,13 +136,15 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
     smaller = run(ansible, "service_example_smaller.yml", diff=True)
     gone = [("delete", "frontend", "admin.demo-web"), ("delete", "backend", "admin.demo-web"),
             ("delete", "server", "node1.admin.demo-web"), ("delete", "server", "node2.admin.demo-web"),
-            ("delete", "server", "node2.http.demo-web"), ("delete", "bind", "v4.admin.demo-web")]
+            ("delete", "server", "node3.admin.demo-web"), ("delete", "server", "node2.http.demo-web"),
+            ("delete", "bind", "v4.admin.demo-web")]
     assert sorted((a["action"], a["type"], a["name"]) for a in reconcile(smaller)["plan"]) == sorted(gone)
     assert reconcile(smaller)["plan"] == reconcile(check)["plan"]
     assert lbaas_writes(engine) == sorted(("DELETE", action[1]) for action in gone)
     kept = ids(engine)
     assert sorted(kept.values()) == [("backend", "http.demo-web"), ("bind", "v4.http.demo-web"),
-                                     ("frontend", "http.demo-web"), ("server", "node1.http.demo-web")]
+                                     ("frontend", "http.demo-web"), ("server", "node1.http.demo-web"),
+                                     ("server", "node3.http.demo-web")]
     assert all(created[ident] == what for ident, what in kept.items())   # nothing kept was recreated
     assert pool_addresses(engine) == sorted(SEEDED + ["127.0.10.2"])   # the service keeps its address
     assert recap(smaller)["changed"] == 1   # the reconcile task; the allocation found its address
@@ -153,12 +155,12 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
     assert engine.mutating_requests() == 0 and ids(engine) == kept
     assert pool_addresses(engine) == sorted(SEEDED + ["127.0.10.2"])
     assert [a["address"] for a in check.task("Release the addresses of demo-web")["result"]["plan"]] == ["127.0.10.2"]
-    assert summary(check)[0] == "service demo-web (absent) on lb1: would change, 4 planned action(s)"
+    assert summary(check)[0] == "service demo-web (absent) on lb1: would change, 5 planned action(s)"
     assert summary(check)[2] == "addresses: ['released 127.0.10.2']"
     gone = run(ansible, "service_example_absent.yml", diff=True)
     assert sorted((a["action"], a["name"]) for a in reconcile(gone)["plan"]) == [
         ("delete", "http.demo-web"), ("delete", "http.demo-web"), ("delete", "node1.http.demo-web"),
-        ("delete", "v4.http.demo-web")]
+        ("delete", "node3.http.demo-web"), ("delete", "v4.http.demo-web")]
     assert names(engine) == [] and pool_addresses(engine) == SEEDED
     assert es.tags(engine, es.lb_id(engine)) == []   # no lease left, marker removed
 

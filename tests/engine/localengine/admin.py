@@ -13,6 +13,8 @@ PUT  /_local/objects/<id>/state  {"state": "DeploymentError"} forces an LBaaS ob
                                  next deployment; {"state": null} ends that
 GET  /_local/dump                every object (bookkeeping keys included) with its kind and tags, and
                                  the tag entities with the number of resources carrying each
+GET  /_local/haproxy             with --haproxy: the configuration per load balancer, server health
+                                 from HAProxy's stats socket, recent rejections (haproxy.py)
 """
 import json
 import re
@@ -126,6 +128,10 @@ class Admin(object):
             return self.engine.options
         if (method, path) == ("PUT", "/_local/options"):
             return self.set_options(body)
+        if (method, path) == ("GET", "/_local/haproxy"):
+            if not self.engine.haproxy:
+                raise ApiError(404, "The local Engine runs without --haproxy.")
+            return self.engine.haproxy.status()
         if (method, path) == ("GET", "/_local/dump"):
             return self.dump()
         raise ApiError(404, "No such admin endpoint: %s %s" % (method, path))

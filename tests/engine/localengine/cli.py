@@ -1,6 +1,7 @@
 """tests/engine/run: start the local Engine in the foreground (options in README.md)."""
 import argparse
 import ipaddress
+import shutil
 import signal
 import sys
 import threading
@@ -11,6 +12,7 @@ from . import seed
 from .engine import Engine
 from .faults import FaultError
 from .options import OPTIONS, flag
+from .haproxy import HAProxyError, HAProxyMode
 from .seed import SeedError
 from .server import EngineServer
 from .store import StoreError
@@ -53,6 +55,11 @@ def parser():
     p.add_argument("--quiet", action="store_true", help="do not log each request to stderr")
     for name, (choices, text) in OPTIONS.items():   # strict by default, lenient by choice (README.md)
         p.add_argument(flag(name), choices=choices, default=choices[0], help="%s (default %s)" % (text, choices[0]))
+    p.add_argument("--haproxy", action="store_true",
+                   help="render each load balancer to HAProxy and run it, so binds on loopback carry traffic")
+    p.add_argument("--haproxy-bin", default=shutil.which("haproxy") or "/usr/sbin/haproxy",
+                   help="the HAProxy binary for --haproxy (default: haproxy on PATH, else /usr/sbin/haproxy)")
+    p.add_argument("--haproxy-dir", help="work dir for --haproxy's configuration and sockets (default: a temp dir)")
     return p
 
 
@@ -60,6 +67,7 @@ def main(argv=None):
     args = parser().parse_args(argv)
     if not args.token:
         parser().error("--token must not be empty")
+    engine = None
     try:
         faults = None
         if args.faults:
@@ -69,8 +77,12 @@ def main(argv=None):
                         dict((name, getattr(args, name)) for name in OPTIONS))
         if args.seed:
             seed.load(engine, args.seed)
+        if args.haproxy:
+            engine.haproxy = HAProxyMode(engine, args.haproxy_bin, args.haproxy_dir).start()
         server = EngineServer(args.listen, engine, args.token, seed_path=args.seed, quiet=args.quiet)
-    except (FaultError, SeedError, StoreError, OSError, yaml.YAMLError) as exc:
+    except (FaultError, SeedError, StoreError, HAProxyError, OSError, yaml.YAMLError) as exc:
+        if engine is not None and engine.haproxy:
+            engine.haproxy.stop()
         print("tests/engine/run: error: %s" % exc, file=sys.stderr)
         return 2
 
@@ -85,5 +97,7 @@ def main(argv=None):
         server.serve_forever(poll_interval=0.2)
     finally:
         server.server_close()
+        if engine.haproxy:
+            engine.haproxy.stop()
         engine.close()
     return 0

@@ -44,6 +44,7 @@ class Engine(object):
         self.core = Core(self)
         self.ipam = Ipam(self)
         self.addresses = Addresses(self)
+        self.haproxy = None   # HAProxyMode with --haproxy (haproxy.py): real traffic, states follow HAProxy
 
     # ---- asynchronous deletion: readable (and listed) for --delete-delay seconds, then 404 -------
     @staticmethod

@@ -40,8 +40,11 @@ class Lbaas(object):
                 linked = self.store.get(value)
                 value = {"identifier": value, "name": linked.get("name") if linked else None}
             out[field] = value
+        title = states.current(doc, self.engine.delays)
+        if self.engine.haproxy:   # finished by the clock, but pending until HAProxy runs it
+            title = self.engine.haproxy.shown_state(kind, doc, title)
         out.update(customer_identifier=CUSTOMER, reseller_identifier=RESELLER, automation_rules=[],
-                   state=states.state_object(states.current(doc, self.engine.delays)))
+                   state=states.state_object(title))
         return out
 
     def list(self, kind, query):

@@ -1,0 +1,33 @@
+"""End-to-end fixtures: a local Engine in HAProxy mode (real traffic on loopback). HAProxy is part of
+the project's setup (scripts/apt-deps.sh haproxy, run by `make test` and `make demo`): without it
+these tests fail, they do not skip."""
+import os
+import shutil
+
+import pytest
+
+from localengine.testing import LocalEngine
+
+from ..conftest import DEFAULT_SEED
+
+
+def haproxy_binary():
+    found = shutil.which("haproxy") or ("/usr/sbin/haproxy" if os.access("/usr/sbin/haproxy", os.X_OK) else None)
+    if not found:
+        pytest.fail("haproxy is not installed; `make test` installs it (scripts/apt-deps.sh haproxy)")
+    return found
+
+
+@pytest.fixture(scope="module")
+def haproxy_engine():
+    """A local Engine rendering its load balancers to a real HAProxy, for one test module."""
+    with LocalEngine(seed=DEFAULT_SEED, deploy_delay=0.2, update_delay=0.2,
+                     extra_args=["--haproxy", "--haproxy-bin", haproxy_binary()]) as engine:
+        yield engine
+
+
+@pytest.fixture
+def hengine(haproxy_engine):
+    """The module's HAProxy-mode Engine, wiped and reseeded for this test."""
+    haproxy_engine.reset()
+    yield haproxy_engine

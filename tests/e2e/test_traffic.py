@@ -1,0 +1,132 @@
+"""The demo's story with assertions: the service playbook against the local Engine in HAProxy mode,
+three backend web servers on loopback, traffic through the address the pool allocated.
+
+Every node serves traffic; a rerun writes nothing; a removed port stops listening and a removed node
+gets no traffic; an established connection survives the reloads of a playbook run; a stopped node is
+taken out by the health checks; after removal nothing listens and the address is back in the pool.
+Loopback only; every wait and every request is bounded.
+"""
+import os
+import socket
+import subprocess
+import sys
+
+import yaml
+
+from ..conftest import ROOT
+from .backends import Node, free_port, refused, sample, wait_for
+
+PLAYBOOK = os.path.join(ROOT, "playbooks", "service_loadbalancer.yml")
+V4_POOL = "0a11ce11000000000000000000000001"
+NODES = [("node1", "127.0.0.1"), ("node2", "127.0.0.2"), ("node3", "127.0.0.3")]
+MUTATING = ("POST", "PUT", "PATCH", "DELETE")
+REQUESTS = 9
+
+
+def service(ports, nodes, state="present"):
+    declared = {"name": "e2e-web", "load_balancers": ["lb1"], "address_pool": ["anxlb-pool=demo"]}
+    if state == "absent":
+        return dict(declared, state="absent")
+    return dict(declared, ports=[{"name": name, "port": port, "target_port": target} for name, port, target in ports],
+                servers=[{"name": name, "address": host} for name, host in nodes])
+
+
+def playbook(engine, tmp_path, declared, *args, output=False):
+    """Runs playbooks/service_loadbalancer.yml for a vars file; the Engine's writes during the run
+    (and the output, with ``output``)."""
+    vars_file = tmp_path / ("vars-%d.yml" % len(list(tmp_path.iterdir())))
+    vars_file.write_text(yaml.safe_dump({"lbaas_services": [declared]}))
+    env = dict(os.environ, ANEXIA_API_URL=engine.url, ANEXIA_TOKEN=engine.token, ANSIBLE_NOCOLOR="1",
+               ANSIBLE_PYTHON_INTERPRETER=sys.executable, ANSIBLE_LOCALHOST_WARNING="0",
+               ANSIBLE_INVENTORY_UNPARSED_WARNING="0",
+               ANSIBLE_COLLECTIONS_PATH=subprocess.check_output([os.path.join(ROOT, "scripts", "collection-path.sh")],
+                                                                text=True).strip())
+    engine.reset_requests()
+    done = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,",
+                           "-c", "local", PLAYBOOK, "-e", "lbaas_vars_file=%s" % vars_file] + list(args),
+                          env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, check=False)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    writes = sum(n for method, n in engine.requests()["by_method"].items() if method in MUTATING)
+    return (done.stdout, writes) if output else writes
+
+
+def bound(engine):
+    """(address, sorted ports) of the service's binds on the Engine."""
+    binds = [o for o in engine.dump()["objects"] if o["_kind"] == "bind" and "anxlb-svc=e2e-web" in o["_tags"]]
+    assert len(set(b["address"] for b in binds)) == 1, binds
+    return binds[0]["address"], sorted(b["port"] for b in binds)
+
+
+def served_by(engine):
+    """The nodes HAProxy has servers for, from the local Engine's view of its stats socket."""
+    return sorted(set((s["name"] or "").split(".")[0] for s in engine.haproxy()["servers"]))
+
+
+def pool_holds(engine, address):
+    resp = engine.api("GET", "/api/ipam/v1/address/filtered.json", params={"prefix": V4_POOL, "page": 1, "limit": 1000})
+    return address in [a["name"] for a in resp.json()["data"]["data"]]
+
+
+def test_a_service_carries_traffic_from_plan_to_removal(hengine, tmp_path):
+    engine = hengine
+    http, admin = free_port(), free_port()
+    targets = (free_port(), free_port())
+    ports = [("http", http, targets[0]), ("admin", admin, targets[1])]
+    nodes = dict((name, Node(name, host, targets).start()) for name, host in NODES)
+    held = None
+    try:
+        # the plan writes nothing and listens nowhere
+        out, writes = playbook(engine, tmp_path, service(ports, NODES), "--check", "--diff", output=True)
+        assert writes == 0 and "would change" in out
+        assert engine.haproxy()["servers"] == []
+
+        # applied: every node answers on both ports of the allocated address
+        writes = playbook(engine, tmp_path, service(ports, NODES))
+        address, listening = bound(engine)
+        assert writes > 0 and listening == sorted([http, admin])
+        assert address.startswith("127.0.10.") and pool_holds(engine, address)
+        for port in (http, admin):
+            answers = sample(address, port, REQUESTS)
+            assert answers == {"node1": 3, "node2": 3, "node3": 3}, answers   # round robin, one per connection
+
+        # a rerun writes nothing
+        writes = playbook(engine, tmp_path, service(ports, NODES))
+        assert writes == 0
+
+        # an established connection, half-way through its request, while the next run reloads HAProxy
+        held = socket.create_connection((address, http), timeout=5)
+        held.sendall(b"GET / HTTP/1.1\r\nHost: e2e\r\n")
+        reloads = engine.haproxy()["reloads"]
+
+        # node2 and the admin port removed: no traffic to node2, the admin port refused
+        smaller = [p for p in ports if p[0] == "http"]
+        playbook(engine, tmp_path, service(smaller, [n for n in NODES if n[0] != "node2"]))
+        assert wait_for(lambda: served_by(engine) == ["node1", "node3"], timeout=5), served_by(engine)
+        assert wait_for(lambda: refused(address, admin), timeout=5)
+        answers = sample(address, http, REQUESTS)
+        assert set(answers) == {"node1", "node3"} and sum(answers.values()) == REQUESTS, answers
+
+        # the held connection was not dropped by the reloads in between
+        assert engine.haproxy()["reloads"] > reloads
+        held.sendall(b"Connection: close\r\n\r\n")
+        reply = held.makefile("rb").read().decode()
+        assert reply.startswith("HTTP/1.0 200") and reply.rstrip().rsplit("\n", 1)[-1] in ("node1", "node2", "node3")
+
+        # node3's web server stops: HAProxy marks it DOWN and sends everything to node1
+        nodes["node3"].stop()
+        assert wait_for(lambda: set(s["status"] for s in engine.haproxy()["servers"]
+                                    if s["name"].startswith("node3.")) == {"DOWN"}, timeout=10), engine.haproxy()
+        assert sample(address, http, REQUESTS) == {"node1": REQUESTS}
+
+        # removed: nothing listens, HAProxy has no server left, the address is free again
+        writes = playbook(engine, tmp_path, service(ports, NODES, state="absent"))
+        assert writes > 0
+        assert wait_for(lambda: refused(address, http), timeout=5)
+        assert refused(address, admin) and served_by(engine) == [] and not pool_holds(engine, address)
+        assert "frontend fe_" not in "".join(engine.haproxy()["config"].values())
+        assert engine.haproxy()["errors"] == []
+    finally:
+        if held is not None:
+            held.close()
+        for node in nodes.values():
+            node.stop()

@@ -1,0 +1,152 @@
+"""One load balancer's deployed LBaaS objects -> an HAProxy configuration file (pure, no I/O).
+
+Proxies and servers are named after identifiers (``fe_<id>``, ``be_<id>``, ``srv_<id>``): Engine names
+need not be unique and may hold characters HAProxy refuses; the names go into comments. Every line
+remembers the object it came from, so an HAProxy alert naming ``file:line`` (or an identifier) points
+at the objects to put into DeploymentError. What HAProxy would misread or what could inject
+configuration lines is refused here, per object, with a reason.
+
+Decisions where the Engine's behaviour is unknown (tests/engine/README.md, "HAProxy mode"):
+- ``health_check`` is the JSON fragment the clients send (ENGINE_API.md 4.4): ``"adv_check": "tcp-check"``
+  -> ``option tcp-check``, ``"httpchk": {"method": "GET", "uri": "/"}`` (or ``"adv_check": "httpchk"``)
+  -> ``option httpchk GET /``, another ``adv_check`` value X -> ``option X`` (HAProxy judges it);
+  no health check -> the HTTP check ``GET /`` (the Engine's default, see plugins' _service.TCP_CHECK).
+- timeouts: a bare number is seconds (``30`` -> ``30s``); a value with a unit passes as HAProxy reads it.
+"""
+import ipaddress
+import json
+import re
+
+SAFE_WORD = re.compile(r"^[A-Za-z0-9._/-]+$")     # option names, HTTP methods: no spaces, no newlines
+SAFE_URI = re.compile(r"^/[!-~]*$")                # printable, no spaces
+BARE_NUMBER = re.compile(r"^\d+$")
+
+
+class Rendered(object):
+    """The text, the object behind each line (1-based), and objects refused with their reason."""
+
+    def __init__(self):
+        self.lines = []
+        self.owner = {}
+        self.refused = {}
+
+    def add(self, line, ident=None):
+        self.lines.append(line)
+        if ident:
+            self.owner[len(self.lines)] = ident
+
+    @property
+    def included(self):
+        return set(self.owner.values())
+
+    @property
+    def text(self):
+        return "\n".join(self.lines) + "\n"
+
+
+def comment(text):
+    """A name as a comment: printable characters only, so it cannot end the comment line."""
+    return "".join(c if c.isprintable() else "?" for c in str(text))
+
+
+def health_check(text):
+    """HAProxy lines for a backend's health_check, or ValueError with the reason."""
+    if text is None or not str(text).strip():
+        return ["option httpchk GET /"]
+    try:
+        spec = json.loads("{%s}" % text)
+    except ValueError:
+        raise ValueError("health_check %r is not a JSON fragment like '\"adv_check\": \"tcp-check\"'" % text)
+    check = spec.get("adv_check")
+    httpchk = spec.get("httpchk")
+    if check is None and httpchk is None:
+        raise ValueError("health_check %r names neither adv_check nor httpchk" % text)
+    if httpchk is not None or check == "httpchk":
+        httpchk = httpchk if isinstance(httpchk, dict) else {}
+        method, uri = str(httpchk.get("method", "GET")), str(httpchk.get("uri", "/"))
+        if not SAFE_WORD.match(method) or not SAFE_URI.match(uri):
+            raise ValueError("health_check %r: method must be one word and uri a path without spaces" % text)
+        return ["option httpchk %s %s" % (method, uri)]
+    if not isinstance(check, str) or not SAFE_WORD.match(check):
+        raise ValueError("health_check %r: adv_check must be one word" % text)
+    return ["option %s" % check]
+
+
+def timeout(value, what):
+    text = str(value).strip()
+    if not text or not SAFE_WORD.match(text):
+        raise ValueError("%s %r is not a time" % (what, value))
+    return text + "s" if BARE_NUMBER.match(text) else text
+
+
+def endpoint(ip, port):
+    """address:port with HAProxy's family prefix (an IPv6 address holds colons itself)."""
+    family = "ipv6" if ipaddress.ip_address(ip).version == 6 else "ipv4"
+    return "%s@%s:%d" % (family, ip, port)
+
+
+def render(lb, backends, frontends, binds, servers):
+    """``backends``/``frontends``/``binds``/``servers``: the docs to deploy. Refused objects are left
+    out (with their children) and listed in ``refused``; a frontend whose default backend is not
+    rendered waits, with its binds (``included`` tells what made it into the text)."""
+    out = Rendered()
+    out.add("# load balancer %s (%s), rendered by the local Engine" % (comment(lb.get("name")), lb["identifier"]))
+    rendered_backends = set()
+    for backend in backends:
+        ident = backend["identifier"]
+        try:
+            lines = health_check(backend.get("health_check"))
+            if backend.get("server_timeout"):
+                lines.append("timeout server %s" % timeout(backend["server_timeout"], "server_timeout"))
+        except ValueError as exc:
+            out.refused[ident] = str(exc)
+            continue
+        rendered_backends.add(ident)
+        out.add("")
+        out.add("# backend %s" % comment(backend.get("name")), ident)
+        out.add("backend be_%s" % ident, ident)
+        if backend.get("mode"):
+            out.add("    mode %s" % backend["mode"], ident)
+        out.add("    balance roundrobin", ident)
+        for line in lines:
+            out.add("    " + line, ident)
+        for server in servers:
+            if server["backend"] != ident:
+                continue
+            out.add("    # server %s" % comment(server.get("name")), server["identifier"])
+            check = " check" if server.get("check") == "enabled" else ""
+            out.add("    server srv_%s %s%s" % (server["identifier"], endpoint(server["ip"], server["port"]), check),
+                    server["identifier"])
+    for frontend in frontends:
+        ident = frontend["identifier"]
+        if frontend.get("default_backend") and frontend["default_backend"] not in rendered_backends:
+            continue   # waits for its default backend, as its binds wait for it
+        try:
+            client = timeout(frontend["client_timeout"], "client_timeout") if frontend.get("client_timeout") else None
+        except ValueError as exc:
+            out.refused[ident] = str(exc)
+            continue
+        out.add("")
+        out.add("# frontend %s" % comment(frontend.get("name")), ident)
+        out.add("frontend fe_%s" % ident, ident)
+        if frontend.get("mode"):
+            out.add("    mode %s" % frontend["mode"], ident)
+        if frontend.get("enable") == 0:
+            out.add("    disabled", ident)
+        if client:
+            out.add("    timeout client %s" % client, ident)
+        if frontend.get("default_backend"):
+            out.add("    default_backend be_%s" % frontend["default_backend"], ident)
+        for bind in binds:
+            if bind["frontend"] != ident:
+                continue
+            ssl = ""
+            if bind.get("ssl"):
+                path = bind.get("ssl_certificate_path")
+                if path is not None and not (isinstance(path, str) and path.isprintable() and " " not in path):
+                    out.refused[bind["identifier"]] = "ssl_certificate_path %r is not a file path" % path
+                    continue
+                ssl = " ssl" + (" crt %s" % path if path else "")
+            out.add("    # bind %s" % comment(bind.get("name")), bind["identifier"])
+            out.add("    bind %s%s" % (endpoint(bind["address"], bind["port"]), ssl), bind["identifier"])
+    return out
