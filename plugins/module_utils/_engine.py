@@ -14,9 +14,11 @@ __metaclass__ = type
 # * the wire format of go-anxcloud's generic client: full-object PUT with ``"state": "0"``, links as
 #   identifier strings, answers of DELETE and tag writes not read;
 # * tag writes serialised behind one lock per client (the cloud controller's ENGSUP-5902 mutex);
-# * every list envelope of the Engine, paged until an empty page (``pages``);
+# * every list envelope of the Engine, paged until an empty page or the announced last one, the
+#   pages after the first concurrently (``pages``);
 # * errors as exception classes (_engine_errors.py);
-# * a bounded thread pool for concurrent reads (``map``) and an exact, thread-safe request counter.
+# * one bounded pool for concurrent calls (``map``, shared by nested maps: _engine_pool.py), at most
+#   ``max_workers`` requests in flight at once, and an exact, thread-safe request counter.
 
 import ipaddress
 import json
@@ -24,7 +26,6 @@ import platform
 import re
 import threading
 import traceback
-from concurrent.futures import ThreadPoolExecutor
 
 try:
     from urllib.parse import quote, urlencode, urlsplit
@@ -45,6 +46,7 @@ except ImportError:
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import (
     EngineConnectionError, EngineError, NotFoundError, RateLimitedError, UnexpectedResponseError, UnsafeRequestError,
     ValidationFailedError, error_for, redact)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_pool import SharedPool
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_retry import (
     READ_METHODS, RetryPolicy, parse_retry_after)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._version import COLLECTION_NAME, COLLECTION_VERSION
@@ -52,6 +54,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._version import COL
 DEFAULT_API_URL = "https://engine.anexia-it.com"
 DEFAULT_TIMEOUT = 30
 DEFAULT_PAGE_SIZE = 100
+# Requests in flight at once (the api_concurrency option; why 8: docs/benchmarks.md).
 DEFAULT_MAX_WORKERS = 8
 
 KINDS = ("loadbalancer", "frontend", "backend", "bind", "server")
@@ -127,7 +130,7 @@ class EngineClient(object):
     ``token`` (sent as ``Authorization: Token <token>``; never shown), ``timeout`` (seconds per
     request, default 30; 0 or None = none), ``validate_certs`` (default True), ``retries`` (default 3,
     used when no ``policy`` is given), ``policy`` (a RetryPolicy, for backoff and delay settings),
-    ``page_size`` (list page size, default 100), ``max_workers`` (bound of ``map``, default 8),
+    ``page_size`` (list page size, default 100), ``max_workers`` (requests in flight at once, default 8),
     ``allow_insecure_http`` (default False: a plain http:// URL is refused unless its host is loopback).
 
     After a final 429 the client sends nothing more: the Engine asks callers to back off for a long
@@ -163,13 +166,17 @@ class EngineClient(object):
         # writes go on meanwhile.
         self._tag_lock = threading.Lock()
         self._counts = {}
-        self._local = threading.local()
+        # The hard bound on requests in flight, whatever thread sends them (map items, the tag lane).
+        self._slots = threading.BoundedSemaphore(self.max_workers)
+        # The caller of a map runs items too, so the pool has one thread less than the bound.
+        self._pool = SharedPool(self.max_workers - 1)
         self.rate_limited = None
 
     def __repr__(self):
         return "EngineClient(%r)" % self.base_url
 
     def close(self):
+        self._pool.close()
         self.session.close()
 
     def __enter__(self):
@@ -225,8 +232,10 @@ class EngineClient(object):
         while True:
             attempts += 1
             try:
-                resp = self.session.request(method, url, params=params, data=data, headers=headers,
-                                            timeout=self.timeout, verify=self.validate_certs, allow_redirects=False)
+                with self._slots:   # held while the request is in flight only, never during a backoff
+                    resp = self.session.request(method, url, params=params, data=data, headers=headers,
+                                                timeout=self.timeout, verify=self.validate_certs,
+                                                allow_redirects=False)
             except requests.exceptions.RequestException as exc:
                 failure, sent, reason = _transport_failure(exc, self.timeout)
                 if sent:
@@ -285,7 +294,7 @@ class EngineClient(object):
 
     # ---- lists ---------------------------------------------------------------------------------
     def pages(self, path, params=None, page_size=None):
-        """Every item of a paged list, page after page, whatever envelope the endpoint uses.
+        """Every item of a paged list, in page order, whatever envelope the endpoint uses.
 
         Ends at the first empty page, as go-anxcloud's generic client (pkg/api/pagination.go, ``Next``)
         and Terraform (anxcloud/utils.go, ``listAllPages``) do; never at a short page, since an Engine
@@ -294,57 +303,51 @@ class EngineClient(object):
         go-anxcloud trusts exactly that number (pkg/pagination/pagination.go, ``HasNext``), and it is
         only trusted when present as a non-negative integer. ``total_items`` is not used: it says
         nothing about the page size the Engine applied. A page equal to the one before (the endpoint
-        ignores ``page``) ends the list as well.
+        ignores ``page``) ends the list as well. Once the first page announced ``total_pages``, the
+        pages after it are requested concurrently (a pool's worth at a time); items still come in order.
         """
         return self._pages(path, params, page_size)
 
     def _pages(self, path, params=None, page_size=None, nothing_on_first=()):
         limit = int(page_size or self.page_size)
-        page = 1
-        previous = None
-        while True:
+
+        def fetch(page):
             query = sorted(dict(params or {}, page=page, limit=limit).items())
-            try:
-                body = self.request("GET", path, params=query)
-            except EngineError as exc:
-                if page == 1 and exc.status in nothing_on_first:
+            return unwrap_page(self.request("GET", path, params=query), path)
+
+        try:
+            items, meta = fetch(1)
+        except EngineError as exc:
+            if exc.status in nothing_on_first:
+                return
+            raise
+        if not items:
+            return
+        yield from items
+        total_pages = _count_value(meta.get("total_pages"))
+        previous, page = items, 2
+        while total_pages is None or page <= total_pages:
+            # Once the first page announced the total, the next pages go out together (at most a
+            # pool's worth at a time, so a wrong total costs one batch); without it, one by one.
+            last = page if total_pages is None else min(total_pages, page + self.max_workers - 1)
+            for items, _meta in self.map(fetch, range(page, last + 1)):
+                if not items or items == previous:
                     return
-                raise
-            items, meta = unwrap_page(body, path)
-            if not items or items == previous:
-                return
-            yield from items
-            total_pages = _count_value(meta.get("total_pages"))
-            if total_pages is not None and page >= total_pages:
-                return
-            previous = items
-            page += 1
+                yield from items
+                previous = items
+            page = last + 1
 
     # ---- concurrency ---------------------------------------------------------------------------
     def map(self, fn, items):
-        """``[fn(item) for item in items]`` on at most ``max_workers`` threads, results in input order.
+        """``[fn(item) for item in items]`` on the client's one shared pool, results in input order.
 
-        The first exception (in input order) is raised after the calls already running have ended;
-        calls not started yet are cancelled. A ``map`` inside a mapped function runs sequentially, so
-        the number of concurrent requests stays bounded by ``max_workers``.
+        At most ``max_workers`` calls run at once, whether the map is called by the module or inside
+        a mapped function (nested maps share the pool and run concurrently too; the caller of a map
+        runs items itself while it waits, so nesting cannot deadlock: _engine_pool.py). The first
+        exception (in input order) is raised after the calls already running have ended; calls not
+        started yet are dropped.
         """
-        items = list(items)
-        if len(items) <= 1 or self.max_workers == 1 or getattr(self._local, "in_pool", False):
-            return [fn(item) for item in items]
-        local = self._local
-
-        def run(item):
-            local.in_pool = True
-            return fn(item)
-
-        with ThreadPoolExecutor(max_workers=min(self.max_workers, len(items))) as pool:
-            futures = [pool.submit(run, item) for item in items]
-            try:
-                return [future.result() for future in futures]
-            except BaseException:
-                for future in futures:
-                    future.cancel()
-                raise
+        return self._pool.map(fn, items)
 
     # ---- LBaaS v1 ------------------------------------------------------------------------------
     @staticmethod

@@ -17,7 +17,15 @@ def make_backends(engine, n, lb=LB1, prefix="b"):
 
 
 def paths(engine):
-    return [entry["path"] for entry in engine_log(engine)["log"]]
+    """The paths in the order the Engine saw them: page 1 first, then the later pages of one list in
+    any order (they go out concurrently once page 1 announced the total), sorted by page here."""
+    found = [entry["path"] for entry in engine_log(engine)["log"]]
+    return found[:1] + sorted(found[1:], key=_page_key)
+
+
+def _page_key(path):
+    query = parse_qs(path.split("?", 1)[1], keep_blank_values=True)
+    return (path.split("?", 1)[0], int(query.get("page", ["0"])[0]))
 
 
 # ---- the local Engine: wrapped pages (LBaaS), bare pages (resources, prefixes) -----------------
