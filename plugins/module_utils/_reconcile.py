@@ -13,7 +13,9 @@ never disagree. Every module of the collection runs through ``Reconciler.run``.
 """
 
 import copy
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import (
     ConflictError, EngineConnectionError, EngineError, NotFoundError, RateLimitedError, ServerError)
@@ -22,6 +24,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import DEL
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._wait import Target, Waiter
 
 CREATE, UPDATE, DELETE, REDEPLOY, TAG = "create", "update", "delete", "redeploy", "tag"
+# Deletes by level: children (binds, servers) together, then frontends (they point at backends), then backends.
+DELETE_LEVELS = (("bind", "server"), ("frontend",), ("backend",))
 PREDICTED_STATE = {CREATE: "NewlyCreated", UPDATE: "Updating", REDEPLOY: "Updating"}
 
 
@@ -146,12 +150,19 @@ class Interrupted(Exception):
 
 
 class Applier(object):
-    """Executes a plan against the Engine. Same-kind steps of one wave run concurrently.
+    """Executes a plan against the Engine, each write as soon as what it depends on exists.
 
     Writes are those of go-anxcloud's generic client: POST of the new object, PUT of the whole object
     (the client adds ``"state": "0"``, which is also how a redeploy is asked for), DELETE. A write that
-    fails in a way that may have landed ends the round (``Interrupted``) once its wave is done; a
-    definite refusal (400, 403, 422, 429 ...) fails the run.
+    fails in a way that may have landed ends the round (``Interrupted``) once the writes already
+    under way are done; a definite refusal (400, 403, 422, 429 ...) fails the run.
+
+    Order: the deletes first, children before parents (binds and servers together, then frontends,
+    then backends); then every create, update, adoption and redeploy, each one started as soon as
+    the object it links to exists (a server when its backend's create returned, not when every
+    frontend or bind did); last the deletes that wait for a create (a move). Tag writes go one at a
+    time in their own lane (the cloud controller's ENGSUP-5902 lock), so creates and reads go on
+    while they queue; the round ends only when the lane is empty.
 
     Deletes run in bounded, paced passes (RECONCILIATION.md F2, fixed): a delete that failed with a
     retryable error is looked at again after a growing pause (gone or being deleted: done), and only
@@ -166,6 +177,8 @@ class Applier(object):
         self.sleep = sleep
         self.ids = {}           # placeholder -> identifier of the object created for it
         self.objects = {}       # identifier -> Engine response of the last write
+        self._lane = None       # the tag lane: one thread, tag writes in the order they were asked for
+        self._tagging = []      # (action, future) of the tag writes asked for
 
     def _resolve(self, kind, obj):
         body = dict(obj)
@@ -177,8 +190,34 @@ class Applier(object):
         return body
 
     def _tag(self, action, ident):
-        for tag in action.tags:
-            self.client.tag_add(ident, tag)
+        """Queues the action's tag writes in the tag lane; the outcome is collected by ``_settle_tags``."""
+        if not action.tags:
+            return
+        if self._lane is None:
+            self._lane = ThreadPoolExecutor(max_workers=1)
+
+        def write():
+            for tag in action.tags:
+                self.client.tag_add(ident, tag)
+        self._tagging.append((action, self._lane.submit(write)))
+
+    def _settle_tags(self):
+        """Waits for the tag lane; a failed tag write of a created object interrupts the round (the next
+        observation adopts the object by containment or exact name); a 429 ends the run."""
+        failures = []
+        for action, future in self._tagging:
+            exc = future.exception()
+            if exc is None:
+                continue
+            if isinstance(exc, RateLimitedError) or not isinstance(exc, EngineError):
+                raise exc
+            failures.append((action, exc))
+        self._tagging = []
+        if self._lane is not None:
+            self._lane.shutdown(wait=True)
+            self._lane = None
+        if failures:
+            raise Interrupted(failures)
 
     def _one(self, action):
         kind = action.kind
@@ -190,13 +229,7 @@ class Applier(object):
             ident = created["identifier"]
             self.ids[action.id] = ident
             self.objects[ident] = created
-            try:
-                self._tag(action, ident)
-            except EngineError as exc:
-                # Created but not tagged: the next observation adopts it by containment or exact name.
-                if isinstance(exc, RateLimitedError):
-                    raise
-                raise _TagFailed(exc)
+            self._tag(action, ident)
             return Target(kind.name, ident, action.obj["name"])
         if action.op == UPDATE:
             changes = self._resolve(kind, dict((f, a) for f, (_b, a) in action.changes.items()))
@@ -219,7 +252,7 @@ class Applier(object):
         above all, propagates at once and ends the run."""
         try:
             return self._one(action), None
-        except (Interrupted, _TagFailed) as exc:
+        except Interrupted as exc:
             return None, exc
         except EngineError as exc:
             if isinstance(exc, RateLimitedError):
@@ -228,15 +261,40 @@ class Applier(object):
                 return None, exc
             raise
 
-    def _wave(self, wave):
-        """Runs one wave; open outcomes interrupt the round once the wave is done."""
-        results = self.client.map(self._attempt, wave)
-        targets = [t for t, _exc in results if t is not None]
-        failures = [(a, exc) for a, (_t, exc) in zip(wave, results) if exc is not None]
-        if failures:
-            # A child skipped because its parent's create did not complete says nothing of its own.
-            told = [(a, exc.error if isinstance(exc, _TagFailed) else exc) for a, exc in failures
-                    if not (isinstance(exc, Interrupted) and not exc.failures)]
+    def _by_dependency(self, actions):
+        """Runs creates, updates, adoptions and redeploys, each as soon as the create of every
+        placeholder it names has returned; open outcomes interrupt the round once all that could run ran."""
+        made_by = dict((a.id, a) for a in actions if a.op == CREATE)
+        waiting = {}      # action -> how many creates it still waits for
+        after = {}        # create -> actions waiting for it
+        for action in actions:
+            needs = set(made_by[v] for v in _placeholders(action) if v in made_by and made_by[v] is not action)
+            waiting[action] = len(needs)
+            for need in needs:
+                after.setdefault(need, []).append(action)
+        results = {}
+        lock = threading.Lock()
+
+        def run(action):
+            target, exc = self._attempt(action)
+            results[action] = (target, exc)
+            ready = []
+            if exc is None:
+                with lock:
+                    for child in after.get(action, []):
+                        waiting[child] -= 1
+                        if waiting[child] == 0:
+                            ready.append(child)
+            # The dependents start now, on the client's shared pool (a nested map).
+            self.client.map(run, ready)
+
+        self.client.map(run, [a for a in actions if waiting[a] == 0])
+        targets = [results[a][0] for a in actions if a in results and results[a][0] is not None]
+        failures = [(a, results[a][1]) for a in actions if a in results and results[a][1] is not None]
+        # A child never started because its parent's create did not complete says nothing of its own.
+        told = [(a, exc) for a, exc in failures if not (isinstance(exc, Interrupted) and not exc.failures)]
+        skipped = [a for a in actions if a not in results]
+        if failures or skipped:
             raise Interrupted(told or failures)
         return targets
 
@@ -269,24 +327,54 @@ class Applier(object):
                 return targets
         return targets   # pragma: no cover - the loop returns or raises
 
-    def apply(self, plan):
-        """Runs the actions wave by wave (a wave: consecutive actions of one op and kind)."""
+    def _delete_levels(self, deletes):
+        """Deletes by level: binds and servers, then frontends, then backends (children before parents)."""
         targets = []
-        wave = []
-        for action in list(plan) + [None]:
-            if wave and (action is None or (action.op, action.kind) != (wave[0].op, wave[0].kind)):
-                run = self._deletes if wave[0].op == DELETE else self._wave
-                targets.extend(t for t in run(wave) if t is not None)
-                wave = []
-            if action is not None:
-                wave.append(action)
+        for level in DELETE_LEVELS:
+            wave = [a for a in deletes if a.kind.name in level]
+            if wave:
+                targets.extend(t for t in self._deletes(wave) if t is not None)
         return targets
 
+    def apply(self, plan, wait=None):
+        """Runs the plan (see the class); ``wait(targets)``, when given, is called once every write but
+        the queued tag writes has returned, so the wait's polls overlap the tag lane."""
+        early = [a for a in plan if a.op == DELETE and a.after is None]
+        rest = [a for a in plan if a.op != DELETE]
+        late = [a for a in plan if a.op == DELETE and a.after is not None]
+        try:
+            targets = self._delete_levels(early)
+            targets += self._by_dependency(rest)
+            targets += self._delete_levels(late)
+            if wait is not None:
+                wait(targets)
+        except BaseException:
+            self._drain()
+            raise
+        self._settle_tags()
+        return targets
 
-class _TagFailed(Exception):
-    def __init__(self, error):
-        super(_TagFailed, self).__init__(str(error))
-        self.error = error
+    def _drain(self):
+        """Lets the tag writes already asked for end before the error travels on (nothing is left
+        writing in the background); their own failures are beside the point then."""
+        for _action, future in self._tagging:
+            future.exception()
+        self._tagging = []
+        if self._lane is not None:
+            self._lane.shutdown(wait=True)
+            self._lane = None
+
+
+def _placeholders(action):
+    """The placeholders an action's body will name: its parent and links, and changed links."""
+    found = []
+    kind = action.kind
+    for field in [kind.parent] + list(kind.links):
+        if field and is_placeholder(action.obj.get(field)):
+            found.append(action.obj[field])
+        if field and field in action.changes and is_placeholder(action.changes[field][1]):
+            found.append(action.changes[field][1])
+    return found
 
 
 class Outcome(object):
@@ -300,15 +388,24 @@ class Outcome(object):
 
 
 class Reconciler(object):
-    """observe -> plan -> predict (check mode) | apply -> wait -> observe -> plan ... until converged.
+    """observe -> plan -> predict (check mode) | apply -> wait -> (observe -> plan ...) until converged.
 
     ``observe()`` returns a state object with a ``world`` attribute (``{id: flat object}``);
-    ``planner(state)`` returns a ``Plan``. After every wait the plan is computed again from fresh
-    state, so objects that changed meanwhile are handled in the same run (bounded by ``max_rounds``).
-    A round that ends on an open outcome (``Interrupted``) is followed by a new observation, never
-    by a blind retry. ``before_apply(state, plan)`` runs once before the first write of a real run
-    (the service module takes its leases there); when it answers True the world may have changed
-    meanwhile, so the run observes and plans again before writing.
+    ``planner(state)`` returns a ``Plan``. A round that ends on an open outcome (``Interrupted``) is
+    followed by a new observation, never by a blind retry. ``before_apply(state, plan)`` runs once
+    before the first write of a real run (the service module takes its leases there); when it
+    answers True the world may have changed meanwhile, so the run observes and plans again before
+    writing.
+
+    After the wait, the run observes and plans again only when it cannot know the outcome: the wait
+    read every object it wrote (and every object it waited for) back from the Engine, so when each of
+    them ended deployed (or gone) with exactly the fields the plan gave it, the state after the run is
+    the state before with those reads in place, and a new observation would only repeat them
+    (``confirmed_world``). It still observes again when a write's outcome is open (an interrupted
+    round: a write that may have landed, a failed tag write), or when an object read back differs
+    from the plan (the Engine stored something else; planning again settles it, bounded by
+    ``max_rounds``). Objects the run did not write are as observed: the lease keeps other runs of
+    the collection away meanwhile.
     """
 
     def __init__(self, client, check_mode, wait=True, wait_timeout=600, max_rounds=3, waiter=None, before_apply=None):
@@ -318,9 +415,13 @@ class Reconciler(object):
         self.wait = wait
         self.max_rounds = max_rounds
         self.waiter = waiter or Waiter(client, wait_timeout)
+        self.observations = 0
 
     def run(self, observe, planner):
-        state = observe()
+        def look():
+            self.observations += 1
+            return observe()
+        state = look()
         plan = planner(state).ordered()
         first_plan, before = plan, state.world
         if self.check_mode:
@@ -328,36 +429,38 @@ class Reconciler(object):
         if not plan and not plan.waits:
             return Outcome(first_plan, before, before, False, 0)   # in sync: no second observation
         if plan and self.before_apply is not None and self.before_apply(state, plan):
-            state = observe()
+            state = look()
             plan = planner(state).ordered()
             first_plan, before = plan, state.world
             if not plan and not plan.waits:
                 return Outcome(first_plan, before, before, False, 0)
         rounds = 0
-        predicted = before
         interruptions = []
         while True:
             applier = Applier(self.client, self.waiter)
+            waits = [Target(*t) for t in plan.waits]
             try:
-                targets = applier.apply(plan)
+                targets = applier.apply(plan, wait=(lambda done: self.waiter.wait(done + waits)) if self.wait else None)
             except Interrupted as exc:
                 rounds += 1
                 interruptions.append(str(exc))
                 if rounds >= self.max_rounds:
                     raise Failure("the run could not settle the Engine's answers after %d rounds: %s"
                                   % (rounds, " | ".join(interruptions)), plan=first_plan.to_list())
-                state = observe()
+                state = look()
                 plan = planner(state).ordered()
                 if not plan and not plan.waits:
                     break
                 continue
-            predicted = plan.predict(predicted)
+            predicted = plan.predict(state.world)
             if not self.wait:
                 return Outcome(first_plan, before, self._as_written(predicted, applier), bool(first_plan), rounds,
                                interruptions)
-            self.waiter.wait(targets + [Target(*t) for t in plan.waits])
             rounds += 1
-            state = observe()
+            after = self.confirmed_world(predicted, applier, targets + waits)
+            if after is not None:
+                return Outcome(first_plan, before, after, bool(first_plan), rounds, interruptions)
+            state = look()
             if not plan:
                 break
             plan = planner(state).ordered()
@@ -367,6 +470,49 @@ class Reconciler(object):
                 raise Failure("the objects did not converge after %d rounds; still planned: %s"
                               % (rounds, ", ".join(repr(a) for a in plan)), plan=plan.to_list())
         return Outcome(first_plan, before, state.world, bool(first_plan), rounds, interruptions)
+
+    def confirmed_world(self, predicted, applier, targets):
+        """The state after the run from the wait's own reads, or None when they do not confirm the plan.
+
+        Every target must have been read by its last poll: deployed with exactly the predicted fields
+        (links of new parents resolved to their identifiers), or gone."""
+        seen = self.waiter.seen
+        out = {}
+        for ref, obj in predicted.items():
+            ident = applier.ids.get(ref, ref)
+            if is_placeholder(ident):
+                return None   # a create that never returned: only a new look can tell
+            out[ident] = obj
+        for target in targets:
+            if target.id not in seen:
+                return None
+            read = seen[target.id]
+            if target.expect == "gone":
+                if read is not None:
+                    return None
+                out.pop(target.id, None)
+                continue
+            if read is None or target.id not in out:
+                return None
+            expected = out[target.id]
+            flat = KINDS[target.kind].from_engine(read)
+            kind = KINDS[target.kind]
+            for field in [kind.parent] + list(kind.fields):
+                want = expected.get(field)
+                want = applier.ids.get(want, want) if is_placeholder(want) else want
+                if field and flat.get(field) != want:
+                    return None   # the Engine holds something else than planned: observe and plan again
+            for key in ("lb", "tags", "listed"):
+                if key in expected:
+                    flat[key] = expected[key]
+            flat["confirmed"] = True
+            out[target.id] = flat
+        for obj in out.values():
+            obj.pop("planned", None)
+            for field in [KINDS[obj["kind"]].parent] + list(KINDS[obj["kind"]].links):
+                if field and is_placeholder(obj.get(field)):
+                    obj[field] = applier.ids.get(obj[field], obj[field])
+        return out
 
     @staticmethod
     def _as_written(predicted, applier):

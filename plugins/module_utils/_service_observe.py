@@ -8,9 +8,9 @@ __metaclass__ = type
 """Observing one service: every load balancer it is declared on, and every one its owner tag is found on.
 
 Identity is scoped by load balancer: an object belongs to the load balancer (and the parent) it is on.
-One owner-tag listing for the whole service (RECONCILIATION F8); per declared load balancer, its
-backend and frontend listings, the details of what is ours or carries a desired name, and every child
-of those parents (a child of our parent is ours, tagged or not: a create whose tag write failed must
+One owner-tag listing for the whole service (RECONCILIATION F8); per declared load balancer, its own
+tags, its backend and frontend listings, the details of what is ours or carries a desired name, and
+every child of those parents (a child of our parent is ours, tagged or not: a create whose tag write failed must
 not leak). Objects carrying the owner tag that no declared load balancer holds are located (their
 load balancer read from the object or its parent) and that load balancer is observed too, so the plan
 can clean it; they are never matched against same-named objects elsewhere.
@@ -58,7 +58,8 @@ class ServiceObserver(object):
         self.tag = tag
         self.prefix = prefix
         self.lb_listing = []
-        self.listings = {}   # lb id -> frontend listing, reused for conflict detection
+        self.listings = {}        # lb id -> frontend listing, reused for conflict detection
+        self.children_seen = {}   # id of another owner's parent -> its children as read, for conflict detection
 
     def resolve(self, refs):
         """The load balancers by name or id, from one listing (kept to name the ones found later)."""
@@ -97,44 +98,89 @@ class ServiceObserver(object):
             obj["tags"] = tag_names(resource)
             obj["confirmed"] = True
 
-    def _one_lb(self, lb, listed, declared):
-        """Parents that are ours or carry a desired name (declared load balancers only), and all their children."""
+    def _listings(self, lb):
+        """The load balancer's backend and frontend listings."""
+        return self.client.map(lambda kind: self.client.lbaas_list(kind, load_balancer=lb["id"]), ("backend", "frontend"))
+
+    def _one_lb(self, lb, listings, listed, declared):
+        """Parents that are ours or carry a desired name (declared load balancers only), and all their children.
+
+        Everything that depends only on the listings goes out at once and each child listing's details
+        follow as soon as it arrives (nested maps share the client's pool): the details of the parents,
+        the tags of the parents outside the owner-tag listing (an untagged one may be adopted, another
+        owner's never) and the child listings of every such parent. Children of a parent that turns
+        out to be another owner's are kept aside, for conflict detection only.
+        """
         client = self.client
-        backends_listing, frontends_listing = client.map(
-            lambda kind: client.lbaas_list(kind, load_balancer=lb["id"]), ("backend", "frontend"))
+        backends_listing, frontends_listing = listings
         self.listings[lb["id"]] = frontends_listing
         d = self.desired
         wanted = {"backend": set(b["name"] for b in d.backends.values()) if declared else set(),
                   "frontend": set(f["name"] for f in d.frontends.values()) if declared else set()}
-        parents = {}
-        for kind, listing in (("backend", backends_listing), ("frontend", frontends_listing)):
-            ids = [i["identifier"] for i in listing if i["identifier"] in listed or i.get("name") in wanted[kind]]
-            parents[kind] = self._details(kind, ids, listed)
-        candidates = [o for kind in parents for o in parents[kind] if not o["listed"]]
-        self._read_tags(candidates)   # an untagged one may be adopted, another owner's never
-        children = {}
-        for kind, parent_kind in (("server", "backend"), ("bind", "frontend")):
-            ours = [p for p in parents[parent_kind] if not _foreign(p, self.tag, self.prefix)]
-            listings = client.map(lambda p: client.lbaas_list(kind, **{KINDS[kind].parent: p["id"]}), ours)
-            children[kind] = self._details(kind, [i["identifier"] for listing in listings for i in listing], listed)
+        picked = dict((kind, [i["identifier"] for i in listing if i["identifier"] in listed or i.get("name") in wanted[kind]])
+                      for kind, listing in (("backend", backends_listing), ("frontend", frontends_listing)))
+        child_of = {"backend": "server", "frontend": "bind"}
+        jobs = [("details", kind, picked[kind]) for kind in ("backend", "frontend")]
+        jobs += [("tags", kind, [i for i in picked[kind] if i not in listed]) for kind in ("backend", "frontend")]
+        jobs += [("children", kind, ident) for kind in ("backend", "frontend") for ident in picked[kind]]
+
+        def run(job):
+            what, kind, arg = job
+            if what == "details":
+                return self._details(kind, arg, listed)
+            if what == "tags":
+                return dict(zip(arg, client.map(lambda i: tag_names(client.resource_get(i)), arg)))
+            child = child_of[kind]
+            ids = [i["identifier"] for i in client.lbaas_list(child, **{KINDS[child].parent: arg})]
+            return self._details(child, ids, listed)
+        results = client.map(run, jobs)
+        parents = {"backend": results[0], "frontend": results[1]}
+        tags = dict(results[2], **results[3])
+        for obj in parents["backend"] + parents["frontend"]:
+            if obj["id"] in tags:
+                obj["tags"] = tags[obj["id"]]
+                obj["confirmed"] = True
+        foreign = set(o["id"] for kind in parents for o in parents[kind] if _foreign(o, self.tag, self.prefix))
+        children = {"server": [], "bind": []}
+        for (_what, kind, parent_id), found in zip(jobs[4:], results[4:]):
+            if parent_id in foreign:
+                self.children_seen[parent_id] = found
+            else:
+                children[child_of[kind]].extend(found)
         return Observed(lb, parents["backend"], parents["frontend"], children["bind"], children["server"])
 
-    def _lb_tags(self, lbs):
-        return dict(zip([lb["id"] for lb in lbs], self.client.map(lambda lb: tag_names(self.client.resource_get(lb["id"])), lbs)))
-
     def observe(self, lbs):
-        listed = set(r["identifier"] for r in self.client.resources_by_tag(self.tag))
-        observed = dict(zip([lb["id"] for lb in lbs], self.client.map(lambda lb: self._one_lb(lb, listed, True), lbs)))
-        lb_tags = self._lb_tags(lbs)
+        """One observation. The owner-tag listing, the load balancers' own tags and their listings go
+        out together; the load balancers' tags are read before any object (with the first reads), so a
+        run that wrote after them shows in its marker when the lease is taken (_service_guard)."""
+        client = self.client
+        self.children_seen = {}
+        jobs = [("tagged", None)] + [("lb tags", lb) for lb in lbs] + [("listings", lb) for lb in lbs]
+
+        def first(job):
+            what, lb = job
+            if what == "tagged":
+                return set(r["identifier"] for r in client.resources_by_tag(self.tag))
+            if what == "lb tags":
+                return tag_names(client.resource_get(lb["id"]))
+            return self._listings(lb)
+        results = client.map(first, jobs)
+        listed = results[0]
+        lb_tags = dict(zip([lb["id"] for lb in lbs], results[1:1 + len(lbs)]))
+        listings = results[1 + len(lbs):]
+        observed = dict(zip([lb["id"] for lb in lbs],
+                            client.map(lambda item: self._one_lb(item[0], item[1], listed, True), zip(lbs, listings))))
         extra = []
         unseen = listed - _seen(observed)
         if unseen:
             located = self._locate(sorted(unseen), listed)
             extra = [self._lb(lb_id) for lb_id in sorted(located, key=lambda i: (i is None, i or ""))
                      if lb_id is not None and lb_id not in observed]
-            observed.update(zip([lb["id"] for lb in extra],
-                                self.client.map(lambda lb: self._one_lb(lb, listed, False), extra)))
-            lb_tags.update(self._lb_tags(extra))   # leases and markers live there too
+            found = client.map(lambda lb: (tag_names(client.resource_get(lb["id"])),
+                                           self._one_lb(lb, self._listings(lb), listed, False)), extra)
+            for lb, (tags, obs) in zip(extra, found):
+                observed[lb["id"]] = obs
+                lb_tags[lb["id"]] = tags   # leases and markers live there too
             seen = _seen(observed)
             for lb_id, objs in located.items():
                 for obj in objs:
@@ -182,13 +228,26 @@ class ServiceObserver(object):
         self._read_tags(todo)
         return [o for o in todo if self.tag not in o["tags"]]
 
-    def foreign_binds(self, lb, ours):
-        """Every bind on the load balancer outside our frontends, with its tags (for conflict detection)."""
-        frontends = [{"id": i["identifier"]} for i in self.listings.get(lb["id"], []) if i["identifier"] not in ours]
-        listings = self.client.map(lambda f: self.client.lbaas_list("bind", frontend=f["id"]), frontends)
+    def foreign_binds(self, lb, ours, wanted=None):
+        """Binds on the load balancer outside our frontends that hold one of the ``wanted`` (address,
+        port) pairs (every pair when None), with their tags (for conflict detection).
+
+        What the observation read is reused (binds of another owner's frontend it looked at); the
+        other frontends' binds are listed and read now. Tags are read only for binds on a wanted
+        pair: they name the holder, and confirm that a bind the owner-tag listing showed is ours.
+        """
+        client = self.client
+        frontends = [i["identifier"] for i in self.listings.get(lb["id"], []) if i["identifier"] not in ours]
+        known = [f for f in frontends if f in self.children_seen]
+        rest = [f for f in frontends if f not in self.children_seen]
+        listings = client.map(lambda f: client.lbaas_list("bind", frontend=f), rest)
         ids = [i["identifier"] for listing in listings for i in listing]
-        binds = [KINDS["bind"].from_engine(o) for o in self.client.lbaas_get_many("bind", ids)]
-        tags = dict((r["identifier"], tag_names(r)) for r in self.client.map(self.client.resource_get, ids))
+        binds = [KINDS["bind"].from_engine(o) for o in client.lbaas_get_many("bind", ids)]
+        binds += [dict(b) for f in known for b in self.children_seen[f]]
+        if wanted is not None:
+            wanted = set(wanted)
+            binds = [b for b in binds if (b.get("address"), b.get("port")) in wanted]
+        tags = dict((r["identifier"], tag_names(r)) for r in client.map(client.resource_get, [b["id"] for b in binds]))
         for bind in binds:
             bind["tags"] = tags.get(bind["id"], [])
         return [b for b in binds if self.tag not in b["tags"]]

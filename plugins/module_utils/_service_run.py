@@ -141,7 +141,8 @@ class ServiceRun(object):
             obs = planner.obs
             if planner.out.binds_to_check and obs.lb in self.lbs:
                 if obs.foreign_binds is None:
-                    obs.foreign_binds = self.observer.foreign_binds(obs.lb, planner.out.parents)
+                    obs.foreign_binds = self.observer.foreign_binds(
+                        obs.lb, planner.out.parents, [(a, p) for a, p, _name in planner.out.binds_to_check])
                 conflicts.extend(planner.conflicts())
         if conflicts:
             self.result["conflicts"] = conflicts

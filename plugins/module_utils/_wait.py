@@ -45,12 +45,15 @@ class Waiter(object):
         self.clock = clock
         self.redeployed = set()
         self.polls = 0
+        self.seen = {}   # id -> the Engine's answer to the last poll (None: gone), for the state after the run
 
     def _poll(self, target):
         try:
-            return self.client.lbaas_get(target.kind, target.id)
+            obj = self.client.lbaas_get(target.kind, target.id)
         except NotFoundError:
-            return None
+            obj = None
+        self.seen[target.id] = obj
+        return obj
 
     def _done(self, target, obj):
         if target.expect == "gone":

@@ -75,18 +75,44 @@ def test_check_mode_predicts_and_writes_nothing():
     assert client.writes() == []
 
 
-def test_real_run_plans_again_after_the_wait_until_nothing_is_left():
+def test_no_second_observation_when_the_wait_read_every_written_object_as_planned():
     client = FakeClient()
-    plans = [[Action(CREATE, BACKEND, new(BACKEND, "b", load_balancer=LB))], [], []]
+    plans = [[Action(CREATE, BACKEND, new(BACKEND, "b", load_balancer=LB, mode="tcp"), tags=["t"])], [], []]
+    looks = []
 
     def observe():
+        looks.append(1)
+        return State(dict((i, BACKEND.from_engine(o)) for i, o in client.objects.items()))
+
+    reconciler = Reconciler(client, check_mode=False, waiter=Waiter(client, 5, sleep=lambda s: None))
+    outcome = reconciler.run(observe, lambda state: Plan(plans.pop(0)))
+    assert outcome.changed and outcome.rounds == 1
+    ((ident, obj),) = outcome.after.items()
+    assert ident in client.objects and obj["id"] == ident               # the real identifier, not the placeholder
+    assert (obj["name"], obj["mode"], obj["load_balancer"], obj["tags"]) == ("b", "tcp", LB, ["t"])
+    assert obj["state"]["title"] == "Deployed"                          # as the wait read it
+    assert looks == [1] and len(plans) == 2                             # observed and planned once
+    assert [c[0] for c in client.calls if c[1] == "backend"] == ["POST", "GET"]   # the wait's one read
+
+
+def test_the_run_observes_and_plans_again_when_a_read_back_differs_from_the_plan():
+    client = FakeClient()
+    plans = [[Action(CREATE, BACKEND, new(BACKEND, "b", load_balancer=LB, mode="tcp"))], [], []]
+    looks = []
+    create = client.lbaas_create
+
+    def engine_stores_http(kind, body):   # an Engine that stores another value than the one sent
+        return create(kind, dict(body, mode="http"))
+    client.lbaas_create = engine_stores_http
+
+    def observe():
+        looks.append(1)
         return State(dict((i, BACKEND.from_engine(o)) for i, o in client.objects.items()))
 
     outcome = Reconciler(client, check_mode=False, waiter=Waiter(client, 5, sleep=lambda s: None)).run(
         observe, lambda state: Plan(plans.pop(0)))
-    assert outcome.changed and outcome.rounds == 1
-    assert [o["name"] for o in outcome.after.values()] == ["b"]
-    assert len(plans) == 1
+    assert outcome.rounds == 1 and looks == [1, 1] and len(plans) == 1   # looked and planned again
+    assert [o["mode"] for o in outcome.after.values()] == ["http"]       # what the Engine holds
 
 
 def test_a_plan_that_never_converges_fails_after_bounded_rounds():
@@ -96,9 +122,16 @@ def test_a_plan_that_never_converges_fails_after_bounded_rounds():
     def observe():
         return State({ident: flat(BACKEND, client, ident)})
 
-    def planner(state):   # something keeps changing the object back
-        client.objects[ident]["mode"] = "http"
+    def planner(state):
         return Plan([Action(UPDATE, BACKEND, state.world[ident], {"mode": ("http", "tcp")})])
+
+    update = client.lbaas_update
+
+    def changed_back(kind, ident, body):   # something keeps changing the object back
+        answer = update(kind, ident, body)
+        client.objects[ident]["mode"] = "http"
+        return answer
+    client.lbaas_update = changed_back
 
     with pytest.raises(Failure, match="did not converge after 3 rounds"):
         Reconciler(client, check_mode=False, waiter=Waiter(client, 5, sleep=lambda s: None)).run(observe, planner)

@@ -1,0 +1,55 @@
+"""Runs one module of the collection as its own process, the way Ansible's controller would start it on
+localhost but without the controller: ``python -m ansible_collections.anxcloud.lbaas.plugins.modules.X
+args.json``. Returns the module's result, the process's wall time and its peak memory (ru_maxrss)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def collections_path():
+    return subprocess.check_output([os.path.join(ROOT, "scripts", "collection-path.sh")], text=True).strip()
+
+
+class ModuleRun(object):
+    def __init__(self, result, seconds, peak_mb, rc):
+        self.result = result
+        self.seconds = seconds
+        self.peak_mb = peak_mb
+        self.rc = rc
+
+    @property
+    def failed(self):
+        return self.rc != 0 or self.result.get("failed")
+
+
+def run_module(module, args, check=False, diff=False):
+    env = dict(os.environ, PYTHONPATH=collections_path())
+    env.pop("ANEXIA_TOKEN", None)
+    payload = {"ANSIBLE_MODULE_ARGS": dict(args, _ansible_check_mode=check, _ansible_diff=diff,
+                                           _ansible_tmpdir=tempfile.gettempdir())}
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+        json.dump(payload, handle)
+        path = handle.name
+    out = tempfile.TemporaryFile()
+    try:
+        started = time.monotonic()
+        proc = subprocess.Popen([sys.executable, "-m", "ansible_collections.anxcloud.lbaas.plugins.modules." + module,
+                                 path], stdout=out, stderr=subprocess.STDOUT, env=env, cwd=tempfile.gettempdir())
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.monotonic() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read().decode("utf-8", "replace")
+    finally:
+        out.close()
+        os.unlink(path)
+    try:
+        result = json.loads(text[text.index("{"):])
+    except ValueError:
+        result = {"failed": True, "msg": text[-2000:]}
+    return ModuleRun(result, seconds, usage.ru_maxrss / 1024.0, proc.returncode)
