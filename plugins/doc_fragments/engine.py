@@ -52,6 +52,18 @@ options:
       - Rate limiting (HTTP 429) is never retried unless the Engine says when to (C(Retry-After)).
     type: int
     default: 3
+  api_concurrency:
+    description:
+      - How many requests to the Engine one task sends at the same time, at most (1-64). Reads of one
+        observation, the writes of one plan and the wait's polls share this bound; tag writes go one
+        at a time whatever this says (concurrent tag writes conflict on the Engine), beside the others
+        and within the bound.
+      - The default 8 keeps a whole service's no-op run to about ten round trips to the Engine while
+        staying well within what a rate-limited API tolerates from one client; it changes how fast the
+        requests go out, not how many there are. Lower it if the Engine answers HTTP 429; raise it for
+        services on many load balancers (two load balancers at 16 take as many round trips as one at 8).
+    type: int
+    default: 8
 requirements:
   - requests
 notes:

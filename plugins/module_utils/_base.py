@@ -34,6 +34,7 @@ def engine_argument_spec():
         validate_certs=dict(type="bool", default=True),
         api_timeout=dict(type="int", default=30),
         api_retries=dict(type="int", default=3),
+        api_concurrency=dict(type="int", default=8),
         allow_insecure_http=dict(type="bool", default=False),
     )
 
@@ -69,6 +70,7 @@ class AnxcloudModule(object):
             timeout=self.params["api_timeout"],
             validate_certs=self.params["validate_certs"],
             retries=self.params["api_retries"],
+            max_workers=self.params["api_concurrency"],
             allow_insecure_http=self.params["allow_insecure_http"],
         )
 
@@ -89,6 +91,9 @@ class AnxcloudModule(object):
             value = module.params.get(name)
             if value is not None and value < 0:
                 module.fail_json(msg="%s must not be negative, got %d" % (name, value))
+        concurrency = module.params.get("api_concurrency")
+        if concurrency is not None and not 1 <= concurrency <= 64:
+            module.fail_json(msg="api_concurrency must be between 1 and 64, got %d" % concurrency)
         insecure = None
         try:
             normalize_api_url(module.params["api_url"], module.params["allow_insecure_http"])

@@ -30,7 +30,7 @@ from datetime import datetime, timezone
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import EngineError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import HOLDER_MAX
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._tag_entities import forget
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._tag_entities import delete_found, forget
 
 HOLDER_UNSAFE = re.compile(r"[^A-Za-z0-9._:-]+")
 
@@ -105,10 +105,24 @@ class Leases(object):
 
     def acquire(self, lbs, tags_by_lb):
         """Takes the lease on every load balancer, or fails naming the holder (and releases what it took).
-        ``tags_by_lb`` are the tags as observed; returns True if an expired lease was taken over."""
+        ``tags_by_lb`` are the tags as observed; returns True if an expired lease was taken over.
+
+        A live lease seen in the observed tags fails the run before anything is written. The attaches
+        go one after another (tag writes are serialised), then every load balancer's tags are read
+        back at once: one round trip for all of them, not one per load balancer."""
         try:
             for lb in lbs:
-                self._acquire_one(lb, tags_by_lb[lb["id"]])
+                live = self.others(tags_by_lb[lb["id"]])
+                if live:
+                    raise Failure(self.held_message(lb, live[0]), lease_holder=live[0].holder,
+                                  lease_expires=when(live[0].expiry), load_balancer=lb["name"] or lb["id"])
+            for lb in lbs:
+                ours = LeaseTag(self.prefix, self.holder, self.clock() + self.timeout)
+                self.client.tag_add(lb["id"], ours.name)
+                self.held.append((lb, ours))
+            seen = self.client.map(lambda lb: self.tags_of(lb["id"]), lbs)
+            for (lb, ours), tags in zip(self.held, seen):
+                self._check(lb, ours, tags, tags_by_lb[lb["id"]])
         except (Failure, EngineError):
             self.release()
             raise
@@ -116,24 +130,17 @@ class Leases(object):
             self.sleep(self.takeover_wait)   # let the crashed run's last requests land first
         return bool(self.taken_over)
 
-    def _acquire_one(self, lb, tags):
-        live = self.others(tags)
-        if live:
-            raise Failure(self.held_message(lb, live[0]), lease_holder=live[0].holder,
-                          lease_expires=when(live[0].expiry), load_balancer=lb["name"] or lb["id"])
-        ours = LeaseTag(self.prefix, self.holder, self.clock() + self.timeout)
-        self.client.tag_add(lb["id"], ours.name)
-        self.held.append((lb, ours))
-        self.seen[lb["id"]] = self.tags_of(lb["id"])
-        if ours.name not in self.seen[lb["id"]]:
+    def _check(self, lb, ours, tags, observed):
+        self.seen[lb["id"]] = tags
+        if ours.name not in tags:
             # The Engine accepted the attach but does not show it: no lease, so no writing.
             raise Failure("could not take the lease on load balancer %s: the tag '%s' is not on it after attaching it"
                           % (lb["name"] or lb["id"], ours.name), load_balancer=lb["name"] or lb["id"])
-        live = self.others(self.seen[lb["id"]])
+        live = self.others(tags)
         if live:   # another run attached meanwhile: both give way rather than both write
             raise Failure(self.held_message(lb, live[0]), lease_holder=live[0].holder,
                           lease_expires=when(live[0].expiry), load_balancer=lb["name"] or lb["id"])
-        for expired in self.others(tags, live=False):
+        for expired in self.others(observed, live=False):
             self.client.tag_remove(lb["id"], expired.name)
             self.taken_over.append((lb, expired))
             self._forget(expired)
@@ -149,13 +156,34 @@ class Leases(object):
     def release(self):
         """Removes our lease tags and their tag entities; returns the leases that could not be removed
         (they expire on their own). Entities that could not be deleted are in ``leftovers``."""
-        left = []
+        removed, left = self.remove_tags()
+        for lease in removed:
+            self._forget(lease)
+        return left
+
+    def remove_tags(self):
+        """Detaches our lease tags (one tag write after another); returns (removed leases, [(lb, lease)]
+        that could not be removed). Their entities are for ``forget_entities``."""
+        removed, left = [], []
         for lb, lease in self.held:
             try:
                 self.client.tag_remove(lb["id"], lease.name)
             except EngineError:
                 left.append((lb, lease))
                 continue
-            self._forget(lease)
+            removed.append(lease)
         self.held = []
-        return left
+        return removed, left
+
+    def forget_entities(self, removed, found):
+        """Deletes the entities of removed leases, as ``lookup`` found them earlier (None: look now)."""
+        def one(lease):
+            try:
+                entities = found.get(lease.name) if found else None
+                if entities is None:
+                    forget(self.client, lease.name, check_carriers=False)
+                else:
+                    delete_found(self.client, entities)
+            except EngineError as exc:
+                self.leftovers.append((lease.name, exc))
+        self.client.map(one, removed)

@@ -22,7 +22,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_na
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lease import Leases, LeaseTag, default_holder, when
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._marker import Marker, declaration_hash, refuse_newer
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_holder, check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._tag_entities import forget
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._tag_entities import forget, lookup
 
 
 class ServiceGuard(object):
@@ -66,19 +66,69 @@ class ServiceGuard(object):
     def mark(self, lbs, absent=False):
         """Records on each load balancer which declaration this run applied (or removes it: absent),
         then deletes the tag entities of the markers it replaced that no load balancer carries now."""
-        found = dict((lb["id"], Marker.find(self.prefix, self.service, self.lb_tags.get(lb["id"], []))) for lb in lbs)
-        newest = max([m.stamp for markers in found.values() for m in markers] or [0])
-        ours = Marker.ours(self.prefix, self.service, self.digest, after=newest)
-        replaced = []
-        for lb in lbs:
-            if not absent:
-                self.client.tag_add(lb["id"], ours.name)
-            for old in found[lb["id"]]:
-                self.client.tag_remove(lb["id"], old.name)
-                if old.name not in replaced:
-                    replaced.append(old.name)
-        for name in replaced:
-            self._forget(name)
+        self.finish([(lbs, absent)], release=False)
+
+    def _marker_writes(self, marks):
+        """The tag writes of ``marks`` ([(lbs, absent)]) and the marker names they replace."""
+        writes, replaced = [], []
+        for lbs, absent in marks:
+            found = dict((lb["id"], Marker.find(self.prefix, self.service, self.lb_tags.get(lb["id"], []))) for lb in lbs)
+            newest = max([m.stamp for markers in found.values() for m in markers] or [0])
+            ours = Marker.ours(self.prefix, self.service, self.digest, after=newest)
+            for lb in lbs:
+                if not absent:
+                    writes.append((self.client.tag_add, lb["id"], ours.name))
+                for old in found[lb["id"]]:
+                    writes.append((self.client.tag_remove, lb["id"], old.name))
+                    if old.name not in replaced:
+                        replaced.append(old.name)
+        return writes, replaced
+
+    def finish(self, marks, release=True):
+        """The end of a run: the markers of ``marks`` ([(lbs, absent)], see ``mark``), then the release
+        of the leases, overlapped: while the tag writes go one after another (markers first, so a run
+        that takes the lease next sees them), the tag entities to delete are looked up; then the
+        released leases' entities and the replaced markers' (once no load balancer carries them) are
+        deleted together. A marker write that fails is raised once the leases are released."""
+        writes, replaced = self._marker_writes(marks)
+        leases = [lease for _lb, lease in self.leases.held] if release else []
+        failed = []
+        released = {}
+
+        def write_all():
+            try:
+                for write, lb_id, name in writes:
+                    write(lb_id, name)
+            except EngineError as exc:
+                failed.append(exc)
+            finally:
+                if release:
+                    released["removed"], released["left"] = self.leases.remove_tags()
+
+        def look(name):
+            try:
+                return lookup(self.client, name)
+            except EngineError:
+                return None   # looked up again when deleting
+        names = [lease.name for lease in leases]
+        results = self.client.map(lambda job: write_all() if job is None else look(job), [None] + names)
+        found = dict(zip(names, results[1:]))
+        jobs = [("lease", lease) for lease in released.get("removed", [])] + [("marker", n) for n in replaced]
+
+        def settle(job):
+            what, item = job
+            if what == "lease":
+                self.leases.forget_entities([item], found)
+            else:
+                self._forget(item)
+        if not failed:
+            self.client.map(settle, jobs)
+        elif release:
+            self.client.map(settle, [j for j in jobs if j[0] == "lease"])
+        if release:
+            self._warn_left(released.get("left", []))
+        if failed:
+            raise failed[0]
 
     def _forget(self, name):
         try:
@@ -91,6 +141,16 @@ class ServiceGuard(object):
         for lb, lease in self.leases.release():
             self.warn("the lease tag '%s' stays on load balancer %s until %s: it could not be removed"
                       % (lease.name, lb["name"] or lb["id"], when(lease.expiry)))
+        self._warn_leftovers()
+
+    def _warn_left(self, left):
+        for lb, lease in left:
+            self.warn("the lease tag '%s' stays on load balancer %s until %s: it could not be removed"
+                      % (lease.name, lb["name"] or lb["id"], when(lease.expiry)))
+        self._warn_leftovers()
+
+    def _warn_leftovers(self):
         for name, exc in self.leases.leftovers:
             self.warn("the released lease tag '%s' could not be deleted from the account (%s); it is on no load "
                       "balancer and can be deleted by hand" % (name, exc))
+        self.leases.leftovers = []

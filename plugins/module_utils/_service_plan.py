@@ -68,6 +68,22 @@ def _foreign(obj, tag, prefix):
     return any(t.startswith(head) and t != tag for t in obj.get("tags") or [])
 
 
+def _index(objs, parent):
+    """(parent id or None, name) -> the objects with that name under that parent, in observed order."""
+    out = {}
+    for obj in objs:
+        out.setdefault((obj.get(parent) if parent else None, obj["name"]), []).append(obj)
+    return out
+
+
+def _by_port(desired):
+    """port name -> the desired children of that port, sorted as the declaration's keys sort."""
+    out = {}
+    for (port, _key), fields in sorted(desired.items()):
+        out.setdefault(port, []).append(fields)
+    return out
+
+
 def _diff(obj, fields):
     """Every managed field that differs; ``None`` is a value too (unset, as a fresh create leaves it)."""
     return dict((f, (obj.get(f), v)) for f, v in fields.items() if f != "name" and obj.get(f) != v)
@@ -149,28 +165,30 @@ class LbPlanner(object):
         return keep["id"]
 
     def plan(self):
+        """Linear in the number of objects: candidates are looked up in indexes by (parent, name)."""
         d, obs = self.desired, self.obs
         lb_id = obs.lb["id"]
         where = "load balancer '%s'" % obs.lb["name"]
         # Parents of ours that the declaration may not claim: their children are ours all the same.
         self.out.parents.update(o["id"] for o in obs.backends + obs.frontends if _owned(o, self.tag))
+        backends, frontends = _index(obs.backends, None), _index(obs.frontends, None)
+        servers, binds = _index(obs.servers, "backend"), _index(obs.binds, "frontend")
+        servers_of, binds_of = _by_port(d.servers), _by_port(d.binds)
         for port, fields in d.backends.items():
-            pointed_at = set(f["default_backend"] for f in obs.frontends if f["name"] == d.frontends[port]["name"])
-            backend_id = self._match(BACKEND, fields, obs.backends, lb_id, "no backend '%s' on %s" % (fields["name"], where),
-                                     preferred=pointed_at)
+            name = d.frontends[port]["name"]
+            pointed_at = set(f["default_backend"] for f in frontends.get((None, name), ()))
+            backend_id = self._match(BACKEND, fields, backends.get((None, fields["name"]), []), lb_id,
+                                     "no backend '%s' on %s" % (fields["name"], where), preferred=pointed_at)
             frontend = dict(d.frontends[port], default_backend=backend_id)
-            frontend_id = self._match(FRONTEND, frontend, obs.frontends, lb_id,
+            frontend_id = self._match(FRONTEND, frontend, frontends.get((None, name), []), lb_id,
                                       "no frontend '%s' on %s" % (frontend["name"], where))
-            for (p, _server), server in sorted(d.servers.items()):
-                if p == port:
-                    under = [s for s in obs.servers if s["backend"] == backend_id]
-                    self._match(SERVER, server, under, backend_id, "no server '%s' in its backend" % server["name"])
-            for (p, _address), bind in sorted(d.binds.items()):
-                if p != port:
-                    continue
-                under = [b for b in obs.binds if b["frontend"] == frontend_id]
+            for server in servers_of.get(port, ()):
+                self._match(SERVER, server, servers.get((backend_id, server["name"]), []), backend_id,
+                            "no server '%s' in its backend" % server["name"])
+            for bind in binds_of.get(port, ()):
                 before = len(self.out.actions)
-                self._match(BIND, bind, under, frontend_id, "no bind '%s' in its frontend" % bind["name"])
+                self._match(BIND, bind, binds.get((frontend_id, bind["name"]), []), frontend_id,
+                            "no bind '%s' in its frontend" % bind["name"])
                 moved = [a for a in self.out.actions[before:] if a.kind is BIND and
                          (a.op == CREATE or set(a.changes) & set(("address", "port")))]
                 if moved:

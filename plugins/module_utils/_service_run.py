@@ -74,13 +74,15 @@ class ServiceRun(object):
                                 before_apply=lambda state, plan: self.guard.before_apply(_Scope(state), plan))
         try:
             outcome = reconciler.run(self.observe, self.plan)
-            if outcome.changed and not self.check_mode:
-                self.guard.mark(self.lbs, absent=p["state"] == "absent")
-                left = [lb for lb in self.state.extra_lbs]
-                if left:
-                    self.guard.mark(left, absent=True)   # the service is gone from there: so is its marker
-        finally:
+        except BaseException:
             self.guard.release()
+            raise
+        marks = []
+        if outcome.changed and not self.check_mode:
+            marks.append((self.lbs, p["state"] == "absent"))
+            if self.state.extra_lbs:
+                marks.append((list(self.state.extra_lbs), True))   # the service is gone from there: so is its marker
+        self.guard.finish(marks)   # markers, then the leases released, overlapped (_service_guard)
         shown = self.first_lbs
         predicted = outcome.plan.predict(outcome.before)
         self.result.update(

@@ -36,13 +36,19 @@ def forget(client, name, check_carriers=True):
     """
     if check_carriers and still_carried(client, name):
         return 0
+    return delete_found(client, lookup(client, name))
+
+
+def lookup(client, name):
+    """The tag entities named exactly ``name``: ``[(identifier, [service identifiers])]``. Only reads,
+    so it can go out while the tag is still being detached."""
     try:
         found = [t for t in client.tag_entities(name) if t.get("name") == name]
     except NotFoundError:
         # No tag entity endpoint: nothing to delete. (go-anxcloud's List reads an error body as an
         # empty list, too.)
-        return 0
-    deleted = 0
+        return []
+    out = []
     for entity in found:
         info = client.tag_entity_get(entity["identifier"]) or {}
         services = []
@@ -50,7 +56,15 @@ def forget(client, name, check_carriers=True):
             ident = ((assignment or {}).get("service") or {}).get("identifier")
             if ident and ident not in services:
                 services.append(ident)
+        out.append((entity["identifier"], services))
+    return out
+
+
+def delete_found(client, found):
+    """Deletes what ``lookup`` found (every assignment); returns how many were deleted."""
+    deleted = 0
+    for ident, services in found:
         for service in services or [""]:
-            if client.tag_entity_delete(entity["identifier"], service):
+            if client.tag_entity_delete(ident, service):
                 deleted += 1
     return deleted

@@ -48,7 +48,8 @@ def test_acquire_attaches_reads_back_and_release_removes():
     leases = leases_for(client)
     assert leases.acquire([LB1, LB2], {LB1["id"]: [], LB2["id"]: ["anxlb-svc=other"]}) is False
     assert tags(client, LB1) == ["anxlb-lease=web@ctl:1@%d" % (NOW + 600)]
-    assert [c[0] for c in client.calls] == ["TAG", "GET", "TAG", "GET"]
+    # the attaches one after another (tag writes are serialised), then both read back at once
+    assert [c[0] for c in client.calls] == ["TAG", "TAG", "GET", "GET"]
     assert leases.release() == [] and tags(client, LB1) == [] and tags(client, LB2) == []
 
 
@@ -75,15 +76,34 @@ def test_a_run_that_attached_at_the_same_time_makes_both_give_way():
     assert tags(client, LB1) == [theirs] and tags(client, LB2) == [] and leases.held == []
 
 
-def test_a_failure_on_the_second_load_balancer_releases_the_first():
+def test_a_live_lease_on_the_second_load_balancer_fails_before_anything_is_written():
     client = FakeClient()
     theirs = LeaseTag("anxlb", "x@y:1", NOW + 5).name
     client.entities[theirs] = "e" * 32
     leases = leases_for(client)
     with pytest.raises(Failure):
         leases.acquire([LB1, LB2], {LB1["id"]: [], LB2["id"]: [theirs]})
-    assert tags(client, LB1) == [] and [c[0] for c in client.calls][:3] == ["TAG", "GET", "UNTAG"]
-    assert client.entities == {theirs: client.entities[theirs]}   # ours is deleted, theirs is not ours to touch
+    assert tags(client, LB1) == [] and client.writes() == []
+    assert client.entities == {theirs: client.entities[theirs]}   # theirs is not ours to touch
+
+
+def test_a_failure_after_attaching_releases_every_lease_taken():
+    client = FakeClient()
+    theirs = LeaseTag("anxlb", "x@y:1", NOW + 5).name
+    client.entities[theirs] = "e" * 32
+    leases = leases_for(client)
+    read = client.resource_get
+
+    def another_run_attached(ident):   # LB2 shows another live lease when read back
+        if ident == LB2["id"]:
+            client.tags.setdefault(ident, set()).add(theirs)
+        return read(ident)
+    client.resource_get = another_run_attached
+    with pytest.raises(Failure):
+        leases.acquire([LB1, LB2], {LB1["id"]: [], LB2["id"]: []})
+    assert tags(client, LB1) == [] and tags(client, LB2) == [theirs]
+    assert [c[0] for c in client.calls][:4] == ["TAG", "TAG", "GET", "GET"] and "UNTAG" in [c[0] for c in client.calls]
+    assert client.entities == {theirs: client.entities[theirs]}   # ours are deleted, theirs is not ours to touch
 
 
 def test_an_expired_lease_is_taken_over_after_a_pause():
