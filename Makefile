@@ -2,7 +2,7 @@
 # Both install what they need into a project-local virtual environment (.venv) first.
 PYTHON ?= python3
 
-.PHONY: demo test venv unit contract integration e2e lint sanity clean
+.PHONY: demo test venv unit contract integration e2e lint sanity clean bench
 
 venv:
 	@PYTHON=$(PYTHON) scripts/venv.sh
@@ -21,6 +21,10 @@ lint: venv
 
 sanity: venv
 	@scripts/sanity.sh
+
+# A few minutes against the local Engine; writes docs/benchmarks.md. Not part of `make test`.
+bench: venv
+	@.venv/bin/python tests/bench/benchmark.py
 
 clean:
 	rm -rf .venv .build tests/output

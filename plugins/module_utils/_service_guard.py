@@ -22,7 +22,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_na
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lease import Leases, LeaseTag, default_holder, when
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._marker import Marker, declaration_hash, refuse_newer
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_holder, check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._tag_entities import forget, lookup
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._tag_entities import (
+    delete_found, forget, lookup, still_carried)
 
 
 class ServiceGuard(object):
@@ -110,7 +111,7 @@ class ServiceGuard(object):
                 return lookup(self.client, name)
             except EngineError:
                 return None   # looked up again when deleting
-        names = [lease.name for lease in leases]
+        names = [lease.name for lease in leases] + replaced
         results = self.client.map(lambda job: write_all() if job is None else look(job), [None] + names)
         found = dict(zip(names, results[1:]))
         jobs = [("lease", lease) for lease in released.get("removed", [])] + [("marker", n) for n in replaced]
@@ -120,7 +121,7 @@ class ServiceGuard(object):
             if what == "lease":
                 self.leases.forget_entities([item], found)
             else:
-                self._forget(item)
+                self._forget(item, found.get(item))
         if not failed:
             self.client.map(settle, jobs)
         elif release:
@@ -130,9 +131,14 @@ class ServiceGuard(object):
         if failed:
             raise failed[0]
 
-    def _forget(self, name):
+    def _forget(self, name, found=None):
+        """Deletes a replaced marker's tag entity once no load balancer carries it (``found``: the
+        entities as looked up already, None: look them up now)."""
         try:
-            forget(self.client, name)
+            if found is None:
+                forget(self.client, name)
+            elif not still_carried(self.client, name):
+                delete_found(self.client, found)
         except EngineError as exc:
             self.warn("the tag '%s' could not be deleted from the account (%s); it is no longer on any load balancer "
                       "of this service and can be deleted by hand" % (name, exc))

@@ -44,7 +44,7 @@ def label(entry):
     found = LBAAS.match(path)
     if found:
         kind, ident = found.groups()
-        if ident:
+        if ident or method != "GET":
             return "%s %s" % (method, kind)
         return "list %s%s" % (kind, "" if "page=1" in path or "page=" not in path else " (more pages)")
     if path.startswith("/api/core/v1/resource.json"):

@@ -1,0 +1,330 @@
+#!/usr/bin/env python
+"""The service module's cost against a local Engine with injected latency: `make bench`.
+
+    .venv/bin/python tests/bench/benchmark.py [--quick] [--no-fleet] [--out docs/benchmarks.md]
+
+Starts the local Engine (tests/engine) and, at 0 and 50 ms of latency per request, runs the
+`service` module as its own process (no Ansible controller around it) for S42 (3 ports, 2 addresses,
+10 nodes: R = 42 objects), S42 on two load balancers and S1008 (2 ports, 2 addresses, 500 nodes):
+fresh create, no-op, check mode (one node added, --check), node added, port added, node removed.
+For each run it reads the Engine's request log: requests by method, and the round trips in a row
+(the longest chain of requests that did not overlap, from each request's start and end); and the
+module process's wall time and peak memory (ru_maxrss). Rows for per-object modules in a loop (a
+real playbook) and the cloud controller's formulas come next, then the role over 50 services on 5
+load balancers, one after another and as a fleet (docs/fleet.md). Prints the table and writes it
+with the date and the machine to docs/benchmarks.md (only the generated part between its markers).
+Not part of `make test`: it asserts nothing but that every run succeeded.
+"""
+import argparse
+import datetime
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path[:0] = [ROOT, os.path.join(ROOT, "tests", "engine")]
+
+from localengine.testing import LocalEngine  # noqa: E402
+from tests.bench.chain import by_method, describe, longest_chain  # noqa: E402
+from tests.bench.module_process import collections_path, run_module  # noqa: E402
+
+sys.path.insert(0, collections_path())
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import build  # noqa: E402
+
+SEED = os.path.join(ROOT, "tests", "engine", "seeds", "default.yml")
+BEGIN, END = "<!-- benchmark:begin -->", "<!-- benchmark:end -->"
+METHODS = ("GET", "POST", "PUT", "DELETE")
+
+
+def service(name, ports, nodes, lbs):
+    return {"name": name, "load_balancers": lbs,
+            "ports": [{"name": "p%d" % i, "port": 8000 + i} for i in range(ports)],
+            "addresses": ["127.0.10.5", "fd00:10::5"],
+            "servers": [{"name": "n%d" % i, "address": "10.%d.%d.%d" % (1 + i // 62500, i // 250 % 250, i % 250 + 1)}
+                        for i in range(nodes)]}
+
+
+SHAPES = [("S42", service("s42", 3, 10, ["lb1"])), ("S42 on 2 LBs", service("s42", 3, 10, ["lb1", "lb2"])),
+          ("S1008", service("s1008", 2, 500, ["lb1"]))]
+
+
+def objects(svc):
+    return len(svc["ports"]) * (2 + len(svc["addresses"]) + len(svc["servers"])) * len(svc["load_balancers"])
+
+
+def phases(svc):
+    added = dict(svc, servers=svc["servers"] + [{"name": "added", "address": "10.9.9.9"}])
+    ported = dict(added, ports=added["ports"] + [{"name": "extra", "port": 9000}])
+    removed = dict(ported, servers=ported["servers"][1:])
+    return [("fresh create", svc, False), ("no-op", svc, False), ("check mode (node added)", added, True),
+            ("node added", added, False), ("port added", ported, False), ("node removed", removed, False)]
+
+
+class Row(object):
+    def __init__(self, scenario, latency, log, seconds=None, peak=None, note="", chain=None):
+        self.scenario = scenario
+        self.latency = latency
+        self.counts = by_method(log) if log is not None else {}
+        self.total = len(log) if log is not None else None
+        chain = longest_chain(log) if chain is None and log is not None else chain
+        self.in_a_row = len(chain) if chain is not None else None
+        self.chain = describe(chain) if chain else ""
+        self.seconds = seconds
+        self.peak = peak
+        self.note = note
+
+    def cells(self):
+        def num(v, fmt="%d"):
+            return "-" if v is None else fmt % v
+        methods = " ".join("%s %d" % (m, self.counts[m]) for m in METHODS if self.counts.get(m))
+        return [self.scenario, "%d ms" % round(self.latency * 1000), num(self.total), methods or "-",
+                num(self.in_a_row), num(self.seconds, "%.2f"), num(self.peak, "%.0f"), self.note]
+
+
+def engine_log(engine):
+    time.sleep(0.05)   # the last answer is logged just before it leaves
+    return engine.requests()["log"]
+
+
+def module_rows(engine, latency, extra_concurrency):
+    rows = []
+    for shape, svc in SHAPES:
+        engine.reset()
+        engine.set_faults({"latency": latency})
+        for phase, declared, check in phases(svc):
+            args = dict(declared, api_url=engine.url, api_token=engine.token)
+            engine.reset_requests()
+            run = run_module("service", args, check=check)
+            log = engine_log(engine)
+            if run.failed:
+                raise SystemExit("%s %s failed: %s" % (shape, phase, run.result.get("msg")))
+            mutating = sum(1 for e in log if e["method"] != "GET")
+            if check and mutating:
+                raise SystemExit("check mode sent %d mutating requests" % mutating)
+            note = "R = %d" % objects(declared) if phase == "fresh create" else ""
+            rows.append(Row("%s %s" % (shape, phase), latency, log, run.seconds, run.peak_mb, note))
+            print(" | ".join(rows[-1].cells()), flush=True)
+            if phase == "no-op" and latency and shape in extra_concurrency:
+                engine.reset_requests()
+                run = run_module("service", dict(args, api_concurrency=16))
+                rows.append(Row("%s no-op, api_concurrency 16" % shape, latency, engine_log(engine), run.seconds,
+                                run.peak_mb))
+                print(" | ".join(rows[-1].cells()), flush=True)
+    return rows
+
+
+# ---- per-object modules in a loop (a real playbook) -------------------------------------------
+def ansible_env(engine):
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path(), ANSIBLE_NOCOLOR="1",
+               ANSIBLE_RETRY_FILES_ENABLED="0", ANSIBLE_LOCALHOST_WARNING="0",
+               ANSIBLE_INVENTORY_UNPARSED_WARNING="0", ANSIBLE_PYTHON_INTERPRETER=sys.executable,
+               ANEXIA_API_URL=engine.url, ANEXIA_TOKEN=engine.token)
+    return env
+
+
+def playbook(engine, plays, tmp, name, extra=()):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as handle:
+        yaml.safe_dump(plays, handle, sort_keys=False)
+    started = time.monotonic()
+    proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), path] + list(extra),
+                          env=ansible_env(engine), capture_output=True, text=True, cwd=tmp)
+    seconds = time.monotonic() - started
+    if proc.returncode != 0:
+        raise SystemExit("%s failed:\n%s\n%s" % (name, proc.stdout[-3000:], proc.stderr[-2000:]))
+    return seconds
+
+
+def per_object_tasks(svc):
+    d = build(svc)
+    lb, owner = svc["load_balancers"][0], svc["name"]
+    names = dict((port, b["name"]) for port, b in d.backends.items())
+    return [
+        {"name": "backends", "anxcloud.lbaas.backend": {"load_balancer": lb, "name": "{{ item.name }}", "mode": "{{ item.mode }}",
+                                                        "health_check": "{{ item.health_check }}", "owner": owner},
+         "loop": list(d.backends.values())},
+        {"name": "frontends", "anxcloud.lbaas.frontend": {"load_balancer": lb, "name": "{{ item.name }}", "mode": "{{ item.mode }}",
+                                                          "default_backend": "{{ item.name }}", "owner": owner},
+         "loop": list(d.frontends.values())},
+        {"name": "binds", "anxcloud.lbaas.bind": {"load_balancer": lb, "frontend": "{{ item.frontend }}", "name": "{{ item.name }}",
+                                                  "address": "{{ item.address }}", "port": "{{ item.port }}", "owner": owner},
+         "loop": [dict(b, frontend=names[port]) for (port, _a), b in sorted(d.binds.items())]},
+        {"name": "servers", "anxcloud.lbaas.server": {"load_balancer": lb, "backend": "{{ item.backend }}", "name": "{{ item.name }}",
+                                                      "ip": "{{ item.ip }}", "port": "{{ item.port }}", "check": "{{ item.check }}",
+                                                      "owner": owner},
+         "loop": [dict(s, backend=names[port]) for (port, _n), s in sorted(d.servers.items())]},
+    ]
+
+
+def per_object_row(engine, tmp, latency):
+    svc = SHAPES[0][1]
+    engine.reset()
+    engine.set_faults({"latency": 0})
+    run = run_module("service", dict(svc, api_url=engine.url, api_token=engine.token))
+    if run.failed:
+        raise SystemExit("per-object setup failed: %s" % run.result.get("msg"))
+    engine.set_faults({"latency": latency})
+    plays = [{"hosts": "localhost", "gather_facts": False, "tasks": per_object_tasks(svc)}]
+    engine.reset_requests()
+    seconds = playbook(engine, plays, tmp, "per_object.yml")
+    log = engine_log(engine)
+    if any(e["method"] != "GET" for e in log):
+        raise SystemExit("the per-object no-op wrote to the Engine")
+    return Row("S42 no-op, per-object modules in a loop (playbook)", latency, log, seconds, None,
+               "wall time of the whole playbook")
+
+
+def ccm_rows():
+    """The cloud controller's requests, all sequential (RECONCILIATION.md B), for S42."""
+    p, a, s, r = 3, 2, 10, 42
+
+    def listing(n):
+        return (n + 9) // 10 + 1 if n else 1
+    rows = []
+    for label, total in (("S42 no-op", 4 * r + 2 * ((r + 9) // 10) + 3),
+                         ("S42 fresh create", 1 + 1 + 3 * r + listing(p) + 2 * p + listing(p * (2 + s)) + 2 * p * (2 + s)
+                          + 2 * (listing(r) + 2 * r))):
+        row = Row("%s, cloud controller (formula)" % label, 0.05, None)
+        row.total = row.in_a_row = total
+        row.note = "every request in a row"
+        rows.append(row)
+    return rows
+
+
+# ---- 50 services on 5 load balancers: the role, one after another and as a fleet ---------------
+FLEET_SEED = """loadbalancers:
+%s""" % "".join("  - {name: lb%d, identifier: 0a11ba1a00000000000000000000000%d}\n" % (i, i) for i in range(1, 6))
+
+
+def fleet_services(count=50, lbs=5):
+    return [{"name": "svc%02d" % i, "load_balancers": ["lb%d" % (i % lbs + 1)],
+             "ports": [{"name": "web", "port": 80, "target_port": 8080}],
+             "addresses": ["127.0.20.%d" % (i + 1)],
+             "servers": [{"name": "a", "address": "127.0.0.1"}, {"name": "b", "address": "127.0.0.2"}]}
+            for i in range(count)]
+
+
+def fleet_rows(tmp, latency, forks):
+    seed = os.path.join(tmp, "fleet-seed.yml")
+    with open(seed, "w") as handle:
+        handle.write(FLEET_SEED)
+    services = fleet_services()
+    inventory = os.path.join(tmp, "fleet-inventory.yml")
+    with open(inventory, "w") as handle:
+        yaml.safe_dump({"all": {"children": {"lbaas_services": {"hosts": dict(
+            (s["name"], {"lbaas_service": s, "ansible_connection": "local", "ansible_python_interpreter": sys.executable})
+            for s in services)}}}}, handle, sort_keys=False)
+    fleet = os.path.join(ROOT, "playbooks", "service_fleet.yml")
+    rows = []
+    with LocalEngine(seed=seed) as engine:
+        engine.set_faults({"latency": latency})
+        engine.reset_requests()
+        started = time.monotonic()
+        run_fleet(engine, fleet, inventory, tmp, forks)
+        created = time.monotonic() - started
+        rows.append(Row("50 services on 5 LBs, fresh create, fleet (forks %d)" % forks, latency, engine_log(engine), created))
+        print(" | ".join(rows[-1].cells()), flush=True)
+        engine.reset_requests()
+        plays = [{"hosts": "localhost", "gather_facts": False, "vars": {"lbaas_services": services},
+                  "roles": [{"role": "anxcloud.lbaas.service_loadbalancer"}]}]
+        seconds = playbook(engine, plays, tmp, "role_serial.yml")
+        serial = Row("50 services on 5 LBs, no-op, role (one after another)", latency, engine_log(engine), seconds,
+                     note="the role's loop")
+        rows.append(serial)
+        print(" | ".join(rows[-1].cells()), flush=True)
+        engine.reset_requests()
+        started = time.monotonic()
+        run_fleet(engine, fleet, inventory, tmp, forks)
+        seconds = time.monotonic() - started
+        rows.append(Row("50 services on 5 LBs, no-op, fleet (forks %d)" % forks, latency, engine_log(engine), seconds,
+                        note="%.1f× faster than one after another" % (serial.seconds / seconds)))
+        print(" | ".join(rows[-1].cells()), flush=True)
+    return rows
+
+
+def run_fleet(engine, fleet, inventory, tmp, forks):
+    env = ansible_env(engine)
+    started = time.monotonic()
+    proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", inventory,
+                           "-f", str(forks), fleet], env=env, capture_output=True, text=True, cwd=tmp)
+    if proc.returncode != 0:
+        raise SystemExit("the fleet run failed:\n%s\n%s" % (proc.stdout[-3000:], proc.stderr[-2000:]))
+    return time.monotonic() - started
+
+
+# ---- output ----------------------------------------------------------------------------------
+HEADER = ["scenario", "latency", "requests", "by method", "round trips in a row", "module s", "peak MB", "note"]
+
+
+def table(rows):
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    lines += ["| " + " | ".join(row.cells()) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def machine():
+    cpus = os.cpu_count()
+    try:
+        load = "%.1f" % os.getloadavg()[0]
+    except OSError:
+        load = "?"
+    return "%s %s, %s CPUs (load average %s at the end), Python %s" % (
+        platform.system(), platform.machine(), cpus, load, platform.python_version())
+
+
+def write(out, rows, chains, started):
+    text = [BEGIN, "",
+            "Generated by `make bench` (tests/bench/benchmark.py) on %s; machine: %s; %.0f s in all." % (
+                started.strftime("%Y-%m-%d %H:%M UTC"), machine(), (datetime.datetime.utcnow() - started).total_seconds()),
+            "", table(rows), "", "Longest chains at 50 ms (what the round trips in a row are made of):", ""]
+    text += ["- **%s**: %s" % (name, chain) for name, chain in chains]
+    text += ["", END]
+    body = "\n".join(text)
+    if os.path.exists(out):
+        old = open(out).read()
+        if BEGIN in old and END in old:
+            body = old[:old.index(BEGIN)] + body + old[old.index(END) + len(END):]
+        else:
+            body = old.rstrip() + "\n\n" + body + "\n"
+    else:
+        body = "# Benchmarks\n\n" + body + "\n"
+    with open(out, "w") as handle:
+        handle.write(body)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="50 ms only, S42 shapes only, no fleet")
+    parser.add_argument("--no-fleet", action="store_true", help="skip the 50-service role runs")
+    parser.add_argument("--forks", type=int, default=10)
+    parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
+    args = parser.parse_args()
+    started = datetime.datetime.utcnow()
+    if args.quick:
+        del SHAPES[2:]
+    rows, chains = [], []
+    print(" | ".join(HEADER), flush=True)
+    with LocalEngine(seed=SEED) as engine, tempfile.TemporaryDirectory() as tmp:
+        for latency in ((0.05,) if args.quick else (0.0, 0.05)):
+            found = module_rows(engine, latency, extra_concurrency=("S42 on 2 LBs", "S1008"))
+            rows += found
+            if latency:
+                chains += [(r.scenario, r.chain) for r in found if "check" not in r.scenario]
+        rows.append(per_object_row(engine, tmp, 0.05))
+        print(" | ".join(rows[-1].cells()), flush=True)
+        rows += ccm_rows()
+        if not (args.quick or args.no_fleet):
+            rows += fleet_rows(tmp, 0.05, args.forks)
+    print(table(rows))
+    write(args.out, rows, chains, started)
+    print("written to %s" % args.out)
+
+
+if __name__ == "__main__":
+    main()
