@@ -8,8 +8,8 @@ import sys
 import tarfile
 
 # Files only a developer of the collection needs (galaxy.yml build_ignore leaves them out).
-DEV_ONLY = ["Makefile", "scripts/*", ".ci/*", "requirements-dev.txt", "pytest.ini", ".ansible-lint", ".gitignore",
-            "tests/bench/*", "tests/output/*"]
+DEV_ONLY = ["Makefile", "scripts/*", ".ci/*", "requirements-dev.txt", "requirements-ansible-*.txt", "pytest.ini",
+            ".ansible-lint", ".gitignore", "tests/bench/*", "tests/output/*"]
 # What a user of the collection needs.
 REQUIRED = ["README.md", "COPYING", "requirements.txt", "meta/runtime.yml", "meta/execution-environment.yml",
             "changelogs/changelog.yaml", "docs/user-guide.md", "docs/reference/README.md",
