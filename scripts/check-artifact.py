@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/env python
 """Checks a built collection tarball: every file in it is a file of the checkout (tracked, or new and not
 ignored by git, so no cache, virtualenv, database or build output), none is a development-only file, and
 what a user needs is there. Usage: check-artifact.py anxcloud-lbaas-X.Y.Z.tar.gz"""
