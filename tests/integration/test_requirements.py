@@ -3,6 +3,8 @@ Ansible's standard "missing required library" message instead of a traceback. Th
 the modules: the play's ``environment`` puts a ``netaddr`` that refuses to import first on their PYTHONPATH."""
 import os
 
+import pytest
+
 from .conftest import ROOT
 
 MODULES = sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "plugins", "modules")) if f.endswith(".py"))
@@ -18,6 +20,7 @@ OPTIONS = {
 }
 
 
+@pytest.mark.smoke
 def test_every_module_reports_a_missing_netaddr(ansible, tmp_path):
     hidden = tmp_path / "no-netaddr"
     hidden.mkdir()
