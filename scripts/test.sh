@@ -31,7 +31,7 @@ step() {  # step NAME COMMAND...: runs COMMAND, remembers how long it took
 step "setup: Debian packages, .venv-2.16" bash -c \
   'scripts/apt-deps.sh shellcheck && scripts/venv.sh .venv-2.16 requirements-ansible-2.16.txt'
 echo "== pytest: unit, contract and integration tests ($workers workers)"
-step "pytest (ansible-core 2.19)" python -m pytest -q -n "$workers"
+step "pytest (ansible-core 2.19)" python -m pytest -q -n "$workers" --durations=15
 echo "== pytest -m smoke on ansible-core 2.16"
 step "smoke tests (ansible-core 2.16)" .venv-2.16/bin/python -m pytest -q -n "$workers" -p no:cacheprovider -m smoke tests/integration
 step "ansible-lint" scripts/lint.sh
