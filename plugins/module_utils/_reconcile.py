@@ -392,7 +392,8 @@ class Reconciler(object):
 
     ``observe()`` returns a state object with a ``world`` attribute (``{id: flat object}``);
     ``planner(state)`` returns a ``Plan``. A round that ends on an open outcome (``Interrupted``) is
-    followed by a new observation, never by a blind retry. ``before_apply(state, plan)`` runs once
+    followed by a new observation, never by a blind retry (at most ``max_interruptions`` such rounds,
+    bounded apart from the wait rounds). ``before_apply(state, plan)`` runs once
     before the first write of a real run (the service module takes its leases there); when it
     answers True the world may have changed meanwhile, so the run observes and plans again before
     writing.
@@ -408,8 +409,10 @@ class Reconciler(object):
     the collection away meanwhile.
     """
 
-    def __init__(self, client, check_mode, wait=True, wait_timeout=600, max_rounds=3, waiter=None, before_apply=None):
+    def __init__(self, client, check_mode, wait=True, wait_timeout=600, max_rounds=3, waiter=None, before_apply=None,
+                 max_interruptions=4):
         self.client = client
+        self.max_interruptions = max_interruptions   # rounds of writes ended on open outcomes, bounded apart
         self.before_apply = before_apply
         self.check_mode = check_mode
         self.wait = wait
@@ -442,11 +445,10 @@ class Reconciler(object):
             try:
                 targets = applier.apply(plan, wait=(lambda done: self.waiter.wait(done + waits)) if self.wait else None)
             except Interrupted as exc:
-                rounds += 1
                 interruptions.append(str(exc))
-                if rounds >= self.max_rounds:
+                if len(interruptions) >= self.max_interruptions:
                     raise Failure("the run could not settle the Engine's answers after %d rounds: %s"
-                                  % (rounds, " | ".join(interruptions)), plan=first_plan.to_list())
+                                  % (len(interruptions), " | ".join(interruptions)), plan=first_plan.to_list())
                 state = look()
                 plan = planner(state).ordered()
                 if not plan and not plan.waits:
