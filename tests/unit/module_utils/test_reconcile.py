@@ -1,9 +1,13 @@
+import threading
+import time
+
 import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import BACKEND, BIND, FRONTEND, SERVER
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import (
     CREATE, DELETE, UPDATE, Action, Applier, Plan, Reconciler, placeholder)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_pool import SharedPool
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._wait import Waiter
 
 from .fakes import FakeClient
@@ -135,3 +139,89 @@ def test_a_plan_that_never_converges_fails_after_bounded_rounds():
 
     with pytest.raises(Failure, match="did not converge after 3 rounds"):
         Reconciler(client, check_mode=False, waiter=Waiter(client, 5, sleep=lambda s: None)).run(observe, planner)
+
+
+# ---- writes by dependency, tag writes in their own lane -----------------------------------------
+class Timed(FakeClient):
+    """A FakeClient on a real shared pool that records when each create and tag write happened."""
+
+    def __init__(self, tag_seconds=0.0):
+        super(Timed, self).__init__()
+        self.map = SharedPool(4).map
+        self.tag_seconds = tag_seconds
+        self.times = {}        # (event, name or tag) -> time.monotonic()
+        self.tags_in_flight = self.tag_peak = 0
+        self.lock = threading.Lock()
+
+    def lbaas_create(self, kind, body):
+        self.times[("start", body["name"])] = time.monotonic()
+        with self.lock:
+            created = FakeClient.lbaas_create(self, kind, body)
+        self.times[("end", body["name"])] = time.monotonic()
+        return created
+
+    def tag_add(self, ident, tag):
+        with self.lock:
+            self.tags_in_flight += 1
+            self.tag_peak = max(self.tag_peak, self.tags_in_flight)
+        time.sleep(self.tag_seconds)
+        with self.lock:
+            self.tags_in_flight -= 1
+            FakeClient.tag_add(self, ident, tag)
+        self.times[("tagged", ident)] = time.monotonic()
+
+
+def service_plan():
+    backend = new(BACKEND, "80.web", load_balancer=LB, mode="tcp")
+    frontend = new(FRONTEND, "80.web", load_balancer=LB, mode="tcp", default_backend=backend["id"])
+    bind = new(BIND, "v4.80.web", frontend=frontend["id"], address="192.0.2.1", port=80)
+    servers = [new(SERVER, "n%d.80.web" % i, backend=backend["id"], ip="10.0.0.%d" % i, port=80) for i in range(3)]
+    return Plan([Action(CREATE, BIND, bind, tags=["t"])] + [Action(CREATE, SERVER, s, tags=["t"]) for s in servers]
+                + [Action(CREATE, FRONTEND, frontend, tags=["t"]), Action(CREATE, BACKEND, backend, tags=["t"])]).ordered()
+
+
+def test_a_server_starts_when_its_backend_exists_not_after_frontends_and_binds():
+    client = Timed()
+    plan = service_plan()
+    original = client.lbaas_create
+
+    def slow_frontend(kind, body):   # the frontend's create takes 0.2 s
+        if kind == "frontend":
+            time.sleep(0.2)
+        return original(kind, body)
+    client.lbaas_create = slow_frontend
+    targets = Applier(client, Waiter(client, 1)).apply(plan)
+    assert len(targets) == 6
+    servers_done = max(client.times[("end", "n%d.80.web" % i)] for i in range(3))
+    assert servers_done < client.times[("start", "v4.80.web")]                  # before the bind even started
+    assert client.times[("end", "80.web")] <= client.times[("start", "v4.80.web")]   # the bind after its frontend
+    server = [t for t in targets if t.kind == "server"][0]
+    backend = [t for t in targets if t.kind == "backend"][0]
+    assert client.objects[server.id]["backend"] == backend.id
+
+
+def test_tag_writes_queue_in_their_own_lane_one_at_a_time_while_creates_go_on():
+    client = Timed(tag_seconds=0.05)
+    targets = Applier(client, Waiter(client, 1)).apply(service_plan())
+    creates_done = max(t for (event, _n), t in client.times.items() if event == "end")
+    last_tag = max(t for (event, _n), t in client.times.items() if event == "tagged")
+    assert client.tag_peak == 1                            # serialised (ENGSUP-5902)
+    assert creates_done < last_tag - 0.1                   # the creates did not wait for the tag writes
+    assert sorted(client.tags) == sorted(t.id for t in targets) and all(v == {"t"} for v in client.tags.values())
+
+
+def test_a_failed_tag_write_interrupts_the_round_after_everything_else_ran():
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import ServerError
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import Interrupted
+    client = Timed()
+    tag = client.tag_add
+
+    def failing(ident, name):
+        if client.objects[ident]["name"] == "80.web" and client.objects[ident]["_kind"] == "backend":
+            raise ServerError("boom", status=502, method="POST", path="/tags/")
+        return tag(ident, name)
+    client.tag_add = failing
+    with pytest.raises(Interrupted) as err:
+        Applier(client, Waiter(client, 1)).apply(service_plan())
+    assert "create backend '80.web'" in str(err.value)
+    assert len([c for c in client.calls if c[0] == "POST"]) == 6      # every create ran; the next look adopts
