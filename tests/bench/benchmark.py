@@ -182,7 +182,7 @@ def per_object_row(engine, tmp, latency):
 
 def ccm_rows():
     """The cloud controller's requests, all sequential (RECONCILIATION.md B), for S42."""
-    p, a, s, r = 3, 2, 10, 42
+    p, s, r = 3, 10, 42   # ports, nodes, objects (2 addresses)
 
     def listing(n):
         return (n + 9) // 10 + 1 if n else 1
