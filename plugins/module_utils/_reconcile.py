@@ -418,7 +418,7 @@ class Reconciler(object):
         self.wait = wait
         self.max_rounds = max_rounds
         self.waiter = waiter or Waiter(client, wait_timeout)
-        self.observations = 0
+        self.observations = 0   # how many times this run looked at the Engine (a no-op and most writing runs: once)
 
     def run(self, observe, planner):
         def look():
