@@ -308,11 +308,14 @@ class Reconciler(object):
     A round that ends on an open outcome (``Interrupted``) is followed by a new observation, never
     by a blind retry. ``before_apply(state, plan)`` runs once before the first write of a real run
     (the service module takes its leases there); when it answers True the world may have changed
-    meanwhile, so the run observes and plans again before writing.
+    meanwhile, so the run observes and plans again before writing. ``applier(client, waiter)`` makes
+    the object that executes a plan (default ``Applier``, LBaaS objects); IPAM addresses bring their own.
     """
 
-    def __init__(self, client, check_mode, wait=True, wait_timeout=600, max_rounds=3, waiter=None, before_apply=None):
+    def __init__(self, client, check_mode, wait=True, wait_timeout=600, max_rounds=3, waiter=None, before_apply=None,
+                 applier=None):
         self.client = client
+        self.applier = applier or Applier
         self.before_apply = before_apply
         self.check_mode = check_mode
         self.wait = wait
@@ -337,7 +340,7 @@ class Reconciler(object):
         predicted = before
         interruptions = []
         while True:
-            applier = Applier(self.client, self.waiter)
+            applier = self.applier(self.client, self.waiter)
             try:
                 targets = applier.apply(plan)
             except Interrupted as exc:
