@@ -99,5 +99,5 @@ class AddressRun(object):
         p = self.params
         plan = plan_owner(state, p["owner"], p["count"], p["state"] == "present", self.tag, p["strategy"])
         if any(a.op == RELEASE for a in plan):
-            check_releases(self.client, plan, force=p.get("force"), warn=self.warn)
+            check_releases(self.client, plan, force=p.get("force"), warn=self.warn, ignore=set(p.get("ignore_binds") or []))
         return plan

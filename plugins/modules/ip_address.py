@@ -111,6 +111,14 @@ options:
       - Finding those binds reads every bind of the account, only when the run is about to release something.
     type: bool
     default: false
+  ignore_binds:
+    description:
+      - Identifiers of binds that do not count as using an address, because an earlier task of the same run deletes
+        them (in check mode they still exist). The role C(anxcloud.lbaas.service_loadbalancer) passes the binds its
+        service task deletes.
+    type: list
+    elements: str
+    default: []
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
   - anxcloud.lbaas.attributes
@@ -209,6 +217,7 @@ class IpAddressModule(AnxcloudModule):
         tag_prefix=dict(type="str", default="anxlb"),
         state=dict(type="str", choices=["present", "absent"], default="present"),
         force=dict(type="bool", default=False),
+        ignore_binds=dict(type="list", elements="str", default=[]),
     )
 
     def run(self):
