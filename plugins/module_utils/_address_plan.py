@@ -117,7 +117,7 @@ def plan_owner(state, owner, count, present, tag, strategy="first"):
             plan.append(AddressAction(RELEASE, obj, "state is absent"))
         return plan
     surplus = max(0, len(held) - count)
-    releases = sorted(held, key=lambda o: sort_key(state.prefix_order)(o), reverse=True)[:surplus]
+    releases = sorted(held, key=sort_key(state.prefix_order), reverse=True)[:surplus]
     for obj in releases:
         plan.append(AddressAction(RELEASE, obj, "owner %s holds %d, wants %d" % (owner, len(held), count)))
     gone = set(o["id"] for o in releases)

@@ -292,9 +292,9 @@ class GcRun(object):
                 if why is None:
                     live = protected([a.obj for a in group], collecting, prefix)
                     if live:
+                        first = live[0]
                         why = ("%s '%s' (%s) also carries the owner tag of an owner that is not collected; %s's objects on "
-                               "load balancer %s stay" % (live[0]["kind"], live[0]["name"], live[0]["id"], owner,
-                                                           lb["name"] or lb["id"]))
+                               "load balancer %s stay" % (first["kind"], first["name"], first["id"], owner, lb["name"] or lb["id"]))
                 if why:
                     kept_lbs.add(lb_id)
                     skipped.append(skip(owner, why, load_balancer=lb["name"], objects=[a.obj for a in group]))

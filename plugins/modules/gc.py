@@ -36,8 +36,8 @@ description:
   - Age. LBaaS objects tell no creation time. An owner's age is that of its youngest marker (every writing
     service run rewrites it) or the creation time of its address objects (the core resource's C(created_at),
     read as UTC). With O(min_age), an owner younger than that is skipped, and so is an owner whose age
-    nothing tells (objects without a marker, no addresses): a run that has created objects but not yet written its
-    marker looks exactly like that, and a leftover is better than an outage.
+    nothing tells (objects without a marker, no addresses), because a run that has created objects but not yet
+    written its marker looks exactly like that, and a leftover is better than an outage.
 author:
   - anxcloud.lbaas contributors (@anxcloud)
 options:
@@ -150,7 +150,7 @@ removed:
   elements: dict
   contains:
     type: {description: "V(bind), V(server), V(frontend), V(backend), V(marker) or V(address).", type: str}
-    name: {description: The object's name, the marker tag, or the address., type: str}
+    name: {description: "The object's name, the marker tag, or the address.", type: str}
     id: {description: Identifier (none for a marker)., type: str}
     owner: {description: The owner it belonged to., type: str}
     load_balancer: {description: The load balancer it was on (LBaaS objects and markers)., type: str}
@@ -173,8 +173,8 @@ skipped_items:
   contains:
     owner: {description: The owner., type: str}
     reason: {description: Why it stays., type: str}
-    load_balancer: {description: The load balancer, when the reason is about one., type: str}
-    prefix: {description: The prefix, when an address stays., type: str}
+    load_balancer: {description: "The load balancer, when the reason is about one.", type: str}
+    prefix: {description: "The prefix, when an address stays.", type: str}
     objects: {description: "The objects that stay (type, name, id).", type: list, elements: dict}
 failed_owners:
   description:

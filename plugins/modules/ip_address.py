@@ -106,7 +106,7 @@ options:
   force:
     description:
       - A release of an address that a bind on any load balancer still listens on (any owner's bind, or an
-        untagged one) fails, naming the bind and its load balancer: the next owner would get the address, and a
+        untagged one) fails, naming the bind and its load balancer, because the next owner would get the address and a
         second load balancer would bind the same address and port. V(true) releases it anyway, with a warning.
       - Finding those binds reads every bind of the account, only when the run is about to release something.
     type: bool
