@@ -92,7 +92,7 @@ class ServiceRun(object):
             outcome = reconciler.run(self.observe, self.plan)
             if outcome.changed and not self.check_mode:
                 self.guard.mark(self.lbs, absent=p["state"] == "absent")
-                left = [lb for lb in self.state.extra_lbs]
+                left = list(self.state.extra_lbs)
                 if left:
                     self.guard.mark(left, absent=True)   # the service is gone from there: so is its marker
         finally:
