@@ -2,7 +2,7 @@
 # Both install what they need into a project-local virtual environment (.venv) first.
 PYTHON ?= python3
 
-.PHONY: demo test venv unit contract integration e2e lint sanity clean
+.PHONY: demo test venv unit contract integration e2e lint sanity docs galaxy clean
 
 venv:
 	@PYTHON=$(PYTHON) scripts/venv.sh
@@ -22,5 +22,13 @@ lint: venv
 sanity: venv
 	@scripts/sanity.sh
 
+# the reference in docs/reference (antsibull-docs) and the pictures in docs/images; commit what changes
+docs: venv
+	@scripts/docs.sh
+
+# the Galaxy tarball in .build/dist, checked by galaxy-importer
+galaxy: venv
+	@scripts/galaxy.sh
+
 clean:
-	rm -rf .venv .build tests/output
+	rm -rf .venv .venv-2.16 .build tests/output

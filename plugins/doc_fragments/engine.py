@@ -53,7 +53,8 @@ options:
     type: int
     default: 3
 requirements:
-  - requests
+  - requests >= 2.28 (on the host that runs the module, usually the controller)
+  - netaddr >= 0.10
 notes:
   - All modules of this collection are in the action group C(anxcloud.lbaas.lbaas), so the connection options
     can be set once with C(module_defaults) for C(group/anxcloud.lbaas.lbaas).

@@ -23,6 +23,14 @@ except ImportError:  # pragma: no cover - only when the collection itself is bro
     class EngineError(Exception):
         pass
 
+try:
+    # Every module compares and validates addresses with netaddr (_objects.normalize_ip and the pools);
+    # without it a module must say so before it parses any address, not fail later with a NameError.
+    import netaddr  # noqa: F401  pylint: disable=unused-import
+    NETADDR_IMPORT_ERROR = None
+except ImportError:
+    NETADDR_IMPORT_ERROR = traceback.format_exc()
+
 DEFAULT_API_URL = "https://engine.anexia-it.com"
 
 
@@ -85,6 +93,8 @@ class AnxcloudModule(object):
         module = AnsibleModule(argument_spec=cls.full_argument_spec(), supports_check_mode=True, **cls.module_kwargs)
         if not HAS_REQUESTS:
             module.fail_json(msg=missing_required_lib("requests"), exception=REQUESTS_IMPORT_ERROR)
+        if NETADDR_IMPORT_ERROR:
+            module.fail_json(msg=missing_required_lib("netaddr"), exception=NETADDR_IMPORT_ERROR)
         for name in ("api_timeout", "api_retries", "wait_timeout"):
             value = module.params.get(name)
             if value is not None and value < 0:

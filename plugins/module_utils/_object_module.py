@@ -14,6 +14,7 @@ user set (normalized), then predict (check mode) or apply and wait, through the 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._durations import to_ms
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lookup import LABELS, describe, find_by_name, find_one
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import (
@@ -65,12 +66,18 @@ class LbaasObjectModule(AnxcloudModule):
     def validate(self):
         """Per-module checks of the options; raise Failure naming the option."""
 
+    field_options = {}      # Engine field -> the option that sets it, where they differ (server: ip <- address)
+    durations = ()          # fields given as milliseconds or a duration like 30s (_durations.py)
+
     def desired_fields(self):
         out = {}
         for field in self.kind.fields:
-            value = self.params.get(field)
+            option = self.field_options.get(field, field)
+            value = self.params.get(option)
+            if value is not None and field in self.durations:
+                value = to_ms(value, option)[0]
             if value is not None and field not in self.kind.links:
-                out[field] = self.kind.normalize_field(field, value)
+                out[field] = self.kind.normalize_field(field, value, option)
         return out
 
     # ---- observe -------------------------------------------------------------------------------
@@ -275,6 +282,10 @@ class LbaasObjectModule(AnxcloudModule):
             check_owner(self.params["owner"])
         self.validate()
         self.desired_fields()   # fail on bad input before any request
+        for field in self.durations:
+            warning = to_ms(self.params.get(field), field)[1]
+            if warning:
+                self.module.warn(warning)
         reconciler = Reconciler(self.client, self.check_mode, wait=self.params["wait"],
                                 wait_timeout=self.params["wait_timeout"])
         outcome = reconciler.run(self.observe, self.plan)

@@ -86,11 +86,11 @@ class Kind(object):
     def __repr__(self):
         return "Kind(%s)" % self.name
 
-    def normalize_field(self, field, value):
+    def normalize_field(self, field, value, option=None):
         if field in self.links or field == self.parent:
             return link_id(value)
         if field in ("address", "ip"):
-            return normalize_ip(value, field)
+            return normalize_ip(value, option or field)
         return self.fields[field](value)
 
     def from_engine(self, obj):

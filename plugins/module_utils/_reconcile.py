@@ -305,16 +305,18 @@ class Reconciler(object):
     ``observe()`` returns a state object with a ``world`` attribute (``{id: flat object}``);
     ``planner(state)`` returns a ``Plan``. After every wait the plan is computed again from fresh
     state, so objects that changed meanwhile are handled in the same run (bounded by ``max_rounds``).
-    A round that ends on an open outcome (``Interrupted``) is followed by a new observation, never
-    by a blind retry. ``before_apply(state, plan)`` runs once before the first write of a real run
-    (the service module takes its leases there); when it answers True the world may have changed
-    meanwhile, so the run observes and plans again before writing. ``applier(client, waiter)`` makes
-    the object that executes a plan (default ``Applier``, LBaaS objects); IPAM addresses bring their own.
+    A round that ends on an open outcome (``Interrupted``; at most ``max_interruptions`` of them) is
+    followed by a new observation, never by a blind retry. ``before_apply(state, plan)`` runs once
+    before the first write of a real run (the service module takes its leases there); when it answers
+    True the world may have changed meanwhile, so the run observes and plans again before writing.
+    ``applier(client, waiter)`` makes the object that executes a plan (default ``Applier``, LBaaS
+    objects); IPAM addresses and gc bring their own.
     """
 
     def __init__(self, client, check_mode, wait=True, wait_timeout=600, max_rounds=3, waiter=None, before_apply=None,
-                 applier=None):
+                 max_interruptions=4, applier=None):
         self.client = client
+        self.max_interruptions = max_interruptions   # rounds of writes ended on open outcomes, bounded apart
         self.applier = applier or Applier
         self.before_apply = before_apply
         self.check_mode = check_mode
@@ -344,11 +346,10 @@ class Reconciler(object):
             try:
                 targets = applier.apply(plan)
             except Interrupted as exc:
-                rounds += 1
                 interruptions.append(str(exc))
-                if rounds >= self.max_rounds:
+                if len(interruptions) >= self.max_interruptions:
                     raise Failure("the run could not settle the Engine's answers after %d rounds: %s"
-                                  % (rounds, " | ".join(interruptions)), plan=first_plan.to_list())
+                                  % (len(interruptions), " | ".join(interruptions)), plan=first_plan.to_list())
                 state = observe()
                 plan = planner(state).ordered()
                 if not plan and not plan.waits:

@@ -15,6 +15,7 @@ Server ``<server>.<port>.S``. Everything is sorted, so plans and diffs are deter
 
 import re
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._durations import to_ms
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import normalize_ip
 
@@ -70,6 +71,17 @@ class Desired(object):
         """The desired objects as plain data sorted by name (what the declaration hash covers)."""
         return dict((kind, sorted(getattr(self, kind).values(), key=lambda o: o["name"]))
                     for kind in ("backends", "frontends", "binds", "servers"))
+
+
+def warnings(service):
+    """Texts worth a warning in an otherwise valid declaration (a timeout that looks like seconds)."""
+    out = []
+    for index, port in enumerate(service.get("ports") or []):
+        for name in ("server_timeout", "client_timeout"):
+            warning = to_ms(port.get(name), "ports[%d].%s" % (index, name))[1]
+            if warning:
+                out.append(warning)
+    return out
 
 
 def build(service):
@@ -135,10 +147,13 @@ def build(service):
         fields = dict(PORT_DEFAULTS, **dict((k, v) for k, v in port.items() if v is not None))
         mode = fields["mode"]
         object_name = _full("%s.%s" % (port_name, suffix))
+        server_timeout = to_ms(fields["server_timeout"], "server_timeout")[0]
+        client_timeout = to_ms(fields["client_timeout"], "client_timeout")[0]
         desired.backends[port_name] = dict(name=object_name, mode=mode,
                                            health_check=fields.get("health_check") or HEALTH_CHECKS[mode],
-                                           server_timeout=fields["server_timeout"] or None)
-        desired.frontends[port_name] = dict(name=object_name, mode=mode, client_timeout=_text(fields["client_timeout"]))
+                                           server_timeout=server_timeout or None)
+        # Frontend.client_timeout is a string of digits on the Engine, Backend.server_timeout an integer.
+        desired.frontends[port_name] = dict(name=object_name, mode=mode, client_timeout=_text(client_timeout or None))
         for address in sorted(addresses):
             family = "v6" if ":" in address else "v4"
             desired.binds[(port_name, address)] = dict(
@@ -159,12 +174,8 @@ def _check_port_fields(port, option):
     health_check = port.get("health_check")
     if health_check is not None and not str(health_check).strip():
         raise Failure("%s.health_check must not be empty; leave it out for the %s default" % (option, mode))
-    timeout = port.get("server_timeout")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 0):
-        raise Failure("%s.server_timeout must be a whole number of milliseconds >= 0, got %r" % (option, timeout))
-    timeout = port.get("client_timeout")
-    if timeout is not None and not str(timeout).isdigit():
-        raise Failure("%s.client_timeout must be a whole number of milliseconds, got '%s'" % (option, timeout))
+    for name in ("server_timeout", "client_timeout"):
+        to_ms(port.get(name), "%s.%s" % (option, name))
     path = port.get("ssl_certificate_path")
     if port.get("ssl") and not (path and str(path).strip()):
         raise Failure("%s.ssl_certificate_path is required when %s.ssl is true" % (option, option))

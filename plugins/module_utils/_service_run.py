@@ -19,7 +19,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Fai
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_holder, check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import Plan, Reconciler
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import Desired, build
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import Desired, build, warnings
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_guard import ServiceGuard
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_observe import ServiceObserver
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_plan import LbPlanner
@@ -65,6 +65,8 @@ class ServiceRun(object):
         if p["lease_timeout"] < 1:
             raise Failure("lease_timeout must be at least 1 second, got %d" % p["lease_timeout"])
         desired = build(p)   # validates the whole declaration before any request
+        for warning in warnings(p):
+            self.warn(warning)
         return Desired() if p["state"] == "absent" else desired
 
     def prepare(self, lb_listing=None):

@@ -42,8 +42,9 @@ options:
     type: str
   server_timeout:
     description:
-      - Server timeout in milliseconds.
-    type: int
+      - Server timeout, milliseconds (V(30000)) or an HAProxy-style duration (V(30s), V(500ms), V(5m), V(1h)).
+      - A bare number below 1000 is accepted with a warning, as it is most likely meant as seconds.
+    type: raw
   owner:
     description:
       - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the backend carries.
@@ -136,7 +137,6 @@ plan:
   elements: dict
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._object_module import (
     LbaasObjectModule, object_argument_spec)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import BACKEND
@@ -149,14 +149,10 @@ class BackendModule(LbaasObjectModule):
         fields=dict(
             mode=dict(type="str", choices=["tcp", "http"]),
             health_check=dict(type="str"),
-            server_timeout=dict(type="int"),
+            server_timeout=dict(type="raw"),
         ),
     )
-
-    def validate(self):
-        timeout = self.params["server_timeout"]
-        if timeout is not None and timeout < 0:
-            raise Failure("server_timeout must not be negative, got %d" % timeout)
+    durations = ("server_timeout",)
 
 
 def main():

@@ -42,8 +42,10 @@ options:
     type: str
   client_timeout:
     description:
-      - Client timeout in milliseconds (a string on the Engine).
-    type: str
+      - Client timeout, milliseconds (V(30000)) or an HAProxy-style duration (V(30s), V(500ms), V(5m), V(1h));
+        sent to the Engine as a string of milliseconds.
+      - A bare number below 1000 is accepted with a warning, as it is most likely meant as seconds.
+    type: raw
   owner:
     description:
       - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the frontend carries.
@@ -130,7 +132,6 @@ plan:
   elements: dict
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._object_module import (
     LbaasObjectModule, object_argument_spec)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import FRONTEND
@@ -150,14 +151,10 @@ class FrontendModule(LbaasObjectModule):
         fields=dict(
             mode=dict(type="str", choices=["tcp", "http"]),
             default_backend=dict(type="str"),
-            client_timeout=dict(type="str"),
+            client_timeout=dict(type="raw"),
         ),
     )
-
-    def validate(self):
-        timeout = self.params["client_timeout"]
-        if timeout is not None and not timeout.isdigit():
-            raise Failure("client_timeout must be a whole number of milliseconds, got '%s'" % timeout)
+    durations = ("client_timeout",)
 
 
 def main():

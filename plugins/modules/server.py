@@ -36,10 +36,11 @@ options:
     description:
       - Identifier of the server, to address it directly instead of by name.
     type: str
-  ip:
+  address:
     description:
-      - The address traffic is sent to.
+      - The address traffic is sent to (the Engine's field C(ip)); the same name as O(anxcloud.lbaas.service#module:servers[].address).
     type: str
+    aliases: [ip]
   port:
     description:
       - The port traffic is sent to.
@@ -90,7 +91,7 @@ EXAMPLES = r"""
     load_balancer: lb1
     backend: 443.shop
     name: web1.443.shop
-    ip: 192.0.2.11
+    address: 192.0.2.11
     port: 30443
     check: enabled
     owner: shop
@@ -144,10 +145,11 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import SER
 class ServerModule(LbaasObjectModule):
     kind = SERVER
     scope_option = "load_balancer"
+    field_options = {"ip": "address"}
     argument_spec = object_argument_spec(
         parents=dict(backend=dict(type="str"), load_balancer=dict(type="str")),
         fields=dict(
-            ip=dict(type="str"),
+            address=dict(type="str", aliases=["ip"]),
             port=dict(type="int"),
             check=dict(type="str", choices=["enabled", "disabled"]),
         ),

@@ -96,11 +96,15 @@ options:
             V("httpchk": { "method": "GET", "uri": "/" }) for HTTP ports.'
         type: str
       server_timeout:
-        description: Backend server timeout in milliseconds; unset when left out.
-        type: int
+        description:
+          - Backend server timeout; unset when left out.
+          - Milliseconds (V(30000)) or an HAProxy-style duration (V(30s), V(500ms), V(5m), V(1h)). A bare number
+            below 1000 is accepted with a warning, as it is most likely meant as seconds.
+        type: raw
       client_timeout:
-        description: Frontend client timeout in milliseconds (digits); unset when left out.
-        type: str
+        description:
+          - Frontend client timeout; unset when left out. The same forms as O(ports[].server_timeout).
+        type: raw
       ssl:
         description: Whether the binds of this port terminate TLS.
         type: bool
@@ -130,6 +134,7 @@ options:
         description: The server's IP address.
         type: str
         required: true
+        aliases: [ip]
       check:
         description: Whether health checks run against this server.
         type: str
@@ -183,6 +188,25 @@ EXAMPLES = r"""
       - {name: node1, address: 192.0.2.11}
       - {name: node2, address: 192.0.2.12}
   register: shop
+
+- name: Health checks and timeouts - an HTTP check on one port, TCP with a TLS hello on the other
+  anxcloud.lbaas.service:
+    name: api
+    load_balancers: [lb1]
+    ports:
+      - name: http
+        port: 80
+        mode: http
+        health_check: '"httpchk": { "method": "GET", "uri": "/healthz" }'
+        server_timeout: 30s
+        client_timeout: 1m
+      - name: https
+        port: 443
+        health_check: '"adv_check": "ssl-hello-chk"'
+        server_timeout: 500ms
+    addresses: [198.51.100.11]
+    servers:
+      - {name: node1, address: 192.0.2.11}
 
 - name: Remove it
   anxcloud.lbaas.service:
@@ -244,15 +268,15 @@ class ServiceModule(AnxcloudModule):
             target_port=dict(type="int"),
             mode=dict(type="str", choices=["tcp", "http"], default="tcp"),
             health_check=dict(type="str"),
-            server_timeout=dict(type="int"),
-            client_timeout=dict(type="str"),
+            server_timeout=dict(type="raw"),
+            client_timeout=dict(type="raw"),
             ssl=dict(type="bool", default=False),
             ssl_certificate_path=dict(type="str"),
         )),
         addresses=dict(type="list", elements="str", default=[]),
         servers=dict(type="list", elements="dict", default=[], options=dict(
             name=dict(type="str", required=True),
-            address=dict(type="str", required=True),
+            address=dict(type="str", required=True, aliases=["ip"]),
             check=dict(type="str", choices=["enabled", "disabled"], default="enabled"),
         )),
         tag_prefix=dict(type="str", default="anxlb"),

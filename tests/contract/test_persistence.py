@@ -24,7 +24,7 @@ def counts(engine):
 
 
 def test_a_restart_keeps_objects_tags_states_and_addresses(tmp_path):
-    state, delay = str(tmp_path / "engine.db"), 1.0   # longer than a restart takes
+    state, delay = str(tmp_path / "engine.db"), 1.0   # usually longer than a restart takes, not always under load
     with LocalEngine(seed=SEED, state=state, deploy_delay=delay) as first:
         created = time.monotonic()
         ids = tree(first)
@@ -35,7 +35,10 @@ def test_a_restart_keeps_objects_tags_states_and_addresses(tmp_path):
         assert before["bind"]["state"]["title"] == "NewlyCreated"
     with LocalEngine(seed=SEED, state=state, deploy_delay=delay) as second:
         for kind, ident in ids.items():
-            assert get(second, kind, ident) == before[kind]
+            now = get(second, kind, ident)
+            if time.monotonic() - created >= delay and now["state"]["title"] == "Deployed":
+                now["state"] = before[kind]["state"]   # a slow restart: the deploy delay ran out meanwhile, rightly
+            assert now == before[kind]
         assert ok(second.api("GET", RESOURCES, params={"tag_name": "keep"}))["data"] == [
             {"identifier": ids["backend"], "name": "web"}]
         assert ok(second.api("GET", ADDRESSES + "/" + address))["name"] == "127.0.10.9"

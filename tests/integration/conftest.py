@@ -80,8 +80,8 @@ class Ansible(object):
         path.write_text(yaml.safe_dump(plays, sort_keys=False))
         return self.playbook(str(path), check=check, diff=diff, token=token, extra_args=extra_args)
 
-    def playbook(self, path, check=False, diff=False, token=True, extra_args=()):
-        """Runs a playbook file (e.g. one of playbooks/) on localhost; returns a ``Run``."""
+    def playbook(self, path, check=False, diff=False, token=True, extra_args=(), cwd=None):
+        """Runs a playbook file (e.g. one of playbooks/) on localhost, in directory ``cwd``; returns a ``Run``."""
         self.count += 1
         record = self.tmp_path / ("record%d.json" % self.count)
         env = self.env(token)
@@ -93,7 +93,7 @@ class Ansible(object):
             cmd.append("--diff")
         cmd.extend(extra_args)
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
-                              check=False)
+                              check=False, cwd=cwd)
         records = json.loads(record.read_text()) if record.exists() else []
         return Run(proc, records)
 

@@ -171,9 +171,14 @@ def module_args(engine, decl, check=False):
                 api_retries=2, _ansible_check_mode=check, _ansible_diff=False)
 
 
-def test_fault_soak(engine):
+def say(capsys, text):
+    with capsys.disabled():   # shown in every run of the suite, not only when the test fails
+        print("\n" + text)
+
+
+def test_fault_soak(engine, capsys):
     rng = random.Random(SEED)
-    print("\nfault soak: seed %d, %d runs (SOAK_SEED / SOAK_RUNS to change)" % (SEED, RUNS))
+    say(capsys, "fault soak: seed %d, %d runs (SOAK_SEED / SOAK_RUNS to change)" % (SEED, RUNS))
     foreign = seed_foreign(engine)
     before = dict((i, o) for i, o in World(engine).objs.items() if i in foreign)
     engine.reset_requests()
@@ -201,7 +206,7 @@ def test_fault_soak(engine):
             outcomes["converged"] += 1
             assert world.service(name) == expected(decl), "%s: not converged" % where
             assert world.untagged_of(name) == [], "%s: untagged objects of ours" % where
-    print("fault soak outcomes: %s" % outcomes)
+    say(capsys, "fault soak outcomes: %s" % outcomes)
     # Nothing outside our parents that is not ours was ever written (the request log), nor changed.
     writes = [r for r in engine.requests()["log"] if r["method"] in MUTATING]
     assert not [r for r in writes if any(ident in r["path"] for ident in foreign)]

@@ -70,7 +70,7 @@ def test_invalid_bind_input(engine, ansible, args, msg):
 def test_invalid_server_ip(engine, ansible):
     engine.reset_requests()
     run = ansible.run({"anxcloud.lbaas.server": {"backend": "80.web", "name": "s", "ip": "not-an-ip", "port": 80}})
-    assert failed_without_writes(engine, run) == "ip: 'not-an-ip' is not a valid IP address"
+    assert failed_without_writes(engine, run) == "address: 'not-an-ip' is not a valid IP address"   # ip is the alias
 
 
 def test_missing_token(engine, ansible):

@@ -117,7 +117,7 @@ def test_create_update_delete(kind, engine, ansible):
     after[field] = new
     result = converge(ansible, engine, module_task(kind, args), {"before": before, "after": after})
     assert result[kind]["id"] == obj["id"]
-    assert result["plan"] == [{"action": "update", "type": kind, "name": args["name"], "id": obj["id"],
+    assert result["plan"] == [{"load_balancer": "lb1", "action": "update", "type": kind, "name": args["name"], "id": obj["id"],
                                "changes": {field: {"before": old, "after": new}}, "tags": [],
                                "reason": "differs in %s" % field}]
     assert es.by_name(engine, kind)[args["name"]][field] == new

@@ -185,7 +185,7 @@ def test_services_of_an_extra_vars_file_are_removed_one_at_a_time(engine, ansibl
     assert reconcile(out, "shop")["status"]["load_balancers"] == {"lb1": {"127.0.10.20": [8443]},
                                                                   "lb2": {"127.0.10.20": [8443]}}
     assert reconcile(out, "api")["status"]["all"] == {"127.0.10.2": [9090]}
-    # -e @file replaces the playbook's default vars file: demo-web was not touched
+    # only the services of the -e @file: the playbook has no default vars file, demo-web was not touched
     assert not [r for r in out.records if "demo-web" in r["task"]]
     assert "demo-web" not in " ".join(names(engine))
     api_objects = dict((k, v) for k, v in ids(engine).items() if v[1].endswith(".api"))
@@ -241,36 +241,78 @@ def test_the_role_takes_auth_from_module_defaults(engine, ansible, monkeypatch):
     assert engine.requests()["total"] == 0
 
 
+# One declaration with a mistake in every service: the role reports each problem once, naming the service by
+# index and name and the key, and stops before a single request (and before any address is allocated).
 BAD = [
-    ("a misspelt service key", [{"name": "x", "load_balancers": ["lb1"], "prots": []}], ["prots"]),
-    ("a misspelt port key", [{"name": "x", "load_balancers": ["lb1"], "address_pool": ["anxlb-pool=demo"],
-                              "ports": [{"port": 80, "target_prot": 8080}]}], ["target_prot"]),
-    ("a port without its number", [{"name": "x", "load_balancers": ["lb1"], "ports": [{"name": "http"}],
-                                    "addresses": ["127.0.10.9"]}], ["port"]),
-    ("a server mode that does not exist", [{"name": "x", "load_balancers": ["lb1"], "addresses": ["127.0.10.9"],
-                                            "servers": [{"name": "n1", "address": "127.0.0.1", "check": "on"}]}],
-     ["check", "enabled, disabled"]),
-    ("both addresses and address_pool", [{"name": "x", "load_balancers": ["lb1"], "addresses": ["127.0.10.9"],
-                                          "address_pool": ["anxlb-pool=demo"]}],
-     ["mutually exclusive", "addresses", "address_pool"]),
-    ("no load balancers", [{"name": "x", "ports": []}], ["load_balancers"]),
-    ("a service name twice", [{"name": "x", "load_balancers": ["lb1"], "addresses": ["127.0.10.9"]},
-                              {"name": "y", "load_balancers": ["lb1"], "addresses": ["127.0.10.8"]},
-                              {"name": "x", "load_balancers": ["lb2"], "addresses": ["127.0.10.9"]}],
-     ["each service name may appear only once; declared more than once: x"]),
+    {"name": "a", "load_balancers": ["lb1"], "prots": []},
+    {"name": "b", "load_balancers": ["lb1"], "address_pool": ["anxlb-pool=demo"],
+     "ports": [{"port": 80, "target_prot": 8080}, {"port": 81, "target_prot": 8081}]},
+    {"name": "c", "load_balancers": ["lb1"], "ports": [{"name": "http"}], "addresses": ["127.0.10.9"]},
+    {"name": "d", "load_balancers": ["lb1"], "addresses": ["127.0.10.9"],
+     "servers": [{"name": "n1", "address": "127.0.0.1", "check": "on"}]},
+    {"name": "e", "load_balancers": ["lb1"], "addresses": ["127.0.10.9"], "address_pool": ["anxlb-pool=demo"]},
+    {"name": "f", "ports": []},
+    {"name": "a", "load_balancers": ["lb2"], "addresses": ["127.0.10.8"]},
 ]
 
 
-@pytest.mark.parametrize("services,expected", [b[1:] for b in BAD], ids=[b[0] for b in BAD])
-def test_the_role_refuses_a_bad_declaration_before_any_request(engine, ansible, services, expected):
+def test_the_role_names_each_bad_key_once_with_its_service_before_any_request(engine, ansible):
     engine.reset_requests()
-    out = ansible.run(INCLUDE_ROLE, vars={"lbaas_services": services})
+    out = ansible.run(INCLUDE_ROLE, vars={"lbaas_services": BAD})
     assert out.rc != 0
     failed = [r for r in out.records if r["status"] == "failed"]
     assert len(failed) == 1 and not [r for r in out.records if r["task"].startswith(("Reconcile ", "Allocate "))]
-    message = failed[0]["result"]["msg"]
-    assert all(text in message for text in expected), message
+    problems = failed[0]["result"]["msg"]
+    assert [p.split(": ", 1)[0] for p in problems] == [
+        "lbaas_services[0] (a)", "lbaas_services[1] (b)", "lbaas_services[2] (c)", "lbaas_services[3] (d)",
+        "lbaas_services[4] (e)", "lbaas_services[5] (f)", "lbaas_services"], problems
+    assert problems[0].startswith("lbaas_services[0] (a): unknown key prots; the keys are: address_families, ")
+    # two ports with the same misspelling: one line, not one per port
+    assert problems[1].startswith("lbaas_services[1] (b): unknown key ports.target_prot; the keys are: client_timeout, ")
+    assert problems[2] == "lbaas_services[2] (c): missing required arguments: port found in ports"
+    assert problems[3].startswith("lbaas_services[3] (d): value of check must be one of: enabled, disabled, got: on")
+    assert problems[4] == "lbaas_services[4] (e): addresses and address_pool are mutually exclusive; give one of them"
+    assert problems[5] == "lbaas_services[5] (f): missing required arguments: load_balancers"
+    assert problems[6] == "lbaas_services: each service name may appear only once; declared more than once: a"
     assert engine.requests()["total"] == 0
+
+
+@pytest.mark.smoke
+def test_the_playbook_takes_a_relative_vars_file_from_the_working_directory(engine, ansible, tmp_path):
+    """The vars file path as users type it: relative to where they run ansible-playbook. A wrong path and no
+    services at all stop the run with a message, before any request."""
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "services.yml").write_text(yaml.safe_dump({"lbaas_services": [
+        {"name": "rel", "load_balancers": ["lb1"], "addresses": ["127.0.10.30"],
+         "ports": [{"name": "http", "port": 8090}], "servers": [{"name": "n1", "address": "127.0.0.1"}]}]}))
+    # the play's module_defaults set wait_timeout; the role passes none of its own, so it is not overridden
+    out = ansible.playbook(PLAYBOOK, check=True, cwd=str(tmp_path), extra_args=["-e", "lbaas_vars_file=mine/services.yml"])
+    assert out.rc == 0, out
+    assert reconcile(out, "rel")["status"]["all"] == {"127.0.10.30": [8090]}
+    assert engine.mutating_requests() == 0
+
+    engine.reset_requests()
+    out = ansible.playbook(PLAYBOOK, cwd=str(tmp_path), extra_args=["-e", "lbaas_vars_file=mine/servics.yml"])
+    assert out.rc != 0 and out.records[-1]["result"]["msg"] == (
+        "lbaas_vars_file: 'mine/servics.yml' (%s) is not a file. A relative path is taken from the directory "
+        "ansible-playbook runs in." % (tmp_path / "mine" / "servics.yml"))
+    out = ansible.playbook(PLAYBOOK, cwd=str(tmp_path))
+    assert out.rc != 0 and out.records[-1]["result"]["msg"] == (
+        "No services: give a vars file that sets lbaas_services with -e lbaas_vars_file=FILE (or -e @FILE).")
+    assert engine.requests()["total"] == 0
+
+
+@pytest.mark.smoke
+def test_the_role_leaves_wait_timeout_to_module_defaults_unless_set(engine, ansible):
+    service = {"name": "waits", "load_balancers": ["lb1"], "addresses": ["127.0.10.31"],
+               "ports": [{"name": "http", "port": 8091}], "servers": [{"name": "n1", "address": "127.0.0.1"}]}
+    play = {"module_defaults": {"group/anxcloud.lbaas.lbaas": {"wait_timeout": 77}}}
+    out = ansible.run(INCLUDE_ROLE, check=True, vars={"lbaas_services": [service]}, play=play)
+    assert out.rc == 0, out
+    assert reconcile(out, "waits")["invocation"]["module_args"]["wait_timeout"] == 77
+    out = ansible.run(INCLUDE_ROLE, check=True, vars={"lbaas_services": [service], "lbaas_wait_timeout": 5}, play=play)
+    assert out.rc == 0, out
+    assert reconcile(out, "waits")["invocation"]["module_args"]["wait_timeout"] == 5
 
 
 def test_the_role_argument_spec_matches_the_service_module():
@@ -279,7 +321,7 @@ def test_the_role_argument_spec_matches_the_service_module():
     from ansible_collections.anxcloud.lbaas.plugins.modules.service import ServiceModule
 
     with open(os.path.join(ROLE, "meta", "argument_specs.yml")) as handle:
-        role = yaml.safe_load(handle)["argument_specs"]["main"]["options"]["lbaas_services"]["options"]
+        role = yaml.safe_load(handle)["argument_specs"]["service_declaration"]["options"]
     module = ServiceModule.argument_spec
 
     def shape(options):

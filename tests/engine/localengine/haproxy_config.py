@@ -11,7 +11,8 @@ Decisions where the Engine's behaviour is unknown (tests/engine/README.md, "HAPr
   -> ``option tcp-check``, ``"httpchk": {"method": "GET", "uri": "/"}`` (or ``"adv_check": "httpchk"``)
   -> ``option httpchk GET /``, another ``adv_check`` value X -> ``option X`` (HAProxy judges it);
   no health check -> the HTTP check ``GET /`` (the Engine's default, see plugins' _service.TCP_CHECK).
-- timeouts: a bare number is seconds (``30`` -> ``30s``); a value with a unit passes as HAProxy reads it.
+- timeouts: a bare number is milliseconds, as the collection documents them (and as HAProxy reads a bare
+  number); a value with a unit passes as HAProxy reads it.
 """
 import ipaddress
 import json
@@ -76,7 +77,7 @@ def timeout(value, what):
     text = str(value).strip()
     if not text or not SAFE_WORD.match(text):
         raise ValueError("%s %r is not a time" % (what, value))
-    return text + "s" if BARE_NUMBER.match(text) else text
+    return text + "ms" if BARE_NUMBER.match(text) else text
 
 
 def endpoint(ip, port):

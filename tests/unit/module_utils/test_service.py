@@ -59,10 +59,10 @@ def test_unnamed_port_is_named_by_its_number():
      "ports[0].ssl_certificate_path is set but ports[0].ssl is false; set ssl: true or remove the path"),
     ({"ports": [{"name": "a", "port": 80, "health_check": ""}]},
      "ports[0].health_check must not be empty; leave it out for the tcp default"),
-    ({"ports": [{"name": "a", "port": 80, "client_timeout": "30s"}]},
-     "ports[0].client_timeout must be a whole number of milliseconds, got '30s'"),
+    ({"ports": [{"name": "a", "port": 80, "client_timeout": "30 secs"}]},
+     "ports[0].client_timeout must be milliseconds or a duration like 30s or 500ms, got '30 secs'"),
     ({"ports": [{"name": "a", "port": 80, "server_timeout": -1}]},
-     "ports[0].server_timeout must be a whole number of milliseconds >= 0, got -1"),
+     "ports[0].server_timeout must be milliseconds or a duration like 30s or 500ms, got -1"),
 ])
 def test_invalid_declarations(change, msg):
     service = dict(SERVICE)
