@@ -156,3 +156,27 @@ def _addresses_of(engine, owner):
     if resp.status_code == 422:
         return []
     return [r["identifier"] for r in resp.json()["data"]]
+
+
+def test_releasing_an_address_a_bind_uses_fails_naming_the_bind_unless_forced(engine, ansible):
+    run = ansible.run([
+        {"anxcloud.lbaas.ip_address": {"pool": POOL, "owner": "web", "family": "v4"}, "register": "ip"},
+        {"anxcloud.lbaas.service": {"name": "web", "load_balancers": ["lb1"], "addresses": ["{{ ip.addresses[0].address }}"],
+                                    "ports": [{"name": "http", "port": 8080}], "servers": []}},
+    ])
+    assert not run.failed(), run
+    address = run[0]["addresses"][0]
+    (bind,) = es.objects(engine, "bind")
+    release = {"anxcloud.lbaas.ip_address": {"owner": "web", "state": "absent"}}
+    engine.reset_requests()
+    for check in (True, False):
+        refused = ansible.run(release, check=check)
+        assert refused.failed() and refused.last["msg"] == (
+            "address %s is still used by bind 'v4.http.web' (%s) on load balancer lb1: releasing it would hand out an "
+            "address a load balancer still serves; remove the bind first, or set force: true"
+            % (address["address"], bind["identifier"]))
+    assert writes(engine) == [] and engine.api("GET", "/api/ipam/v1/address.json/" + address["id"]).status_code == 200
+    forced = ansible.run({"anxcloud.lbaas.ip_address": {"owner": "web", "state": "absent", "force": True}})
+    assert not forced.failed() and [a["address"] for a in forced.last["plan"]] == [address["address"]]
+    assert forced.last["warnings"][0].endswith("released anyway (force: true)")
+    assert forced.last["addresses"] == [] and writes(engine) == [("DELETE", "/api/ipam/v1/address.json/" + address["id"])]
