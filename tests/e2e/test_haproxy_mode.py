@@ -26,7 +26,12 @@ def create(engine, kind, **fields):
 
 
 def update(engine, kind, ident, **fields):
-    resp = engine.api("PUT", LBAAS % kind + "/" + ident, json=dict(fields, state="0"))
+    """An update as go-anxcloud's generic client sends it: the whole object, links as ids, "state": "0"."""
+    current = engine.api("GET", LBAAS % kind + "/" + ident).json()
+    body = dict((k, v["identifier"] if isinstance(v, dict) and "identifier" in v else v) for k, v in current.items()
+                if k not in ("state", "customer_identifier", "reseller_identifier", "automation_rules"))
+    body.update(fields, state="0")
+    resp = engine.api("PUT", LBAAS % kind + "/" + ident, json=body)
     assert resp.status_code == 200, resp.text
 
 
@@ -73,9 +78,9 @@ def test_deployed_means_serving_and_a_rejected_version_keeps_the_last_good_one(h
         assert ask("127.0.10.50", port) == "node1"   # the last good version still serves
         assert "soon" not in config(hengine)
 
-        update(hengine, "frontend", ids["frontend"], client_timeout="5")   # the redeploy that fixes it
+        update(hengine, "frontend", ids["frontend"], client_timeout="5000")   # the redeploy that fixes it
         assert settled(hengine, "frontend", ids["frontend"]) == "Updated"
-        assert "timeout client 5s" in config(hengine) and ask("127.0.10.50", port) == "node1"
+        assert "timeout client 5000ms" in config(hengine) and ask("127.0.10.50", port) == "node1"
     finally:
         node.stop()
 

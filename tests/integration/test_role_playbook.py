@@ -96,9 +96,10 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
         ["create backend http.demo-web", "create backend admin.demo-web", "create frontend http.demo-web",
          "create frontend admin.demo-web", "create bind v4.http.demo-web", "create bind v4.admin.demo-web"]
         + ["create server %s.%s.demo-web" % (n, p) for n in ("node1", "node2", "node3") for p in ("http", "admin")])
-    assert summary(check) == [   # the plan as the role prints it
+    assert summary(check) == [   # the plan as the role prints it, each action with its load balancer
         "service demo-web (present) on lb1: would change, 12 planned action(s)",
-        "plan: %s" % planned,
+        "summary: lb1: 12 to add, 0 to change, 0 to destroy",
+        "plan: %s" % ["lb1: " + p for p in planned],
         "addresses: ['127.0.10.2']",
         "listening: {'127.0.10.2': [8080, 8081]}",
     ]
@@ -125,7 +126,8 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
     assert engine.mutating_requests() == 0 and ids(engine) == created
     assert reconcile(rerun)["changed"] is False and reconcile(rerun)["plan"] == []
     assert not any(r["result"].get("changed") for r in rerun.records)
-    assert summary(rerun)[:2] == ["service demo-web (present) on lb1: in sync, 0 planned action(s)", "plan: []"]
+    assert summary(rerun)[:3] == ["service demo-web (present) on lb1: in sync, 0 planned action(s)",
+                                  "summary: lb1: 0 to add, 0 to change, 0 to destroy", "plan: []"]
     assert recap(rerun)["changed"] == 0 and recap(rerun)["failed"] == 0
 
     # 4. one node and one port fewer: only their objects go, the rest keeps its identifiers
@@ -156,7 +158,8 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
     assert pool_addresses(engine) == sorted(SEEDED + ["127.0.10.2"])
     assert [a["address"] for a in check.task("Release the addresses of demo-web")["result"]["plan"]] == ["127.0.10.2"]
     assert summary(check)[0] == "service demo-web (absent) on lb1: would change, 5 planned action(s)"
-    assert summary(check)[2] == "addresses: ['released 127.0.10.2']"
+    assert summary(check)[1] == "summary: lb1: 0 to add, 0 to change, 5 to destroy"
+    assert summary(check)[3] == "addresses: ['released 127.0.10.2']"
     gone = run(ansible, "service_example_absent.yml", diff=True)
     assert sorted((a["action"], a["name"]) for a in reconcile(gone)["plan"]) == [
         ("delete", "http.demo-web"), ("delete", "http.demo-web"), ("delete", "node1.http.demo-web"),
