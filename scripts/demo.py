@@ -188,11 +188,18 @@ def story(demo):
 
 
 def remove_service(demo):
-    """The end of the story: the service leaves, its address returns to the pool, nothing listens.
-    (The lead replaces this section with: drop it from the live set, garbage_collection.yml.)"""
+    """The end of the story: the service is dropped from the live set and garbage collection removes
+    its objects and returns its address to the pool (check mode first); nothing listens any more."""
     address = demo.address()
-    heading("8. Remove the service (state: absent): playbooks/vars/service_example_absent.yml")
-    demo.play("6 service removed", "service_example_absent.yml", "--diff")
+    gc = os.path.join(ROOT, "playbooks", "garbage_collection.yml")
+    heading("8. demo-web leaves the live set (playbooks/vars/live_set_without_demo.yml): what would garbage "
+            "collection remove? (--check --diff, nothing is written)")
+    with open(os.path.join(VARS, "live_set_without_demo.yml")) as handle:
+        say(handle.read().rstrip())
+    demo.play("8 gc --check", "live_set_without_demo.yml", "--check", "--diff", "-e", "garbage_collection_allow_empty=true",
+              playbook=gc)
+    heading("9. Collect it for real")
+    demo.play("9 gc", "live_set_without_demo.yml", "--diff", "-e", "garbage_collection_allow_empty=true", playbook=gc)
     listed = demo.engine.api("GET", "/api/ipam/v1/address/filtered.json",
                              params={"prefix": V4_POOL, "page": 1, "limit": 1000}).json()["data"]["data"]
     held = [a["name"] for a in listed]
@@ -201,7 +208,7 @@ def remove_service(demo):
     for port in (8080, 8081):
         demo.show_refused(address, port)
     say("HAProxy servers left: %d" % len(demo.engine.haproxy()["servers"]))
-    heading("9. lb1 and the pool as the collection's info modules see them: playbooks/demo/show_loadbalancer.yml")
+    heading("10. lb1 and the pool as the collection's info modules see them: playbooks/demo/show_loadbalancer.yml")
     demo.play(None, None, playbook=os.path.join(ROOT, "playbooks", "demo", "show_loadbalancer.yml"))
 
 

@@ -169,6 +169,8 @@ class Applier(object):
     then sent again, at most ``delete_passes`` passes; then the run fails naming what is left.
     """
 
+    confirms_by_wait = True   # its wait reads every written object back: Reconciler.confirmed_world
+
     def __init__(self, client, waiter, delete_passes=3, delete_pause=1.0, sleep=time.sleep):
         self.client = client
         self.waiter = waiter
@@ -406,13 +408,17 @@ class Reconciler(object):
     round: a write that may have landed, a failed tag write), or when an object read back differs
     from the plan (the Engine stored something else; planning again settles it, bounded by
     ``max_rounds``). Objects the run did not write are as observed: the lease keeps other runs of
-    the collection away meanwhile.
+    the collection away meanwhile. An applier that does not say it ``confirms_by_wait`` (IPAM
+    addresses, gc) gets the second observation as before.
+    ``applier(client, waiter)`` makes the object that executes a plan (default ``Applier``, LBaaS
+    objects); IPAM addresses and gc bring their own.
     """
 
     def __init__(self, client, check_mode, wait=True, wait_timeout=600, max_rounds=3, waiter=None, before_apply=None,
-                 max_interruptions=4):
+                 max_interruptions=4, applier=None):
         self.client = client
         self.max_interruptions = max_interruptions   # rounds of writes ended on open outcomes, bounded apart
+        self.applier = applier or Applier
         self.before_apply = before_apply
         self.check_mode = check_mode
         self.wait = wait
@@ -440,10 +446,16 @@ class Reconciler(object):
         rounds = 0
         interruptions = []
         while True:
-            applier = Applier(self.client, self.waiter)
+            applier = self.applier(self.client, self.waiter)
             waits = [Target(*t) for t in plan.waits]
+            confirms = getattr(applier, "confirms_by_wait", False)
             try:
-                targets = applier.apply(plan, wait=(lambda done: self.waiter.wait(done + waits)) if self.wait else None)
+                if confirms:   # the wait overlaps the tag lane
+                    targets = applier.apply(plan, wait=(lambda done: self.waiter.wait(done + waits)) if self.wait else None)
+                else:
+                    targets = applier.apply(plan)
+                    if self.wait:
+                        self.waiter.wait(targets + waits)
             except Interrupted as exc:
                 interruptions.append(str(exc))
                 if len(interruptions) >= self.max_interruptions:
@@ -459,7 +471,7 @@ class Reconciler(object):
                 return Outcome(first_plan, before, self._as_written(predicted, applier), bool(first_plan), rounds,
                                interruptions)
             rounds += 1
-            after = self.confirmed_world(predicted, applier, targets + waits)
+            after = self.confirmed_world(predicted, applier, targets + waits) if confirms else None
             if after is not None:
                 return Outcome(first_plan, before, after, bool(first_plan), rounds, interruptions)
             state = look()

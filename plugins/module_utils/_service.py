@@ -36,7 +36,6 @@ PORT_DEFAULTS = {"mode": "tcp", "server_timeout": None, "client_timeout": None, 
                  "ssl_certificate_path": None, "check": "enabled"}
 
 
-
 def _check_name(value, option):
     if not isinstance(value, str) or not NAME_RE.match(value):
         raise Failure("%s: '%s' is not a valid name (letters, digits, '-' and '_', at most 63 characters, "

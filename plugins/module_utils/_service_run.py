@@ -38,16 +38,22 @@ class _Scope(object):
 
 
 class ServiceRun(object):
-    def __init__(self, client, params, check_mode, warn):
+    """``anywhere`` (gc): no load balancer is declared and the state is absent; the run finds the owner's
+    objects wherever its tag is and plans their removal."""
+
+    def __init__(self, client, params, check_mode, warn, anywhere=False):
         self.client = client
         self.params = params
         self.check_mode = check_mode
         self.warn = warn
+        self.anywhere = anywhere
         self.result = {"changed": False, "conflicts": []}
 
     def validate(self):
         p = self.params
-        if not p["load_balancers"]:
+        if self.anywhere and (p["load_balancers"] or p["state"] != "absent"):
+            raise ValueError("a run without declared load balancers only removes")   # a caller's bug, not a user's
+        if not p["load_balancers"] and not self.anywhere:
             raise Failure("load_balancers must name at least one load balancer")
         for index, ref in enumerate(p["load_balancers"]):
             if not ref or not str(ref).strip():
@@ -63,15 +69,25 @@ class ServiceRun(object):
             self.warn(warning)
         return Desired() if p["state"] == "absent" else desired
 
-    def run(self, diff=False):
+    def prepare(self, lb_listing=None):
+        """Everything before the first observation. ``lb_listing`` (gc: one listing for all owners) stands
+        in for the run's own listing of load balancers, which it then skips."""
         p = self.params
         self.desired = self.validate()
         self.tag = owner_tag(p["name"], p["tag_prefix"])
         self.observer = ServiceObserver(self.client, self.desired, self.tag, p["tag_prefix"])
-        self.lbs = self.observer.resolve(p["load_balancers"])
+        if lb_listing is not None and not p["load_balancers"]:
+            self.observer.lb_listing = lb_listing
+            self.lbs = []
+        else:
+            self.lbs = self.observer.resolve(p["load_balancers"])
         self.guard = ServiceGuard(self.client, p, self.desired, warn=self.warn)
         self.result["declaration_hash"] = self.guard.digest
         self.state = None
+
+    def run(self, diff=False):
+        p = self.params
+        self.prepare()
         reconciler = Reconciler(self.client, self.check_mode, wait=p["wait"], wait_timeout=p["wait_timeout"],
                                 before_apply=lambda state, plan: self.guard.before_apply(_Scope(state), plan))
         try:

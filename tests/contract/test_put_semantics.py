@@ -49,8 +49,8 @@ def test_optional_fields_left_out_read_back_as_after_a_create_without_them(engin
     server_timeout): with replace they are cleared, as a create without them stores them."""
     b = backend(engine, health_check="hc", server_timeout=5)
     bare = create(engine, "backend", name="web", load_balancer=LB1)
-    put = ok(engine.api("PUT", lbaas("backend", b["identifier"]), json={"name": "web", "load_balancer": LB1,
-                                                                         "state": "0"}))
+    put = ok(engine.api("PUT", lbaas("backend", b["identifier"]),
+                        json={"name": "web", "load_balancer": LB1, "state": "0"}))
     fields = ("mode", "health_check", "server_timeout", "load_balancer")
     assert [put[f] for f in fields] == [bare[f] for f in fields] == [None, None, None,
                                                                      {"identifier": LB1, "name": "lb1"}]

@@ -31,11 +31,12 @@ def service(ports, nodes, state="present"):
                 servers=[{"name": name, "address": host} for name, host in nodes])
 
 
-def playbook(engine, tmp_path, declared, *args, output=False):
-    """Runs playbooks/service_loadbalancer.yml for a vars file; the Engine's writes during the run
-    (and the output, with ``output``)."""
+def playbook(engine, tmp_path, declared, *args, output=False, path=None):
+    """Runs playbooks/service_loadbalancer.yml (or ``path``) for a vars file declaring ``declared`` (a
+    service, or a list of them: the live set); the Engine's writes during the run (and the output, with
+    ``output``)."""
     vars_file = tmp_path / ("vars-%d.yml" % len(list(tmp_path.iterdir())))
-    vars_file.write_text(yaml.safe_dump({"lbaas_services": [declared]}))
+    vars_file.write_text(yaml.safe_dump({"lbaas_services": declared if isinstance(declared, list) else [declared]}))
     env = dict(os.environ, ANEXIA_API_URL=engine.url, ANEXIA_TOKEN=engine.token, ANSIBLE_NOCOLOR="1",
                ANSIBLE_PYTHON_INTERPRETER=sys.executable, ANSIBLE_LOCALHOST_WARNING="0",
                ANSIBLE_INVENTORY_UNPARSED_WARNING="0",
@@ -43,7 +44,7 @@ def playbook(engine, tmp_path, declared, *args, output=False):
                                                                 text=True).strip())
     engine.reset_requests()
     done = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,",
-                           "-c", "local", PLAYBOOK, "-e", "lbaas_vars_file=%s" % vars_file] + list(args),
+                           "-c", "local", path or PLAYBOOK, "-e", "lbaas_vars_file=%s" % vars_file] + list(args),
                           env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, check=False)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     writes = sum(n for method, n in engine.requests()["by_method"].items() if method in MUTATING)
@@ -118,8 +119,13 @@ def test_a_service_carries_traffic_from_plan_to_removal(hengine, tmp_path):
                                     if s["name"].startswith("node3.")) == {"DOWN"}, timeout=10), engine.haproxy()
         assert sample(address, http, REQUESTS) == {"node1": REQUESTS}
 
-        # removed: nothing listens, HAProxy has no server left, the address is free again
-        writes = playbook(engine, tmp_path, service(ports, NODES, state="absent"))
+        # dropped from the live set: garbage collection previews (no write), then removes it; nothing
+        # listens, HAProxy has no server left, the address is free again
+        gc = os.path.join(ROOT, "playbooks", "garbage_collection.yml")
+        empty = ("-e", "garbage_collection_allow_empty=true")
+        assert playbook(engine, tmp_path, [], "--check", "--diff", *empty, path=gc) == 0
+        assert not refused(address, http) and pool_holds(engine, address)
+        writes = playbook(engine, tmp_path, [], *empty, path=gc)
         assert writes > 0
         assert wait_for(lambda: refused(address, http), timeout=5)
         assert refused(address, admin) and served_by(engine) == [] and not pool_holds(engine, address)

@@ -51,5 +51,11 @@ def tag(engine, ident, name):
     resp.raise_for_status()
 
 
+def untag(engine, ident, name):
+    resp = requests.delete(engine.url + "/api/core/v1/resource.json/%s/tags/%s" % (ident, name),
+                           headers={"Authorization": "Token " + engine.token}, timeout=10)
+    resp.raise_for_status()
+
+
 def lb_id(engine, name="lb1"):
     return by_name(engine, "loadbalancer")[name]["identifier"]

@@ -79,8 +79,8 @@ def run_module(args, timeout):
     try:
         return json.loads(proc.stdout), proc.stdout
     except ValueError:
-        raise AssertionError("the module did not answer JSON (rc=%s):\n%s\n%s" % (proc.returncode, proc.stdout[-3000:],
-                                                                                 proc.stderr[-3000:]))
+        raise AssertionError("the module did not answer JSON (rc=%s):\n%s\n%s"
+                             % (proc.returncode, proc.stdout[-3000:], proc.stderr[-3000:]))
 
 
 class World(object):

@@ -57,8 +57,8 @@ class Tags(object):
 
     def ensure(self, name, service):
         """The entity named ``name``, created (or assigned to ``service``) when needed."""
-        entity = self.store.tag_entity(name=name) or {"identifier": new_id(), "name": name, "services": [],
-                                                       "_created": time.time()}
+        entity = self.store.tag_entity(name=name) or {
+            "identifier": new_id(), "name": name, "services": [], "_created": time.time()}
         if SERVICES[service] not in entity["services"]:
             entity["services"].append(SERVICES[service])
             self.store.put_tag_entity(entity)

@@ -131,6 +131,7 @@ class LocalEngine(object):
     def tag_entities(self):
         """The account's tag entities, each with ``_carriers`` (resources carrying it)."""
         return self.dump()["tags"]
+
     def haproxy(self):
         """With --haproxy: {"config": {lb name: text}, "servers": [{name, status, ...}], "errors": [...], ...}."""
         return self.admin("GET", "haproxy")

@@ -1,15 +1,16 @@
 """ip_address's answer to a concurrent allocation the Engine did not refuse: two address objects at one
 address after our create; to refusals that do or do not name the address; to a create whose answer was
 lost. The local Engine refuses duplicates (the integration tests cover that path), so this stands in
-for an Engine that does not; only the client is stubbed, the module code is real."""
+for an Engine that does not; only the client is stubbed, the applier code (shared by ip_address and gc) is real."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import Prefix, pools_for
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_apply import AddressApplier
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_observe import AddressState
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_plan import entry, pick
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import NEW, Prefix, pools_for
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import (
     AccessDeniedError, ConflictError, EngineConnectionError, ServerError, ValidationFailedError)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.modules import ip_address
-from ansible_collections.anxcloud.lbaas.plugins.modules.ip_address import IpAddressModule
 
 PREFIX = {"identifier": "p" * 32, "name": "192.0.2.0/29"}
 
@@ -65,18 +66,22 @@ class Client(object):
         self.calls.append(("delete", self.objects.pop(ident)))
 
 
+class Applier(object):
+    """The applier for a plan made from one observation of ``pools``; ``_pick``/``_allocate`` as the tests read."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def _pick(self, pools):
+        return pick(pools)
+
+    def _allocate(self, pools, planned):
+        applier = AddressApplier(self.client, AddressState([], [], pools=pools), "web", "anxlb", sleep=lambda s: None)
+        return entry(applier.allocate(planned))
+
+
 def module(client):
-    mod = object.__new__(IpAddressModule)
-    mod.client = client
-    mod.params = {"owner": "web", "strategy": "first", "tag_prefix": "anxlb"}
-    mod.tag = "anxlb-svc=web"
-    mod.claims = {}
-    return mod
-
-
-@pytest.fixture(autouse=True)
-def no_sleep(monkeypatch):
-    monkeypatch.setattr(ip_address.time, "sleep", lambda seconds: None)
+    return Applier(client)
 
 
 def plan(mod, prefix):
@@ -119,9 +124,9 @@ def test_addresses_planned_for_later_in_the_run_survive_the_reread():
     mod = module(client)
     prefix = Prefix(PREFIX)
     pools = pools_for([prefix])
-    prefix.addresses["192.0.2.2"] = [{"identifier": ip_address.NEW, "name": "192.0.2.2"}]   # the run's 2nd address
+    prefix.addresses["192.0.2.2"] = [{"identifier": NEW, "name": "192.0.2.2"}]   # the run's 2nd address
     got = mod._allocate(pools, {"address": "192.0.2.1", "prefix_id": prefix.id})
-    assert got["address"] == "192.0.2.3" and prefix.addresses["192.0.2.2"][0]["identifier"] == ip_address.NEW
+    assert got["address"] == "192.0.2.3" and prefix.addresses["192.0.2.2"][0]["identifier"] == NEW
 
 
 def test_collisions_are_bounded():

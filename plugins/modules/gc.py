@@ -1,0 +1,228 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: gc
+short_description: Remove the LBaaS objects and pool addresses of services that are no longer in the live set
+version_added: 0.1.0
+description:
+  - Garbage collection for services managed with M(anxcloud.lbaas.service), the role
+    C(anxcloud.lbaas.service_loadbalancer) and M(anxcloud.lbaas.ip_address). Every owner that carries the
+    owner tag C(<tag_prefix>-svc=<owner>) (or a marker C(<tag_prefix>-reconciled.<owner>=...) on a load balancer)
+    and is not in O(keep), and every owner in O(remove), loses its LBaaS objects on every load balancer and its
+    addresses in every pool.
+  - Ownership is the service module's, and nothing else is ever written. An owner's objects are found through
+    its owner tag on every load balancer; a frontend or backend is the owner's when it carries the tag, a bind or
+    server when it carries the tag or sits under a frontend or backend of the owner. Each object's own tags are
+    read before it is deleted. An object that also carries the owner tag of an owner not being collected keeps
+    the owner's objects on that load balancer. Live owners, other owners, untagged objects and objects of
+    other tag prefixes are never written.
+  - Snapshot first, decide second. One observation reads the owners (the account's tag entities with the owner
+    tag prefix, and the markers on the load balancers), then everything of every owner to collect. Any read
+    that fails ends the run before the first delete. Check mode returns exactly what a real run removes.
+  - A real run takes the advisory lease of each load balancer it writes to (as M(anxcloud.lbaas.service) does);
+    a load balancer whose lease another run holds is skipped with a message naming the holder, so a run in
+    progress is never collected under it. If the tags of a load balancer changed between the snapshot and
+    taking the lease, the run observes and decides again before writing.
+  - Deletes run through the collection's shared applier, owner by owner, children first, and are waited for
+    until gone; then the owner's markers are removed and its addresses released. An address a bind still
+    listens on (one this run does not delete) is never released. Then the run observes again.
+  - Age. LBaaS objects tell no creation time. An owner's age is that of its youngest marker (every writing
+    service run rewrites it) or the creation time of its address objects (the core resource's C(created_at),
+    read as UTC). With O(min_age), an owner younger than that is skipped, and so is an owner whose age
+    nothing tells (objects without a marker, no addresses), because a run that has created objects but not yet
+    written its marker looks exactly like that, and a leftover is better than an outage.
+author:
+  - anxcloud.lbaas contributors (@anxcloud)
+options:
+  keep:
+    description:
+      - The live set, the owner ids (service names) that are alive. Every other owner found goes.
+      - Required unless O(remove) is given. An empty list means that no owner is alive; O(max_delete) still applies.
+    type: list
+    elements: str
+  remove:
+    description:
+      - Owners to remove explicitly, also when O(keep) is not given. An owner in both O(keep) and O(remove) is an error.
+    type: list
+    elements: str
+    default: []
+  tag_prefix:
+    description:
+      - Prefix of the owner tags, markers and leases. Only owners of this prefix are considered.
+    type: str
+    default: anxlb
+  load_balancers:
+    description:
+      - Load balancers (names or identifiers) gc may write to. Objects on other load balancers stay, reported in
+        RV(skipped_items). Default is every load balancer.
+    type: list
+    elements: str
+    default: []
+  pools:
+    description:
+      - The IP pool (prefix identifiers, CIDRs or tags, as in M(anxcloud.lbaas.ip_address)) whose addresses gc may
+        release. Default is every address object carrying the owner tag, wherever it is (each confirmed on its own
+        tags); with O(pools), also address objects an earlier M(anxcloud.lbaas.ip_address) run created for the owner
+        but could not tag (found by their description).
+    type: list
+    elements: str
+    default: []
+  min_age:
+    description:
+      - Seconds. Owners whose youngest marker or address object is younger are skipped; with a value above 0, owners
+        whose age is unknown are skipped too. V(0) collects regardless of age.
+      - Set it for scheduled runs next to playbooks that create services, for example V(900).
+    type: int
+    default: 0
+  prune_orphans:
+    description:
+      - Also remove objects of collected owners whose parent is gone, so that their load balancer cannot be told
+        (no scope to check, no lease to take). By default they are reported in RV(skipped_items).
+    type: bool
+    default: false
+  max_delete:
+    description:
+      - The most objects and addresses one run may remove. Above it the module fails without deleting anything; check
+        the live set, then raise it.
+    type: int
+    default: 100
+  lease_timeout:
+    description:
+      - Seconds after which a lease this run could not release counts as expired for other runs.
+    type: int
+    default: 1800
+  lease_holder:
+    description:
+      - Who holds the leases, shown to a concurrent run that finds one. Defaults to C(gc@<controller host>:<process id>).
+    type: str
+  wait_timeout:
+    description:
+      - Seconds to wait for deleted objects to be gone.
+    type: int
+    default: 600
+extends_documentation_fragment:
+  - anxcloud.lbaas.engine
+  - anxcloud.lbaas.attributes
+  - anxcloud.lbaas.attributes.actiongroup
+attributes:
+  check_mode:
+    support: full
+    details:
+      - Returns exactly what a real run removes; a real run decides again only if a load balancer's tags changed
+        before it took the lease.
+  diff_mode:
+    support: full
+"""
+
+EXAMPLES = r"""
+- name: Preview (run with --check --diff first) what goes when only shop and api are alive
+  anxcloud.lbaas.gc:
+    keep: [shop, api]
+  register: collected
+
+- name: Remove one service explicitly, on lb1 only, releasing its addresses in the demo pool
+  anxcloud.lbaas.gc:
+    remove: [old-shop]
+    load_balancers: [lb1]
+    pools: [anxlb-pool=demo]
+
+- name: Scheduled collection that leaves services younger than 15 minutes alone
+  anxcloud.lbaas.gc:
+    keep: "{{ lbaas_services | map(attribute='name') | list }}"
+    min_age: 900
+    max_delete: 40
+"""
+
+RETURN = r"""
+removed:
+  description:
+    - What the run removed (in check mode, would remove), LBaaS objects children first, then markers, then addresses.
+    - Owners whose removal failed are left out (see RV(failed_owners)).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    type: {description: "V(bind), V(server), V(frontend), V(backend), V(marker) or V(address).", type: str}
+    name: {description: "The object's name, the marker tag, or the address.", type: str}
+    id: {description: Identifier (none for a marker)., type: str}
+    owner: {description: The owner it belonged to., type: str}
+    load_balancer: {description: The load balancer it was on (LBaaS objects and markers)., type: str}
+    prefix: {description: The prefix (CIDR) of an address., type: str}
+    reason: {description: Why it goes., type: str}
+  sample: [{type: bind, name: v4.http.api, id: 5b6e4f0d9a0c4c63b1a6a5c6f4e3d2c1, owner: api, load_balancer: lb1,
+            reason: not part of the service any more}]
+kept:
+  description: The owners of the live set that were found, with the number of resources carrying their owner tag.
+  returned: always
+  type: dict
+  sample: {shop: 11}
+skipped_items:
+  description:
+    - What stays although its owner is not alive, each with the reason (lease, scope, age, in use, ...).
+    - Not called C(skipped), which Ansible reads as "the task was skipped".
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    owner: {description: The owner., type: str}
+    reason: {description: Why it stays., type: str}
+    load_balancer: {description: "The load balancer, when the reason is about one.", type: str}
+    prefix: {description: "The prefix, when an address stays.", type: str}
+    objects: {description: "The objects that stay (type, name, id).", type: list, elements: dict}
+failed_owners:
+  description:
+    - Owners whose removal failed, with the error; the module then fails after the others were collected.
+    - Not called C(failed), which Ansible reads as the task's own status.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{owner: api, msg: "could not delete frontend 'http.api' ..."}]
+summary:
+  description: One line, what goes per load balancer and prefix, then the owners collected, kept and skipped.
+  returned: always
+  type: str
+  sample: "lb1: 10 to destroy; 127.0.10.0/24: 1 to release | owners collected: api | kept: 1 owner(s) | skipped: nothing"
+diff:
+  description: Per owner collected, its objects per load balancer and its addresses, before and after.
+  returned: when diff mode is on
+  type: dict
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_run import GcRun
+
+
+class GcModule(AnxcloudModule):
+    argument_spec = dict(
+        keep=dict(type="list", elements="str"),
+        remove=dict(type="list", elements="str", default=[]),
+        tag_prefix=dict(type="str", default="anxlb"),
+        load_balancers=dict(type="list", elements="str", default=[]),
+        pools=dict(type="list", elements="str", default=[]),
+        min_age=dict(type="int", default=0),
+        prune_orphans=dict(type="bool", default=False),
+        max_delete=dict(type="int", default=100),
+        lease_timeout=dict(type="int", default=1800),
+        lease_holder=dict(type="str"),
+        wait_timeout=dict(type="int", default=600),
+    )
+
+    def run(self):
+        run = GcRun(self.client, self.params, self.check_mode, warn=self.module.warn)
+        self.result = run.result
+        run.run(diff=self.module._diff)
+
+
+def main():
+    GcModule.main()
+
+
+if __name__ == "__main__":
+    main()

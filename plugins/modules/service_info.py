@@ -1,0 +1,131 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: service_info
+short_description: List the services the collection manages, with their load balancers, addresses and state
+version_added: 0.1.0
+description:
+  - The inventory to check before M(anxcloud.lbaas.gc) collects anything. Services are found as gc finds owners,
+    by the account's owner tags C(<tag_prefix>-svc=<name>) and the markers C(<tag_prefix>-reconciled.<name>=...) on
+    load balancers, and each is read as M(anxcloud.lbaas.service) reads it, on every load balancer its owner tag is
+    found on.
+  - Per service, its load balancers, the addresses and ports its binds listen on, its pool addresses, object
+    counts per load balancer, the objects not deployed (named, with their state), the last-reconciled marker per
+    load balancer (naming scheme, collection version, declaration hash, time) and the live leases on its load
+    balancers.
+  - An owner tag that nothing carries any more (what a collected service leaves in the account) is no service.
+author:
+  - anxcloud.lbaas contributors (@anxcloud)
+options:
+  load_balancers:
+    description:
+      - Only services with objects or a marker on one of these load balancers (names or identifiers). Default all.
+    type: list
+    elements: str
+    default: []
+  names:
+    description:
+      - Only these services. Default all.
+    type: list
+    elements: str
+    default: []
+  tag_prefix:
+    description:
+      - Prefix of the owner tags, markers and leases.
+    type: str
+    default: anxlb
+extends_documentation_fragment:
+  - anxcloud.lbaas.engine
+  - anxcloud.lbaas.attributes
+  - anxcloud.lbaas.attributes.actiongroup
+  - anxcloud.lbaas.attributes.info_module
+"""
+
+EXAMPLES = r"""
+- name: Every service the collection manages
+  anxcloud.lbaas.service_info:
+  register: inventory
+
+- name: Services on lb1 that have objects not deployed
+  ansible.builtin.debug:
+    msg: "{{ item.name }}: {{ item.not_ok }}"
+  loop: "{{ inventory.services | selectattr('not_ok') | list }}"
+"""
+
+RETURN = r"""
+services:
+  description: The services found, sorted by name.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    name: {description: The service (owner) name., type: str}
+    load_balancers: {description: The load balancers holding its objects or its marker., type: list, elements: str}
+    addresses: {description: The addresses its binds listen on., type: list, elements: str}
+    ports: {description: The ports its binds listen on., type: list, elements: int}
+    listening: {description: "Per load balancer, address -> ports.", type: dict}
+    allocated:
+      description: Its IPAM address objects (pool allocations), found through its owner tag.
+      type: list
+      elements: dict
+    objects: {description: "Per load balancer, the number of backends, frontends, binds and servers.", type: dict}
+    orphans: {description: Objects carrying its owner tag whose load balancer cannot be told (parent gone)., type: int}
+    not_ok:
+      description: Objects not deployed (pending or failed), each with type, name, id, load balancer and state.
+      type: list
+      elements: dict
+    markers:
+      description: "Per load balancer, the last-reconciled markers: scheme, collection_version, declaration_hash, reconciled_at."
+      type: dict
+    leases: {description: "Live leases on its load balancers: load_balancer, holder, until.", type: list, elements: dict}
+    lease_held: {description: Whether a run holds a lease on one of its load balancers now., type: bool}
+  sample:
+    - name: shop
+      load_balancers: [lb1]
+      addresses: [127.0.10.2]
+      ports: [8080]
+      listening: {lb1: {127.0.10.2: [8080]}}
+      allocated: [{address: 127.0.10.2, prefix: 127.0.10.0/24, id: 5b6e4f0d9a0c4c63b1a6a5c6f4e3d2c1}]
+      objects: {lb1: {backends: 1, frontends: 1, binds: 1, servers: 2}}
+      orphans: 0
+      not_ok: []
+      markers: {lb1: [{scheme: 1, collection_version: 0.1.0, declaration_hash: 5f0c1e9a3b7d2c44, reconciled_at: 1767225600}]}
+      leases: []
+      lease_held: false
+"""
+
+import time
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_owner, check_tag_prefix
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_info import inventory
+
+
+class ServiceInfoModule(AnxcloudModule):
+    argument_spec = dict(
+        load_balancers=dict(type="list", elements="str", default=[]),
+        names=dict(type="list", elements="str", default=[]),
+        tag_prefix=dict(type="str", default="anxlb"),
+    )
+
+    def run(self):
+        p = self.params
+        check_tag_prefix(p["tag_prefix"])
+        for index, name in enumerate(p["names"]):
+            check_owner(name, "names[%d]" % index)
+        self.result["services"] = inventory(self.client, p["tag_prefix"], p["load_balancers"], p["names"], now=time.time())
+
+
+def main():
+    ServiceInfoModule.main()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,182 @@
+"""The gc module against the local Engine: an owner dropped from the live set loses everything it owns on
+every load balancer and pool, and nothing else is ever written; a read that fails mid-snapshot deletes
+nothing; the cap stops a mass delete; a held lease makes gc skip that load balancer; check mode lists
+exactly what the real run deletes; a rerun is a no-op."""
+import time
+
+from . import engine_state as es
+
+POOL = ["anxlb-pool=demo"]
+
+
+def service(name, lbs, address, port=8080):
+    return {"anxcloud.lbaas.service": {
+        "name": name, "load_balancers": lbs, "addresses": [address],
+        "ports": [{"name": "http", "port": port, "target_port": 18080}],
+        "servers": [{"name": "n1", "address": "127.0.0.1"}]}}
+
+
+def gc(**options):
+    return {"anxcloud.lbaas.gc": options}
+
+
+def writes(engine):
+    return [(e["method"], e["path"]) for e in engine.requests()["log"] if e["method"] in ("POST", "PUT", "DELETE")]
+
+
+def ids_of(engine, owner=None, untagged=False, tag=None):
+    """LBaaS objects (no load balancers) carrying ``owner``'s tag, no tag at all, or ``tag``."""
+    out = set()
+    for obj in es.snapshot(engine).values():
+        if not any(key in obj for key in ("load_balancer", "frontend", "backend")):
+            continue
+        tags = obj["tags"]
+        if (owner and "anxlb-svc=%s" % owner in tags) or (untagged and not tags) or (tag and tag in tags):
+            out.add(obj["identifier"])
+    return out
+
+
+def setup(engine, ansible):
+    """web (alive) on lb1; api (to collect) on lb1 and lb2 with a pool address; an untagged backend with a
+    server on lb1 and a backend tagged by another prefix for an owner also called api, on lb2."""
+    run = ansible.run([
+        {"anxcloud.lbaas.ip_address": {"pool": POOL, "owner": "api", "family": "v4"}, "register": "api_ip"},
+        service("web", ["lb1"], "127.0.10.50"),
+        {"anxcloud.lbaas.service": {
+            "name": "api", "load_balancers": ["lb1", "lb2"], "addresses": ["{{ api_ip.addresses[0].address }}"],
+            "ports": [{"name": "http", "port": 9090, "target_port": 19090}],
+            "servers": [{"name": "n1", "address": "127.0.0.1"}, {"name": "n2", "address": "127.0.0.2"}]}},
+    ])
+    assert not run.failed(), run
+    api_ip = run[0]["addresses"][0]
+    lb1, lb2 = es.lb_id(engine, "lb1"), es.lb_id(engine, "lb2")
+    loose = es.create(engine, "backend", name="loose", load_balancer=lb1, mode="tcp")
+    es.create(engine, "server", name="loose-n1", backend=loose, ip="127.0.0.9", port=80, check="disabled")
+    other = es.create(engine, "backend", name="http.api", load_balancer=lb2, mode="tcp")
+    es.tag(engine, other, "xyz-svc=api")
+    return api_ip, lb1, lb2
+
+
+def api_objects(engine):
+    return sorted((o["name"], o["identifier"]) for o in es.snapshot(engine).values() if "anxlb-svc=api" in o["tags"])
+
+
+def test_an_owner_dropped_from_the_live_set_goes_and_nothing_else_is_written(engine, ansible):
+    api_ip, lb1, lb2 = setup(engine, ansible)
+    api = dict((i, n) for n, i in api_objects(engine))
+    assert len(api) == 2 * 5   # per lb: backend, frontend, bind, two servers
+    protected = ids_of(engine, owner="web") | ids_of(engine, untagged=True) | ids_of(engine, tag="xyz-svc=api")
+    assert len(protected) == 4 + 2 + 1
+    before = es.snapshot(engine)
+
+    # A read failing mid-snapshot (server listings come after tag entities, load balancers and tags) deletes nothing.
+    engine.reset_requests()
+    engine.set_faults({"script": [{"method": "GET", "path": "/api/LBaaS/v1/server.json", "status": 503, "count": 50}]})
+    broken = ansible.run(gc(keep=["web"]))
+    engine.clear_faults()
+    assert broken.failed() and "503" in broken.last["msg"], broken
+    assert writes(engine) == [] and es.snapshot(engine) == before
+
+    # The cap: eleven removals (ten objects, one address) are more than ten; nothing is deleted.
+    engine.reset_requests()
+    capped = ansible.run(gc(keep=["web"], max_delete=10))
+    assert capped.failed() and capped.last["msg"].startswith(
+        "gc would remove 11 objects and addresses of 1 owner(s) (api), more than max_delete (10); nothing was deleted")
+    assert writes(engine) == [] and es.snapshot(engine) == before
+
+    # Another run holds lb2: gc skips it (and api's address, which lb2's bind still serves).
+    expiry = int(time.time()) + 600
+    es.tag(engine, lb2, "anxlb-lease=api@ci:7@%d" % expiry)
+    before = es.snapshot(engine)
+    engine.reset_requests()
+    check = ansible.run(gc(keep=["web"]), check=True, diff=True)
+    assert not check.failed(), check
+    assert writes(engine) == [] and es.snapshot(engine) == before
+    got = check.last
+    assert sorted(r["id"] for r in got["removed"] if r["type"] != "marker") == sorted(
+        i for i in api if _on(before, i, lb1))
+    assert [r["name"] for r in got["removed"] if r["type"] == "marker"] == [
+        t for t in es.tags(engine, lb1) if t.startswith("anxlb-reconciled.api=")]
+    reasons = dict((s.get("load_balancer") or s.get("prefix"), s["reason"]) for s in got["skipped_items"])
+    assert reasons["lb2"] == ("load balancer lb2 is leased by api@ci:7 (until %s): another run is reconciling it; gc "
+                              "leaves it alone this time" % time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(expiry)))
+    assert reasons["127.0.10.0/24"].startswith("address %s is still used by bind 'v4.http.api'" % api_ip["address"])
+    assert got["kept"] == {"web": 4} and got["failed_owners"] == []
+    assert got["summary"].startswith("lb1: 5 to destroy | owners collected: api")
+    assert got["diff"]["before"]["api"]["load_balancers"]["lb1"]["backends"][0]["name"] == "http.api"
+    assert got["diff"]["after"]["api"]["load_balancers"]["lb1"] == {"backends": [], "frontends": []}
+
+    engine.reset_requests()
+    real = ansible.run(gc(keep=["web"]), diff=True)
+    assert not real.failed(), real
+    assert real.last["removed"] == got["removed"] and real.last["diff"] == got["diff"]
+    assert real.last["skipped_items"] == got["skipped_items"] and real.last["summary"] == got["summary"]
+    _never_written(engine, protected | set(i for i in api if _on(before, i, lb2)))
+    now = es.snapshot(engine)
+    assert set(before) - set(now) == set(r["id"] for r in got["removed"] if r["type"] != "marker")
+    assert all(t.startswith("anxlb-lease=api@ci:7@") for t in es.tags(engine, lb2) if t.startswith("anxlb-lease="))
+
+    # The lease ends: the rest goes (lb2's objects, the marker, the address); then a rerun is a no-op.
+    es.untag(engine, lb2, "anxlb-lease=api@ci:7@%d" % expiry)
+    check = ansible.run(gc(keep=["web"]), check=True, diff=True)
+    engine.reset_requests()
+    real = ansible.run(gc(keep=["web"]), diff=True)
+    assert not real.failed(), real
+    assert real.last["removed"] == check.last["removed"] and real.last["diff"] == check.last["diff"]
+    assert sorted(r["type"] for r in real.last["removed"]) == [
+        "address", "backend", "bind", "frontend", "marker", "server", "server"]
+    assert [(r["name"], r["prefix"]) for r in real.last["removed"] if r["type"] == "address"] == [
+        (api_ip["address"], "127.0.10.0/24")]
+    _never_written(engine, protected)
+    assert api_objects(engine) == []
+    assert ids_of(engine, owner="web") | ids_of(engine, untagged=True) | ids_of(engine, tag="xyz-svc=api") == protected
+    assert _addresses_of(engine, "api") == []
+    assert not [t for lb in (lb1, lb2) for t in es.tags(engine, lb) if "api" in t]
+    engine.reset_requests()
+    again = ansible.run(gc(keep=["web"]))
+    assert not again.failed() and again.last["changed"] is False and again.last["removed"] == []
+    assert writes(engine) == [] and again.last["summary"].startswith("nothing to collect")
+
+
+def _on(world, ident, lb):
+    obj = world[ident]
+    if obj.get("load_balancer"):
+        return obj["load_balancer"]["identifier"] == lb
+    parent = world[(obj.get("frontend") or obj.get("backend"))["identifier"]]
+    return parent["load_balancer"]["identifier"] == lb
+
+
+def _never_written(engine, ids):
+    touched = [(m, p) for m, p in writes(engine) if any(i in p for i in ids)]
+    assert touched == [], touched
+
+
+def _addresses_of(engine, owner):
+    resp = engine.api("GET", "/api/core/v1/resource.json", params={"tag_name": "anxlb-svc=" + owner, "page": 1, "limit": 100})
+    if resp.status_code == 422:
+        return []
+    return [r["identifier"] for r in resp.json()["data"]]
+
+
+def test_releasing_an_address_a_bind_uses_fails_naming_the_bind_unless_forced(engine, ansible):
+    run = ansible.run([
+        {"anxcloud.lbaas.ip_address": {"pool": POOL, "owner": "web", "family": "v4"}, "register": "ip"},
+        {"anxcloud.lbaas.service": {"name": "web", "load_balancers": ["lb1"], "addresses": ["{{ ip.addresses[0].address }}"],
+                                    "ports": [{"name": "http", "port": 8080}], "servers": []}},
+    ])
+    assert not run.failed(), run
+    address = run[0]["addresses"][0]
+    (bind,) = es.objects(engine, "bind")
+    release = {"anxcloud.lbaas.ip_address": {"owner": "web", "state": "absent"}}
+    engine.reset_requests()
+    for check in (True, False):
+        refused = ansible.run(release, check=check)
+        assert refused.failed() and refused.last["msg"] == (
+            "address %s is still used by bind 'v4.http.web' (%s) on load balancer lb1: releasing it would hand out an "
+            "address a load balancer still serves; remove the bind first, or set force: true"
+            % (address["address"], bind["identifier"]))
+    assert writes(engine) == [] and engine.api("GET", "/api/ipam/v1/address.json/" + address["id"]).status_code == 200
+    forced = ansible.run({"anxcloud.lbaas.ip_address": {"owner": "web", "state": "absent", "force": True}})
+    assert not forced.failed() and [a["address"] for a in forced.last["plan"]] == [address["address"]]
+    assert forced.last["warnings"][0].endswith("released anyway (force: true)")
+    assert forced.last["addresses"] == [] and writes(engine) == [("DELETE", "/api/ipam/v1/address.json/" + address["id"])]

@@ -1,0 +1,160 @@
+"""The end of the lifecycle through the roles and playbooks, as users run them: two pool-backed services whose
+check-mode addresses are the ones the real run gets; the live set going from [shop, api] to [shop] with
+playbooks/garbage_collection.yml (--check --diff first) and service_info before and after; a dropped family
+and an absent service without address_pool leaving no address behind; lbaas_prune."""
+import os
+
+import yaml
+
+from . import engine_state as es
+from .conftest import ROOT
+
+SERVICES = os.path.join(ROOT, "playbooks", "service_loadbalancer.yml")
+GC = os.path.join(ROOT, "playbooks", "garbage_collection.yml")
+POOL = ["anxlb-pool=demo"]
+V4, V6 = "0a11ce11000000000000000000000001", "0a11ce11000000000000000000000002"
+SHOP = {"name": "shop", "load_balancers": ["lb1", "lb2"], "address_pool": POOL,
+        "ports": [{"name": "http", "port": 8080, "target_port": 18080}], "servers": [{"name": "n1", "address": "127.0.0.1"}]}
+API = {"name": "api", "load_balancers": ["lb1", "lb2"], "address_pool": POOL,
+       "ports": [{"name": "grpc", "port": 9090}], "servers": [{"name": "n1", "address": "127.0.0.3"}]}
+
+
+def playbook(ansible, tmp_path, path, services, check=False, diff=False, extra=None):
+    vars_file = tmp_path / ("vars%d.yml" % ansible.count)
+    vars_file.write_text(yaml.safe_dump(dict({"lbaas_services": services}, **(extra or {})), sort_keys=False))
+    out = ansible.playbook(path, check=check, diff=diff, extra_args=["-e", "lbaas_vars_file=%s" % vars_file])
+    assert out.rc == 0, out
+    return out
+
+
+def results(out):
+    """The fact service_loadbalancer_results as the role left it."""
+    facts = [r["result"]["ansible_facts"] for r in out.records if r["task"].startswith("Record the result of ")]
+    return facts[-1]["service_loadbalancer_results"]
+
+
+def inventory(ansible):
+    out = ansible.run({"anxcloud.lbaas.service_info": {}})
+    assert not out.failed(), out
+    return dict((s["name"], s) for s in out.last["services"])
+
+
+def pool(engine, prefix=V4):
+    resp = engine.api("GET", "/api/ipam/v1/address/filtered.json", params={"prefix": prefix, "page": 1, "limit": 1000})
+    resp.raise_for_status()
+    return sorted(a["name"] for a in resp.json()["data"]["data"] if a.get("description_customer"))
+
+
+def owned(engine, owner):
+    return dict((i, o) for i, o in es.snapshot(engine).items() if "anxlb-svc=%s" % owner in o["tags"])
+
+
+def writes(engine):
+    return [(e["method"], e["path"]) for e in engine.requests()["log"] if e["method"] in ("POST", "PUT", "DELETE")]
+
+
+def test_from_shop_and_api_to_shop_with_distinct_predicted_addresses_and_the_inventory(engine, ansible, tmp_path):
+    # Two pool-backed services: check mode predicts the addresses the real run then gets, and the fact carries them.
+    engine.reset_requests()
+    check = playbook(ansible, tmp_path, SERVICES, [SHOP, API], check=True, diff=True)
+    assert writes(engine) == []
+    predicted = results(check)
+    assert predicted["shop"]["addresses"] == ["127.0.10.2"] and predicted["api"]["addresses"] == ["127.0.10.3"]
+    real = playbook(ansible, tmp_path, SERVICES, [SHOP, API], diff=True)
+    got = results(real)
+    assert dict((n, r["addresses"]) for n, r in got.items()) == dict((n, r["addresses"]) for n, r in predicted.items())
+    assert got["api"] == {"state": "present", "load_balancers": ["lb1", "lb2"], "addresses": ["127.0.10.3"],
+                          "released": [], "changed": True, "summary": got["api"]["summary"], "status": {
+                              "load_balancers": {"lb1": {"127.0.10.3": [9090]}, "lb2": {"127.0.10.3": [9090]}},
+                              "all": {"127.0.10.3": [9090]}}}
+    assert got["api"]["summary"] == "lb1: 4 to add, 0 to change, 0 to destroy; lb2: 4 to add, 0 to change, 0 to destroy"
+    assert pool(engine) == ["127.0.10.2", "127.0.10.3"]
+
+    # The inventory gc users check first.
+    before = inventory(ansible)
+    assert sorted(before) == ["api", "shop"]
+    api = before["api"]
+    assert api["load_balancers"] == ["lb1", "lb2"] and api["addresses"] == ["127.0.10.3"] and api["ports"] == [9090]
+    assert [a["address"] for a in api["allocated"]] == ["127.0.10.3"] and api["not_ok"] == [] and api["orphans"] == 0
+    assert api["objects"] == {lb: {"backends": 1, "frontends": 1, "binds": 1, "servers": 1} for lb in ("lb1", "lb2")}
+    assert sorted(api["markers"]) == ["lb1", "lb2"] and api["markers"]["lb1"][0]["scheme"] == 1
+    assert api["lease_held"] is False and api["leases"] == []
+
+    # The live set shrinks to [shop]: --check --diff lists exactly api's objects and address, and writes nothing.
+    api_objects = owned(engine, "api")
+    shop_objects = owned(engine, "shop")
+    snapshot = es.snapshot(engine)
+    engine.reset_requests()
+    preview = playbook(ansible, tmp_path, GC, [SHOP], check=True, diff=True)
+    assert writes(engine) == [] and es.snapshot(engine) == snapshot
+    planned = preview.task("Collect services not in the live set")["result"]
+    assert sorted(r["id"] for r in planned["removed"] if r["type"] not in ("marker", "address")) == sorted(api_objects)
+    assert [(r["name"], r["prefix"]) for r in planned["removed"] if r["type"] == "address"] == [("127.0.10.3", "127.0.10.0/24")]
+    assert sorted(r["load_balancer"] for r in planned["removed"] if r["type"] == "marker") == ["lb1", "lb2"]
+    assert set(r["owner"] for r in planned["removed"]) == {"api"} and planned["kept"] == {"shop": 9}
+    assert planned["diff"]["before"]["api"]["addresses"] == ["127.0.10.3 (127.0.10.0/24)"]
+    assert planned["diff"]["after"]["api"] == {"load_balancers": {lb: {"backends": [], "frontends": []}
+                                                                  for lb in ("lb1", "lb2")}, "addresses": []}
+    report = preview.task("Report what goes, per load balancer and pool")["result"]["msg"]
+    assert "pool 127.0.10.0/24: would remove address 127.0.10.3 of api" in report
+    assert "load balancer lb2: would remove bind v4.grpc.api of api" in report
+    assert report[-1] == ("summary: lb1: 4 to destroy; lb2: 4 to destroy; 127.0.10.0/24: 1 to release | owners "
+                          "collected: api | kept: 1 owner(s) | skipped: nothing")
+
+    # The real run removes exactly those, and writes nothing of shop's.
+    engine.reset_requests()
+    done = playbook(ansible, tmp_path, GC, [SHOP], diff=True)
+    removed = done.task("Collect services not in the live set")["result"]
+    assert removed["removed"] == planned["removed"] and removed["diff"] == planned["diff"]
+    assert owned(engine, "api") == {} and owned(engine, "shop") == shop_objects and pool(engine) == ["127.0.10.2"]
+    assert not [w for w in writes(engine) if any(i in w[1] for i in shop_objects)]
+    after = inventory(ansible)
+    assert sorted(after) == ["shop"] and after["shop"] == before["shop"]
+
+    # Again: nothing left to collect, nothing written.
+    engine.reset_requests()
+    again = playbook(ansible, tmp_path, GC, [SHOP])
+    assert again.task("Collect services not in the live set")["result"]["changed"] is False and writes(engine) == []
+
+
+def test_a_dropped_family_and_an_absent_service_without_its_pool_leave_no_address_and_prune_collects(
+        engine, ansible, tmp_path):
+    web = {"name": "web", "load_balancers": ["lb1"], "address_pool": POOL, "address_families": ["v4", "v6"],
+           "ports": [{"name": "http", "port": 8080, "target_port": 18080}], "servers": [{"name": "n1", "address": "127.0.0.1"}]}
+    out = playbook(ansible, tmp_path, SERVICES, [web])
+    assert sorted(results(out)["web"]["addresses"]) == ["127.0.10.2", "fd00:10::2"]
+    assert pool(engine, V6) == ["fd00:10::2"]
+
+    # v6 no longer declared: its bind goes and so does its address (check mode first: predicted, nothing written).
+    v4_only = dict(web, address_families=["v4"])
+    engine.reset_requests()
+    check = playbook(ansible, tmp_path, SERVICES, [v4_only], check=True)
+    assert writes(engine) == [] and results(check)["web"]["released"] == ["fd00:10::2"]
+    out = playbook(ansible, tmp_path, SERVICES, [v4_only])
+    assert results(out)["web"]["released"] == ["fd00:10::2"] and results(out)["web"]["addresses"] == ["127.0.10.2"]
+    assert pool(engine, V6) == [] and pool(engine, V4) == ["127.0.10.2"]
+    assert sorted(b["address"] for b in es.objects(engine, "bind")) == ["127.0.10.2"]
+
+    # absent, without repeating address_pool: the v4 address goes too.
+    gone = {"name": "web", "load_balancers": ["lb1"], "state": "absent"}
+    engine.reset_requests()
+    check = playbook(ansible, tmp_path, SERVICES, [gone], check=True)
+    assert writes(engine) == [] and results(check)["web"]["released"] == ["127.0.10.2"]
+    out = playbook(ansible, tmp_path, SERVICES, [gone])
+    assert results(out)["web"]["released"] == ["127.0.10.2"] and pool(engine, V4) == [] and owned(engine, "web") == {}
+
+    # lbaas_prune: a service made outside the role's list is collected after the declared ones.
+    legacy = ansible.run({"anxcloud.lbaas.service": {
+        "name": "legacy", "load_balancers": ["lb2"], "addresses": ["127.0.10.77"],
+        "ports": [{"name": "http", "port": 8088}], "servers": [{"name": "n1", "address": "127.0.0.1"}]}})
+    assert not legacy.failed(), legacy
+    engine.reset_requests()
+    check = playbook(ansible, tmp_path, SERVICES, [dict(SHOP, load_balancers=["lb1"])], check=True,
+                     extra={"lbaas_prune": True})
+    assert writes(engine) == []
+    predicted = check.task("Collect services not in lbaas_services")["result"]
+    assert sorted(r["name"] for r in predicted["removed"] if r["type"] != "marker") == [
+        "http.legacy", "http.legacy", "n1.http.legacy", "v4.http.legacy"]
+    out = playbook(ansible, tmp_path, SERVICES, [dict(SHOP, load_balancers=["lb1"])], extra={"lbaas_prune": True})
+    assert out.task("Collect services not in lbaas_services")["result"]["removed"] == predicted["removed"]
+    assert owned(engine, "legacy") == {} and len(owned(engine, "shop")) == 4
