@@ -134,8 +134,8 @@ def test_requests_in_flight_never_exceed_the_bound_tag_writes_included(engine, m
 
 def test_pages_after_the_first_go_out_together(engine, make_client):
     for i in range(9):
-        resp = engine.api("POST", "/api/LBaaS/v1/backend.json", json={"name": "p%02d" % i, "mode": "tcp",
-                                                                    "load_balancer": LB1})
+        resp = engine.api("POST", "/api/LBaaS/v1/backend.json",
+                          json={"name": "p%02d" % i, "mode": "tcp", "load_balancer": LB1})
         assert resp.status_code == 200, resp.text
     client = make_client(page_size=2, max_workers=8)
     engine.set_faults({"latency": 0.1})
