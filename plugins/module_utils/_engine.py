@@ -56,6 +56,8 @@ DEFAULT_TIMEOUT = 30
 DEFAULT_PAGE_SIZE = 100
 # Requests in flight at once (the api_concurrency option; why 8: docs/benchmarks.md).
 DEFAULT_MAX_WORKERS = 8
+# a tag write whose outcome is unknown is read back and sent again at most this often in all
+TAG_WRITE_ATTEMPTS = 3
 
 KINDS = ("loadbalancer", "frontend", "backend", "bind", "server")
 LBAAS_KINDS = KINDS
@@ -432,28 +434,57 @@ class EngineClient(object):
         The Engine answers 422 both for "already tagged" and for a tag it refuses (a name outside its
         character set, too long): go-anxcloud reads every 422 as done, which would let a refused lease
         or marker pass silently. So a 422 counts as "already tagged" only if the resource's tags, read
-        back, show the tag; otherwise the 422 is raised. The answer of the attach is not read.
+        back, show the tag; otherwise the 422 is raised. The answer of the attach is not read. An
+        attach whose outcome is unknown is settled by reading (``_settle_tag_write``).
         """
         path = self.tag_path(ident, tag)
-        try:
-            with self._tag_lock:
-                self.request("POST", path, body="", tag_write=True, decode=False)   # JSON "" (null gets 400)
-        except ValidationFailedError as exc:
-            if exc.status == 422 and tag in self.resource_tags(ident):
-                return False
-            raise
-        return True
+
+        def attach():
+            try:
+                with self._tag_lock:
+                    self.request("POST", path, body="", tag_write=True, decode=False)   # JSON "" (null gets 400)
+            except ValidationFailedError as exc:
+                if exc.status == 422 and tag in self.resource_tags(ident):
+                    return False
+                raise
+            return True
+        return self._settle_tag_write(attach, ident, lambda tags: tag in tags)
 
     def tag_remove(self, ident, tag):
         """Untags a resource: True if removed, False if it did not have the tag (404). 409 is retried.
-        The answer is not read."""
+        The answer is not read; an outcome that is unknown is settled by reading (``_settle_tag_write``)."""
         path = self.tag_path(ident, tag)
-        try:
-            with self._tag_lock:
-                self.request("DELETE", path, tag_write=True, decode=False)
-        except NotFoundError:
-            return False
-        return True
+
+        def detach():
+            try:
+                with self._tag_lock:
+                    self.request("DELETE", path, tag_write=True, decode=False)
+            except NotFoundError:
+                return False
+            return True
+        return self._settle_tag_write(detach, ident, lambda tags: tag not in tags)
+
+    def _settle_tag_write(self, write, ident, landed):
+        """Runs a tag write; when it fails in a way that may have landed (5xx, a dropped connection),
+        reads the resource's tags: ``landed(tags)`` -> done, else the write is sent again, at most
+        ``TAG_WRITE_ATTEMPTS`` times in all. Unlike a create's, a tag write's outcome can be read
+        exactly, so it is settled by observing and never sent twice blindly; a created object whose
+        tag write failed would be invisible to the owner-tag listing (RECONCILIATION F4)."""
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return write()
+            except EngineError as exc:
+                if not exc.may_have_landed or attempt >= TAG_WRITE_ATTEMPTS:
+                    raise
+                try:
+                    done = landed(self.resource_tags(ident))
+                except EngineError:
+                    raise exc from None   # still unknown: the caller observes
+                if done:
+                    return True
+                self.policy.sleep(self.policy.backoff(attempt - 1))
 
     # ---- tag entities (account-level tags, go-anxcloud pkg/core/tags/tags.go) ----------------------
     def tag_entities(self, query=""):

@@ -57,11 +57,18 @@ class Desired(object):
     parents are filled by the planner with the identifiers it finds or will create.
     """
 
-    def __init__(self):
+    def __init__(self, suffix=None):
+        self.suffix = suffix   # S in the names ``<port>.S`` of the service's backends and frontends
         self.backends = {}
         self.frontends = {}
         self.binds = {}
         self.servers = {}
+
+    def names_a_parent(self, name):
+        """Whether ``name`` is a backend or frontend name of this service's scheme (``<port>.S``), for
+        any port: what a create of ours made, also when its tag write never landed."""
+        head, dot, rest = (name or "").partition(".")
+        return bool(self.suffix and dot and rest == self.suffix and NAME_RE.match(head))
 
     def count(self):
         return len(self.backends) + len(self.frontends) + len(self.binds) + len(self.servers)
@@ -140,7 +147,7 @@ def build(service):
             raise Failure("%s.address must not be empty" % option)
         servers.append((server_name, normalize_ip(str(address).strip(), option + ".address"), check))
 
-    desired = Desired()
+    desired = Desired(suffix)
     for port in sorted(ports, key=lambda p: str(p.get("name") or p["port"])):
         port_name = str(port.get("name") or port["port"])
         fields = dict(PORT_DEFAULTS, **dict((k, v) for k, v in port.items() if v is not None))

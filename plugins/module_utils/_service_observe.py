@@ -147,7 +147,11 @@ class ServiceObserver(object):
                 self.children_seen[parent_id] = found
             else:
                 children[child_of[kind]].extend(found)
-        return Observed(lb, parents["backend"], parents["frontend"], children["bind"], children["server"])
+        untagged_named = [{"kind": kind, "id": i["identifier"], "name": i.get("name")}
+                          for kind, listing in (("backend", backends_listing), ("frontend", frontends_listing))
+                          for i in listing if i["identifier"] not in picked[kind] and d.names_a_parent(i.get("name"))]
+        return Observed(lb, parents["backend"], parents["frontend"], children["bind"], children["server"],
+                        untagged_named=untagged_named)
 
     def observe(self, lbs):
         """One observation. The owner-tag listing, the load balancers' own tags and their listings go

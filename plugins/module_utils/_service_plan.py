@@ -36,13 +36,16 @@ class Observed(object):
     until conflict detection needed it.
     """
 
-    def __init__(self, lb, backends=(), frontends=(), binds=(), servers=(), foreign_binds=None):
+    def __init__(self, lb, backends=(), frontends=(), binds=(), servers=(), foreign_binds=None, untagged_named=()):
         self.lb = lb
         self.backends = list(backends)
         self.frontends = list(frontends)
         self.binds = list(binds)
         self.servers = list(servers)
         self.foreign_binds = foreign_binds
+        # Backends and frontends named in the service's scheme that neither carry its tag nor are
+        # wanted here ({kind, id, name}): never written, only reported (DESIGN.md section 4).
+        self.untagged_named = list(untagged_named)
 
     def objects(self):
         return self.backends + self.frontends + self.binds + self.servers
@@ -202,6 +205,12 @@ class LbPlanner(object):
             reason = "not part of the service any more" if _owned(obj, self.tag) else \
                 "untagged child of a %s of ours, not part of the service" % ("frontend" if obj["kind"] == "bind" else "backend")
             self._action(DELETE, obj["kind"], obj, reason=reason, premise=self._premise(obj))
+        for obj in obs.untagged_named:
+            self.out.warnings.append(
+                "%s '%s' (%s) on load balancer %s is named like this service's objects but does not carry its owner "
+                "tag (a run that ended between a create and its tag write leaves one); left alone: declare its port "
+                "on this load balancer again to adopt it, or delete it by hand"
+                % (obj["kind"], obj["name"], obj["id"], obs.lb["name"]))
         return self.out
 
     def conflicts(self):

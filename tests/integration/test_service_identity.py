@@ -135,6 +135,28 @@ def test_an_untagged_child_that_is_wanted_is_adopted_not_duplicated(engine, ansi
     assert (was["owner"], node["owner"]) == (None, "web")
 
 
+def test_an_untagged_backend_named_as_ours_is_reported_left_alone_and_adopted_when_declared(engine, ansible):
+    lb1 = es.lb_id(engine, "lb1")
+    # As if a run crashed between creating port "metrics"'s backend and tagging it, and the port was
+    # then dropped from the declaration: not ours (no tag, no parent of ours), so never written.
+    left = es.create(engine, "backend", name="metrics.web", mode="tcp", load_balancer=lb1)
+    engine.reset_requests()
+    run = ansible.run(task(SERVICE))
+    assert not run.failed(), run
+    (warning,) = [w for w in run.last.get("warnings", []) if left in w]
+    assert "metrics.web" in warning and "left alone" in warning and "lb1" in warning
+    writes = [r for r in engine.requests()["log"] if r["method"] in ("POST", "PUT", "DELETE")]
+    assert writes and not [r for r in writes if left in r["path"]]
+    assert es.tags(engine, left) == []
+    # Declared again, the port's backend is that object, tagged: adopted, not duplicated.
+    grown = copy.deepcopy(SERVICE)
+    grown["ports"].append({"name": "metrics", "port": 9100})
+    run = ansible.run(task(grown))
+    assert not run.failed(), run
+    assert on_lb(engine, "lb1")["backend"]["metrics.web"]["identifier"] == left
+    assert es.tags(engine, left) == ["anxlb-svc=web"]
+
+
 def test_removing_optional_fields_resets_them_and_mode_switches_equal_a_fresh_create(engine, ansible):
     def apply(service):   # a plain real run, for the steps that only set the scene
         run = ansible.run(task(service))

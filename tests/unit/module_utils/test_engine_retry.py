@@ -49,8 +49,7 @@ def test_a_write_answered_by_a_gateway_error_is_sent_once_and_may_have_landed(en
 
 @pytest.mark.parametrize("method, call", [
     ("PUT", lambda c: c.lbaas_update("loadbalancer", LB1, {"name": "lb1", "ip_address": "lb1.local.test"})),
-    ("DELETE", lambda c: c.tag_remove(LB1, "never-there")),
-    ("POST", lambda c: c.tag_add(LB1, "anxlb-svc=x")),
+    ("DELETE", lambda c: c.lbaas_delete("backend", LB1)),
 ])
 def test_no_write_is_sent_again_after_a_gateway_error(engine, make_client, method, call):
     script(engine, method, 503, 1)
@@ -59,6 +58,51 @@ def test_no_write_is_sent_again_after_a_gateway_error(engine, make_client, metho
         call(client)
     assert err.value.may_have_landed is True
     assert statuses(engine) == [503] and client.request_counts["by_method"] == {method: 1}
+
+
+# ---- tag writes: an unknown outcome is read, and the write is sent again only if it did not land ----
+def test_a_tag_attach_that_failed_before_landing_is_read_back_and_sent_again(engine, make_client):
+    script(engine, "POST", 503, 1, path="/tags/")
+    client = make_client()
+    assert client.tag_add(LB1, "anxlb-svc=x") is True
+    assert [(e["method"], e["status"]) for e in engine_log(engine)["log"]] == [("POST", 503), ("GET", 200), ("POST", 200)]
+    assert "anxlb-svc=x" in client.resource_tags(LB1)
+
+
+def test_a_tag_attach_that_landed_behind_a_gateway_error_is_not_sent_again(engine, make_client):
+    engine.set_faults({"script": [{"method": "POST", "path": "/tags/", "commit_then": 504, "count": 1}]})
+    client = make_client()
+    assert client.tag_add(LB1, "anxlb-svc=x") is True
+    assert [(e["method"], e["status"]) for e in engine_log(engine)["log"]] == [("POST", 504), ("GET", 200)]
+
+
+def test_a_tag_detach_that_failed_is_settled_by_reading(engine, make_client):
+    client = make_client()
+    client.tag_add(LB1, "anxlb-svc=x")
+    reset_log(engine)
+    script(engine, "DELETE", "drop", 1, path="/tags/")
+    assert client.tag_remove(LB1, "anxlb-svc=x") is True
+    assert [e["method"] for e in engine_log(engine)["log"]] == ["DELETE", "GET", "DELETE"]
+    assert "anxlb-svc=x" not in client.resource_tags(LB1)
+
+
+def test_a_tag_write_that_keeps_failing_is_raised_after_three_attempts(engine, make_client):
+    script(engine, "POST", 502, 9, path="/tags/")
+    client = make_client()
+    with pytest.raises(ServerError) as err:
+        client.tag_add(LB1, "anxlb-svc=x")
+    assert err.value.may_have_landed is True
+    assert [e["method"] for e in engine_log(engine)["log"]] == ["POST", "GET", "POST", "GET", "POST"]
+
+
+def test_a_tag_write_whose_read_back_fails_stays_unknown(engine, make_client):
+    engine.set_faults({"script": [{"method": "POST", "path": "/tags/", "status": 503, "count": 1},
+                                  {"method": "GET", "path": "/resource.json/", "status": 503, "count": 9}]})
+    client = make_client(retries=1)
+    with pytest.raises(ServerError) as err:
+        client.tag_add(LB1, "anxlb-svc=x")
+    assert err.value.method == "POST" and err.value.may_have_landed is True
+    assert [e["method"] for e in engine_log(engine)["log"]].count("POST") == 1
 
 
 def test_a_gateway_that_answers_504_after_the_create_was_committed_leaves_one_object(stub):
@@ -299,12 +343,12 @@ def test_the_default_conflict_delay_is_one_second():
     assert RetryPolicy().conflict_delay == 1.0
 
 
-def test_a_gateway_error_after_tag_conflicts_is_not_retried(engine, make_client):
+def test_a_gateway_error_after_tag_conflicts_is_read_back_before_the_attach_is_sent_again(engine, make_client):
     engine.set_faults({"tag_conflicts": 1, "script": [{"method": "POST", "path": "/tags/", "status": 503, "count": 1}]})
     client = make_client()
-    with pytest.raises(ServerError) as err:
-        client.tag_add(LB1, "both")
-    assert err.value.may_have_landed is True and statuses(engine) == [503]
+    assert client.tag_add(LB1, "both") is True
+    assert [(e["method"], e["status"]) for e in engine_log(engine)["log"]][:2] == [("POST", 503), ("GET", 200)]
+    assert "both" in client.resource_tags(LB1)
 
 
 def test_after_a_429_the_client_sends_nothing_more(engine, make_client):

@@ -103,3 +103,20 @@ def test_orphaned_tagged_bind_is_removed():
               frontend="9" * 32)
     out = plan(SERVICE, world.observed())
     assert ops(out) == [("delete", "bind", "v4.gone.web")]
+
+
+def test_names_of_the_services_scheme_are_told_apart_from_other_names():
+    desired = build(dict(SERVICE, name_suffix="prod"))
+    assert desired.names_a_parent("http.web.prod") and desired.names_a_parent("admin.web.prod")
+    assert not any(desired.names_a_parent(n) for n in (
+        "http.web", "web.prod", "v4.http.web.prod", "http.web.prod2", ".web.prod", "", None))
+    assert build(SERVICE).names_a_parent("metrics.web") and not build(SERVICE).names_a_parent("metrics.web2")
+
+
+def test_an_untagged_parent_named_as_ours_but_not_wanted_is_left_alone_and_reported():
+    # A run that ended between the create of port "admin" and its tag write left this backend.
+    left = {"kind": "backend", "id": "b" * 32, "name": "admin.web"}
+    out = plan(SERVICE, World().observed(untagged_named=[left]))
+    assert out.actions == []
+    assert len(out.warnings) == 1 and "admin.web" in out.warnings[0] and "b" * 32 in out.warnings[0]
+    assert "left alone" in out.warnings[0] and "lb1" in out.warnings[0]
