@@ -27,6 +27,16 @@ class Run(object):
     def __getitem__(self, index):
         return self.records[index]["result"]
 
+    def requests(self, engine, index):
+        """The local Engine's log entries of the requests the ``index``-th task sent (by time: the
+        tasks of one play run one after another)."""
+        record = self.records[index]
+        return [e for e in engine.requests()["log"] if record["start"] <= e["start"] and e["end"] <= record["end"]]
+
+    def writes(self, engine, index):
+        """How many mutating requests the ``index``-th task sent."""
+        return len([e for e in self.requests(engine, index) if e["method"] in ("POST", "PUT", "PATCH", "DELETE")])
+
     @property
     def last(self):
         return self.records[-1]["result"]

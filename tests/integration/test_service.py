@@ -22,25 +22,21 @@ def names(engine, kind):
 
 
 def converge(ansible, engine, service):
-    """check (prediction, no writes) -> real (same diff and plan) -> rerun (no change, no writes)."""
-    before = es.snapshot(engine)
+    """check (prediction, no writes) -> real (same diff and plan) -> rerun (no change, no writes), as
+    three tasks of one play; each task's requests are told apart in the local Engine's log by time."""
     engine.reset_requests()
-    check = ansible.run(task(service), check=True, diff=True)
-    assert not check.failed(), check
-    assert engine.mutating_requests() == 0 and es.snapshot(engine) == before
-    real = ansible.run(task(service), diff=True)
-    assert not real.failed(), real
-    assert real.last["diff"] == check.last["diff"] and real.last["plan"] == check.last["plan"]
-    assert real.last["changed"] == check.last["changed"]
+    play = ansible.run([dict(task(service), check_mode=True, diff=True), dict(task(service), diff=True),
+                        dict(task(service), diff=True)])
+    assert len(play.records) == 3 and not any(play.failed(i) for i in range(3)), play
+    check, real, rerun = play[0], play[1], play[2]
+    assert play.writes(engine, 0) == 0
+    assert real["diff"] == check["diff"] and real["plan"] == check["plan"]
+    assert real["changed"] == check["changed"]
     # what check mode predicted is what the Engine now holds (a load balancer the service left is empty)
-    now = ansible.run(task(service), check=True, diff=True).last["diff"]["before"]
-    for lb, predicted in real.last["diff"]["after"].items():
-        assert now.get(lb, {"backends": [], "frontends": []}) == predicted, lb
-    engine.reset_requests()
-    rerun = ansible.run(task(service))
-    assert not rerun.failed(), rerun
-    assert rerun.last["changed"] is False and engine.mutating_requests() == 0
-    return check.last, real.last
+    for lb, predicted in real["diff"]["after"].items():
+        assert rerun["diff"]["before"].get(lb, {"backends": [], "frontends": []}) == predicted, lb
+    assert rerun["changed"] is False and play.writes(engine, 2) == 0
+    return check, real
 
 
 def test_fresh_create_and_noop_rerun(engine, ansible):

@@ -1,13 +1,16 @@
 # Copyright: Contributors to the anxcloud.lbaas collection
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Test-only callback: writes every task result of a playbook run to $RECORD_FILE as JSON."""
+"""Test-only callback: writes every task result of a playbook run to $RECORD_FILE as JSON, with the
+time the task started and the time its result came (time.time(), the clock the local Engine's request
+log uses, so a test can tell which requests each task of one play sent)."""
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
 import os
+import time
 
 from ansible.plugins.callback import CallbackBase
 
@@ -28,9 +31,14 @@ class CallbackModule(CallbackBase):
     def __init__(self):
         super(CallbackModule, self).__init__()
         self.results = []
+        self.started = None
+
+    def v2_playbook_on_task_start(self, task, is_conditional):
+        self.started = time.time()
 
     def _add(self, status, result):
-        self.results.append({"task": result.task_name, "status": status, "result": result._result})
+        self.results.append({"task": result.task_name, "status": status, "result": result._result,
+                             "start": self.started, "end": time.time()})
 
     def v2_runner_on_ok(self, result):
         self._add("ok", result)
