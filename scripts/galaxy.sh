@@ -11,7 +11,11 @@ dist=.build/dist
 rm -rf "$dist" && mkdir -p "$dist"
 
 echo "== ansible-galaxy collection build"
-ansible-galaxy collection build --force --output-path "$dist" > "$dist/build.log"
+# From a copy of the tracked and new (not ignored) files, as a release builds from a clean checkout:
+# the working tree may be gaining caches meanwhile (make test runs pytest alongside).
+src=.build/galaxy-src
+scripts/snapshot.sh "$src"
+ansible-galaxy collection build --force --output-path "$root/$dist" "$src" > "$dist/build.log"
 tarball=$(ls "$dist"/anxcloud-lbaas-*.tar.gz)
 python scripts/check-artifact.py "$tarball"
 

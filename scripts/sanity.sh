@@ -23,12 +23,7 @@ fi
 
 core=$(python -c 'import ansible.release as r; print(r.__version__)')
 dest=.build/sanity-$core/ansible_collections/anxcloud/lbaas
-rm -rf "$dest"
-mkdir -p "$dest"
-# tracked and new (not ignored) files, as they are in the working tree
-git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
-  [ -e "$f" ] && printf '%s\0' "$f"
-done | tar --null -T - -cf - | tar -xf - -C "$dest"
+scripts/snapshot.sh "$dest"
 
 cd "$dest"
 # ansible-test lists files with git; inside this (ignored) folder it would see the outer checkout's

@@ -3,42 +3,44 @@
 #  1. pytest: unit, contract (local Engine), integration (real ansible-playbook) and e2e (real traffic
 #     through the local Engine's HAProxy) tests, in parallel (pytest-xdist; each worker starts its own
 #     local Engine);
-#  then three lanes at once:
+#  alongside it, at lower CPU priority, three lanes:
 #  2. the integration smoke tests (pytest -m smoke) on the oldest supported ansible-core (.venv-2.16);
 #     ansible-lint on the role and playbooks; the changelog fragments; the generated reference in
 #     docs/reference is up to date (else: make docs); the Galaxy tarball: built, checked for caches and
 #     dev-only files, accepted by galaxy-importer;
 #  3. ansible-test sanity (with shellcheck) on the pinned newest ansible-core;
 #  4. ansible-test sanity on ansible-core 2.16.
+# Why alongside: pytest leaves about a third of two cores idle (its tests wait on subprocesses and
+# on the local Engine), and the lanes begin with downloads (their virtual environments); niced, they
+# take what pytest leaves and pytest keeps the CPU it needs. The lanes' output goes to
+# .build/test-logs and is shown once everything is done.
 # `--only unit|contract|integration|e2e` runs one pytest suite and nothing else.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export PATH="$root/.venv/bin:$PATH"
 export ANSIBLE_COLLECTIONS_PATH; ANSIBLE_COLLECTIONS_PATH=$(scripts/collection-path.sh)
-# Two cores: two workers; more only adds ansible-playbook start-ups competing for the same CPU.
-workers=${PYTEST_WORKERS:-2}
+# Three workers on two cores: a worker spends a good part of its time waiting for ansible-playbook
+# and module subprocesses, so a third one fills what two leave idle (docs/testing.md has the numbers).
+workers=${PYTEST_WORKERS:-3}
 
 if [ "${1:-}" = "--only" ]; then
   [ "${2:-}" != "e2e" ] || scripts/apt-deps.sh haproxy
-  exec python -m pytest -q -n "$workers" "tests/$2"
+  exec python -m pytest -q -n "$workers" --dist worksteal "tests/$2"
 fi
 
 times=()
-step() {  # step NAME COMMAND...: runs COMMAND, remembers how long it took
-  local name=$1 start=$SECONDS
+step() {  # step NAME COMMAND...: runs COMMAND, remembers how long it took; returns its status
+  local name=$1 start=$SECONDS rc=0
   shift
-  "$@"
+  "$@" || rc=$?
   times+=("$(printf '%-34s %4ds' "$name" $((SECONDS - start)))")
+  return "$rc"
 }
 
-step "setup: Debian packages, .venv-2.16" bash -c \
-  'scripts/apt-deps.sh shellcheck haproxy && scripts/venv.sh .venv-2.16 requirements-ansible-2.16.txt'
-echo "== pytest: unit, contract, integration and e2e tests ($workers workers)"
-step "pytest (ansible-core 2.19)" python -m pytest -q -n "$workers" --durations=15
-# What follows needs no Engine of its own and barely shares anything: three lanes at once keep both
-# cores busy (the sanity runs spend much of their time installing their environments). Each lane
-# logs to .build/test-logs; the logs are shown in order once all lanes are done.
+step "setup: Debian packages" scripts/apt-deps.sh shellcheck haproxy
+# The lanes need no Engine of their own and barely share anything with pytest (each sanity run works
+# on its own copy in .build). Each lane logs to .build/test-logs.
 logs=.build/test-logs
 rm -rf "$logs" && mkdir -p "$logs"
 lane() {  # lane NAME STEP...: each STEP "title|command" in order, stopping at the first failure
@@ -46,28 +48,36 @@ lane() {  # lane NAME STEP...: each STEP "title|command" in order, stopping at t
   shift
   for item in "$@"; do
     title=${item%%|*} start=$SECONDS
-    bash -c "${item#*|}" >> "$logs/$name.log" 2>&1 || rc=$?
+    nice -n 10 bash -c "${item#*|}" >> "$logs/$name.log" 2>&1 || rc=$?
     printf '%-34s %4ds\n' "$title" $((SECONDS - start)) >> "$logs/$name.times"
     [ "$rc" -eq 0 ] || break
   done
   echo "$rc" > "$logs/$name.rc"
 }
+venv216="scripts/venv.sh .venv-2.16 requirements-ansible-2.16.txt"
+lanes_start=$SECONDS
 lane checks \
-  "smoke tests (ansible-core 2.16)|echo '== pytest -m smoke on ansible-core 2.16' && .venv-2.16/bin/python -m pytest -q -p no:cacheprovider -m smoke tests/integration" \
+  "galaxy build + galaxy-importer|scripts/galaxy.sh" \
   "ansible-lint|scripts/lint.sh" \
   "changelog, docs/reference|echo '== antsibull-changelog lint' && antsibull-changelog lint && scripts/docs.sh --check" \
-  "galaxy build + galaxy-importer|scripts/galaxy.sh" &
+  "setup: .venv-2.16|flock .build/venv-2.16.lock $venv216" \
+  "smoke tests (ansible-core 2.16)|echo '== pytest -m smoke on ansible-core 2.16' && .venv-2.16/bin/python -m pytest -q -p no:cacheprovider -m smoke tests/integration" &
 lane sanity-2.19 "sanity (ansible-core 2.19)|scripts/sanity.sh" &
-lane sanity-2.16 "sanity (ansible-core 2.16)|scripts/sanity.sh --venv .venv-2.16" &
-start=$SECONDS
-wait
+lane sanity-2.16 \
+  "setup: .venv-2.16|flock .build/venv-2.16.lock $venv216" \
+  "sanity (ansible-core 2.16)|scripts/sanity.sh --venv .venv-2.16" &
+echo "== pytest: unit, contract, integration and e2e tests ($workers workers; the other checks run alongside)"
+pytest_rc=0
+step "pytest (ansible-core 2.19)" python -m pytest -q -n "$workers" --dist worksteal --durations=15 || pytest_rc=$?
+wait   # for the lanes, also when pytest failed: their results are worth seeing
 failed=()
+[ "$pytest_rc" -eq 0 ] || failed+=("pytest")
 for name in checks sanity-2.19 sanity-2.16; do
   cat "$logs/$name.log"
   cat "$logs/$name.times" >> "$logs/all.times"
   [ "$(cat "$logs/$name.rc")" = 0 ] || failed+=("$name")
 done
-times+=("$(printf '%-34s %4ds' "the three lanes above, at once" $((SECONDS - start)))")
+times+=("$(printf '%-34s %4ds' "the three lanes, alongside pytest" $((SECONDS - lanes_start)))")
 
 echo "== time per step"
 printf '%s\n' "${times[@]:0:2}"

@@ -29,3 +29,16 @@ def engine(local_engine):
     """The session's local Engine, wiped and reseeded (state, request log, faults) for this test."""
     local_engine.reset()
     yield local_engine
+
+
+def pytest_collection_modifyitems(items):
+    """The longest tests first, so parallel workers do not end waiting for one (the fault soak alone
+    takes over a minute), then the other suites that run playbooks, the quick unit tests last."""
+    def rank(item):
+        path = str(item.fspath)
+        if "test_fault_soak" in path:
+            return 0
+        if os.sep + "integration" + os.sep in path or os.sep + "e2e" + os.sep in path:
+            return 1
+        return 2 if os.sep + "contract" + os.sep in path else 3
+    items.sort(key=rank)

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from . import engine_state as es
-from .test_service import SERVICE, converge, task
+from .test_service import SERVICE, converge, setup, task
 
 SMALLER = dict(copy.deepcopy(SERVICE), servers=SERVICE["servers"][:1])
 
@@ -30,32 +30,33 @@ def test_a_changing_run_leaves_the_marker_and_no_lease_and_absent_removes_the_ma
 
 
 def test_a_live_lease_of_another_run_stops_a_writing_run_but_not_check_mode_or_a_no_op(engine, ansible):
-    converge(ansible, engine, SERVICE)
+    setup(ansible, SERVICE)
     lb = es.lb_id(engine)
     expiry = int(time.time()) + 600
     held = lease_tag("web@ci-runner:4242", expiry)
     es.tag(engine, lb, held)
     before = es.snapshot(engine)
     engine.reset_requests()
-    noop = ansible.run(task(SERVICE))
-    assert not noop.failed() and noop.last["changed"] is False
-    check = ansible.run(task(SMALLER), check=True, diff=True)
-    assert not check.failed() and check.last["changed"] is True
+    # a no-op, check mode of a change, the real change: three tasks of one play
+    play = ansible.run([task(SERVICE), dict(task(SMALLER), check_mode=True, diff=True),
+                        dict(task(SMALLER), ignore_errors=True)])
+    noop, check, real = play[0], play[1], play[2]
+    assert not play.failed(0) and noop["changed"] is False
+    assert not play.failed(1) and check["changed"] is True
     until = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(expiry))
-    assert check.last["warnings"] == ["load balancer lb1 is leased by web@ci-runner:4242 (until %s); a real run "
-                                      "would fail until that run ends" % until]
-    real = ansible.run(task(SMALLER))
-    assert real.failed()
-    assert real.last["msg"] == (
+    assert check["warnings"] == ["load balancer lb1 is leased by web@ci-runner:4242 (until %s); a real run "
+                                 "would fail until that run ends" % until]
+    assert play.failed(2)
+    assert real["msg"] == (
         "load balancer lb1 is leased by web@ci-runner:4242 (until %s): another run is reconciling it. Retry later, "
         "or if that run is gone, remove the tag '%s' from the load balancer (%s)"
         % (until, held, lb))
-    assert real.last["lease_holder"] == "web@ci-runner:4242"
+    assert real["lease_holder"] == "web@ci-runner:4242"
     assert engine.mutating_requests() == 0 and es.snapshot(engine) == before
 
 
 def test_an_expired_lease_is_taken_over_with_a_warning(engine, ansible):
-    converge(ansible, engine, SERVICE)
+    setup(ansible, SERVICE)
     lb = es.lb_id(engine)
     stale = lease_tag("web@crashed-host:99", int(time.time()) - 5)
     es.tag(engine, lb, stale)
@@ -68,23 +69,24 @@ def test_an_expired_lease_is_taken_over_with_a_warning(engine, ansible):
 
 
 def test_a_marker_of_a_newer_incompatible_collection_makes_the_module_refuse(engine, ansible):
-    converge(ansible, engine, SERVICE)
+    setup(ansible, SERVICE)
     lb = es.lb_id(engine)
     for tag in es.tags(engine, lb):
         engine.api("DELETE", "/api/core/v1/resource.json/%s/tags/%s" % (lb, tag)).raise_for_status()
     es.tag(engine, lb, "anxlb-reconciled.web=2,3.0.0,0123456789abcdef")
     engine.reset_requests()
-    for check in (True, False):
-        run = ansible.run(task(SMALLER), check=check)
-        assert run.failed()
-        assert run.last["msg"] == (
+    play = ansible.run([dict(task(SMALLER), check_mode=check, ignore_errors=True) for check in (True, False)])
+    assert len(play.records) == 2, play
+    for index in (0, 1):   # check mode, then a real run
+        assert play.failed(index)
+        assert play[index]["msg"] == (
             "service web on load balancer lb1 was last reconciled by anxcloud.lbaas 3.0.0 with naming scheme 2; this "
             "collection (0.1.0) knows scheme 1 and would misread those objects: upgrade the collection")
     assert engine.mutating_requests() == 0
 
 
 def test_the_first_429_ends_the_run_with_no_further_request(engine, ansible):
-    converge(ansible, engine, SERVICE)
+    setup(ansible, SERVICE)
     engine.set_faults({"errors": {"DELETE": {"429": 1.0}}})
     engine.reset_requests()
     run = ansible.run(task(SMALLER))
@@ -113,7 +115,7 @@ def test_writing_runs_leave_the_owner_tag_and_one_marker_and_no_lease_in_the_acc
         return sorted(t["name"] for t in resp.json()["data"] if t["name"] not in seeded)
     seeded = []
     seeded.extend(created())
-    for declaration in (SERVICE, SMALLER, SERVICE):
-        converge(ansible, engine, declaration)
+    play = ansible.run([task(declaration) for declaration in (SERVICE, SMALLER, SERVICE)])   # three writing runs
+    assert len(play.records) == 3 and not any(play.failed(i) for i in range(3)) and play[2]["changed"], play
     (marker,) = es.tags(engine, es.lb_id(engine))
     assert created() == sorted(["anxlb-svc=web", marker])

@@ -7,7 +7,7 @@ and diff), then a no-op rerun, and reads the Engine back through its own API.
 import copy
 
 from . import engine_state as es
-from .test_service import SERVICE, converge, ids_by_name, plan_of, task
+from .test_service import SERVICE, converge, ids_by_name, plan_of, setup, task
 
 EMPTY = {"backends": [], "frontends": []}
 
@@ -56,7 +56,7 @@ def assert_empty(engine, lb_name):
 
 
 def test_adding_dropping_and_moving_load_balancers(engine, ansible):
-    converge(ansible, engine, SERVICE)
+    setup(ansible, SERVICE)
     lb1_ids = ids_by_name(engine)
 
     # Adding lb2: a full create there, nothing on lb1 touched.
@@ -97,7 +97,7 @@ def on_lb_ids(engine, lb_name):
 
 
 def test_a_server_left_untagged_by_failed_tag_writes_is_removed_with_its_node(engine, ansible):
-    converge(ansible, engine, SERVICE)
+    setup(ansible, SERVICE)
     grown = copy.deepcopy(SERVICE)
     grown["servers"].append({"name": "n3", "address": "127.0.0.3"})
     # Every tag write fails (nothing attached): the servers of n3 are created but never tagged.
@@ -119,7 +119,7 @@ def test_a_server_left_untagged_by_failed_tag_writes_is_removed_with_its_node(en
 
 
 def test_an_untagged_child_that_is_wanted_is_adopted_not_duplicated(engine, ansible):
-    converge(ansible, engine, SERVICE)
+    setup(ansible, SERVICE)
     backend = on_lb(engine, "lb1")["backend"]["http.web"]["identifier"]
     # As if a run crashed between creating n3's server and tagging it.
     crashed = es.create(engine, "server", name="n3.http.web", ip="127.0.0.3", port=18080, backend=backend,
@@ -158,9 +158,9 @@ def test_an_untagged_backend_named_as_ours_is_reported_left_alone_and_adopted_wh
 
 
 def test_removing_optional_fields_resets_them_and_mode_switches_equal_a_fresh_create(engine, ansible):
-    def apply(service):   # a plain real run, for the steps that only set the scene
-        run = ansible.run(task(service))
-        assert not run.failed(), run
+    def apply(*services):   # plain real runs, one task each in one play, for the steps that set the scene
+        play = ansible.run([task(service) for service in services])
+        assert len(play.records) == len(services) and not any(play.failed(i) for i in range(len(services))), play
 
     tuned = copy.deepcopy(SERVICE)
     tuned["ports"][0].update(server_timeout=30000, client_timeout="20000", health_check='"adv_check": "ssl-hello-chk"')
@@ -184,12 +184,10 @@ def test_removing_optional_fields_resets_them_and_mode_switches_equal_a_fresh_cr
     # tcp -> http on lb1 gives exactly what a fresh http service gives on lb2; and back again.
     http = copy.deepcopy(SERVICE)
     http["ports"][0]["mode"] = "http"
-    apply(http)
-    apply(dict(copy.deepcopy(http), load_balancers=["lb1", "lb2"]))
+    apply(http, dict(copy.deepcopy(http), load_balancers=["lb1", "lb2"]))
     assert fields("lb1") == fields("lb2")
     assert fields("lb1")["backend"]["http.web"]["health_check"] == '"httpchk": { "method": "GET", "uri": "/" }'
-    apply(SERVICE)   # lb1 back to tcp, lb2 dropped
-    apply(dict(copy.deepcopy(SERVICE), load_balancers=["lb1", "lb2"]))
+    apply(SERVICE, dict(copy.deepcopy(SERVICE), load_balancers=["lb1", "lb2"]))   # lb1 back to tcp, lb2 dropped; lb2 anew
     assert fields("lb1") == fields("lb2")
     assert fields("lb1")["backend"]["http.web"]["health_check"] == '"adv_check": "tcp-check"'
 
@@ -203,7 +201,8 @@ def test_bad_declarations_fail_before_any_request(engine, ansible):
          "ports[0].ssl_certificate_path is required when ports[0].ssl is true"),
         (dict(SERVICE, load_balancers=["lb1", ""]), "load_balancers[1] must not be empty"),
     ]
-    for service, msg in cases:
-        run = ansible.run(task(service), check=True)
-        assert run.failed() and run.last["msg"] == msg, run
+    play = ansible.run([dict(task(service), check_mode=True, ignore_errors=True) for service, _msg in cases])
+    assert len(play.records) == len(cases), play
+    for index, (_service, msg) in enumerate(cases):
+        assert play.failed(index) and play[index]["msg"] == msg, play
     assert engine.requests()["total"] == 0
