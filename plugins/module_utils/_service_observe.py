@@ -232,6 +232,16 @@ class ServiceObserver(object):
         self._read_tags(todo)
         return [o for o in todo if self.tag not in o["tags"]]
 
+    def frontends_using(self, obs, backend_ids, ours):
+        """Frontends on the load balancer outside ``ours`` whose default backend is one of ``backend_ids``
+        (the Engine refuses to delete a backend one points at). The frontends observation read are
+        reused; the rest of the listing is read now, which a run does only when a backend is to go."""
+        known = dict((f["id"], f) for f in obs.frontends)
+        rest = [i["identifier"] for i in self.listings.get(obs.lb["id"], []) if i["identifier"] not in known]
+        found = list(known.values()) + [KINDS["frontend"].from_engine(raw)
+                                        for raw in self.client.lbaas_get_many("frontend", rest)]
+        return [f for f in found if f["id"] not in ours and f.get("default_backend") in backend_ids]
+
     def foreign_binds(self, lb, ours, wanted=None):
         """Binds on the load balancer outside our frontends that hold one of the ``wanted`` (address,
         port) pairs (every pair when None), with their tags (for conflict detection).

@@ -18,7 +18,7 @@ plan, a per-load-balancer summary and a diff keyed by load balancer.
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_holder, check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import Plan, Reconciler
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import DELETE, Plan, Reconciler
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import Desired, build, warnings
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_guard import ServiceGuard
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_observe import ServiceObserver
@@ -142,7 +142,32 @@ class ServiceRun(object):
             for warning in planner.out.warnings:
                 self.warn(warning)
         self._conflicts(state, planners)
+        self._blocked(planners)
         return plan
+
+    def _blocked(self, planners):
+        """A backend of ours that a frontend not ours points at cannot be deleted (the Engine answers
+        409, on every run): fail before any write, in check mode too, naming that frontend, as the
+        per-object modules do. Such a frontend is another owner's, or one of our naming whose tag
+        write never landed; either way not ours to change."""
+        blocked = []
+        for planner in planners:
+            gone = dict((a.id, a.obj) for a in planner.out.actions if a.op == DELETE and a.kind.name == "backend")
+            if not gone or planner.obs.lb["id"] is None:
+                continue
+            for frontend in self.observer.frontends_using(planner.obs, set(gone), planner.out.parents):
+                backend = gone[frontend["default_backend"]]
+                blocked.append(dict(load_balancer=planner.obs.lb["name"], backend=backend["name"], backend_id=backend["id"],
+                                    frontend=frontend["name"], frontend_id=frontend["id"]))
+        if blocked:
+            raise Failure("%s; point %s elsewhere or delete %s (or tag %s with %s to make %s this service's), then "
+                          "run again" % (
+                              "; ".join("backend '%s' (%s) on load balancer %s cannot be deleted: frontend '%s' (%s), "
+                                        "which is not this service's, uses it as its default backend"
+                                        % (b["backend"], b["backend_id"], b["load_balancer"], b["frontend"],
+                                           b["frontend_id"]) for b in blocked),
+                              *(("that frontend", "it", "it", self.tag, "it") if len(blocked) == 1 else
+                                ("those frontends", "them", "them", self.tag, "them"))), blockers=blocked)
 
     def _plan_once(self, state):
         planners, actions, waits = [], [], []

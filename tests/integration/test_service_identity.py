@@ -157,6 +157,31 @@ def test_an_untagged_backend_named_as_ours_is_reported_left_alone_and_adopted_wh
     assert es.tags(engine, left) == ["anxlb-svc=web"]
 
 
+def test_a_backend_another_frontend_uses_is_not_deleted_and_the_run_says_why(engine, ansible):
+    setup(ansible, SERVICE)
+    lb = es.lb_id(engine)
+    backend = on_lb(engine, "lb1")["backend"]["http.web"]["identifier"]
+    # someone else's frontend (no owner tag) uses our backend: the Engine would refuse its delete (409)
+    other = es.create(engine, "frontend", name="legacy", mode="tcp", load_balancer=lb, default_backend=backend)
+    smaller = dict(copy.deepcopy(SERVICE), ports=SERVICE["ports"][1:])
+    before = es.snapshot(engine)
+    engine.reset_requests()
+    play = ansible.run([dict(task(smaller), check_mode=check, ignore_errors=True) for check in (True, False)])
+    assert len(play.records) == 2, play
+    for index in (0, 1):   # check mode and the real run fail alike, before any write
+        assert play.failed(index)
+        assert play[index]["msg"] == (
+            "backend 'http.web' (%s) on load balancer lb1 cannot be deleted: frontend 'legacy' (%s), which is not this "
+            "service's, uses it as its default backend; point that frontend elsewhere or delete it (or tag it with "
+            "anxlb-svc=web to make it this service's), then run again" % (backend, other))
+        assert play[index]["blockers"] == [dict(load_balancer="lb1", backend="http.web", backend_id=backend,
+                                                frontend="legacy", frontend_id=other)]
+    assert engine.mutating_requests() == 0 and es.snapshot(engine) == before
+    engine.api("DELETE", "/api/LBaaS/v1/frontend.json/" + other).raise_for_status()
+    converge(ansible, engine, smaller)
+    assert_declared(engine, smaller, "lb1")
+
+
 def test_removing_optional_fields_resets_them_and_mode_switches_equal_a_fresh_create(engine, ansible):
     def apply(*services):   # plain real runs, one task each in one play, for the steps that set the scene
         play = ansible.run([task(service) for service in services])
