@@ -190,7 +190,7 @@ def test_a_conflicting_service_fails_without_writing_and_names_the_holder(engine
              "holder_bind_id": ids_by_name(engine)["v4.%s.web" % name]}
             for name, port in (("http", 8080), ("https", 8443))]
         assert result["msg"].startswith("service shop conflicts with binds it does not own: 127.0.10.5:8080 on lb1 "
-                                          "is held by web (bind v4.http.web)")
+                                        "is held by web (bind v4.http.web)")
     assert engine.mutating_requests() == 0
 
 
