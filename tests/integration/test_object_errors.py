@@ -110,7 +110,7 @@ def test_moving_a_server_by_name_with_recreate_creates_before_it_deletes(engine,
                                       "port": 80, "recreate": True}}
     play = ansible.run([dict(task, check_mode=True, diff=True), dict(task, diff=True), task])   # check, real, rerun
     assert len(play.records) == 3 and not any(play.failed(i) for i in range(3)), play
-    check, real, rerun = play[0], play[1], play[2]
+    check, rerun = play[0], play[2]
     assert play.writes(engine, 0) == 0
     assert [(a["action"], a["id"] == old) for a in check["plan"]] == [("create", False), ("delete", True)]
     writes = [(r["method"], r["path"].split("?")[0]) for r in play.requests(engine, 1) if r["method"] != "GET"]
