@@ -20,8 +20,10 @@ def gc(**options):
     return {"anxcloud.lbaas.gc": options}
 
 
-def writes(engine):
-    return [(e["method"], e["path"]) for e in engine.requests()["log"] if e["method"] in ("POST", "PUT", "DELETE")]
+def writes(engine, entries=None):
+    """The mutating requests among ``entries`` (default: the local Engine's whole log) as (method, path)."""
+    entries = engine.requests()["log"] if entries is None else entries
+    return [(e["method"], e["path"]) for e in entries if e["method"] in ("POST", "PUT", "DELETE")]
 
 
 def ids_of(engine, owner=None, untagged=False, tag=None):
@@ -88,15 +90,16 @@ def test_an_owner_dropped_from_the_live_set_goes_and_nothing_else_is_written(eng
     expiry = int(time.time()) + 600
     es.tag(engine, lb2, "anxlb-lease=api@ci:7@%d" % expiry)
     before = es.snapshot(engine)
+    markers = [t for t in es.tags(engine, lb1) if t.startswith("anxlb-reconciled.api=")]
     engine.reset_requests()
-    check = ansible.run(gc(keep=["web"]), check=True, diff=True)
-    assert not check.failed(), check
-    assert writes(engine) == [] and es.snapshot(engine) == before
-    got = check.last
+    # check mode, then for real, in one play (each task's requests told apart in the Engine's log by time)
+    play = ansible.run([dict(gc(keep=["web"]), check_mode=True, diff=True), dict(gc(keep=["web"]), diff=True)])
+    assert len(play.records) == 2 and not play.failed(0) and not play.failed(1), play
+    assert play.requests(engine, 0) and writes(engine, play.requests(engine, 0)) == []
+    got = play[0]
     assert sorted(r["id"] for r in got["removed"] if r["type"] != "marker") == sorted(
         i for i in api if _on(before, i, lb1))
-    assert [r["name"] for r in got["removed"] if r["type"] == "marker"] == [
-        t for t in es.tags(engine, lb1) if t.startswith("anxlb-reconciled.api=")]
+    assert [r["name"] for r in got["removed"] if r["type"] == "marker"] == markers
     reasons = dict((s.get("load_balancer") or s.get("prefix"), s["reason"]) for s in got["skipped_items"])
     assert reasons["lb2"] == ("load balancer lb2 is leased by api@ci:7 (until %s): another run is reconciling it; gc "
                               "leaves it alone this time" % time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(expiry)))
@@ -106,11 +109,9 @@ def test_an_owner_dropped_from_the_live_set_goes_and_nothing_else_is_written(eng
     assert got["diff"]["before"]["api"]["load_balancers"]["lb1"]["backends"][0]["name"] == "http.api"
     assert got["diff"]["after"]["api"]["load_balancers"]["lb1"] == {"backends": [], "frontends": []}
 
-    engine.reset_requests()
-    real = ansible.run(gc(keep=["web"]), diff=True)
-    assert not real.failed(), real
-    assert real.last["removed"] == got["removed"] and real.last["diff"] == got["diff"]
-    assert real.last["skipped_items"] == got["skipped_items"] and real.last["summary"] == got["summary"]
+    real = play[1]
+    assert real["removed"] == got["removed"] and real["diff"] == got["diff"]
+    assert real["skipped_items"] == got["skipped_items"] and real["summary"] == got["summary"]
     _never_written(engine, protected | set(i for i in api if _on(before, i, lb2)))
     now = es.snapshot(engine)
     assert set(before) - set(now) == set(r["id"] for r in got["removed"] if r["type"] != "marker")
@@ -118,24 +119,24 @@ def test_an_owner_dropped_from_the_live_set_goes_and_nothing_else_is_written(eng
 
     # The lease ends: the rest goes (lb2's objects, the marker, the address); then a rerun is a no-op.
     es.untag(engine, lb2, "anxlb-lease=api@ci:7@%d" % expiry)
-    check = ansible.run(gc(keep=["web"]), check=True, diff=True)
     engine.reset_requests()
-    real = ansible.run(gc(keep=["web"]), diff=True)
-    assert not real.failed(), real
-    assert real.last["removed"] == check.last["removed"] and real.last["diff"] == check.last["diff"]
-    assert sorted(r["type"] for r in real.last["removed"]) == [
+    play = ansible.run([dict(gc(keep=["web"]), check_mode=True, diff=True), dict(gc(keep=["web"]), diff=True),
+                        gc(keep=["web"])])
+    assert len(play.records) == 3 and not any(play.failed(i) for i in range(3)), play
+    check, real, again = play[0], play[1], play[2]
+    assert writes(engine, play.requests(engine, 0)) == []
+    assert real["removed"] == check["removed"] and real["diff"] == check["diff"]
+    assert sorted(r["type"] for r in real["removed"]) == [
         "address", "backend", "bind", "frontend", "marker", "server", "server"]
-    assert [(r["name"], r["prefix"]) for r in real.last["removed"] if r["type"] == "address"] == [
+    assert [(r["name"], r["prefix"]) for r in real["removed"] if r["type"] == "address"] == [
         (api_ip["address"], "127.0.10.0/24")]
     _never_written(engine, protected)
     assert api_objects(engine) == []
     assert ids_of(engine, owner="web") | ids_of(engine, untagged=True) | ids_of(engine, tag="xyz-svc=api") == protected
     assert _addresses_of(engine, "api") == []
     assert not [t for lb in (lb1, lb2) for t in es.tags(engine, lb) if "api" in t]
-    engine.reset_requests()
-    again = ansible.run(gc(keep=["web"]))
-    assert not again.failed() and again.last["changed"] is False and again.last["removed"] == []
-    assert writes(engine) == [] and again.last["summary"].startswith("nothing to collect")
+    assert again["changed"] is False and again["removed"] == []   # the rerun: a no-op
+    assert writes(engine, play.requests(engine, 2)) == [] and again["summary"].startswith("nothing to collect")
 
 
 def _on(world, ident, lb):
@@ -159,24 +160,27 @@ def _addresses_of(engine, owner):
 
 
 def test_releasing_an_address_a_bind_uses_fails_naming_the_bind_unless_forced(engine, ansible):
+    # set-up, then the release refused in check mode and for real, then forced: one play
+    release = {"anxcloud.lbaas.ip_address": {"owner": "web", "state": "absent"}, "ignore_errors": True}
     run = ansible.run([
         {"anxcloud.lbaas.ip_address": {"pool": POOL, "owner": "web", "family": "v4"}, "register": "ip"},
         {"anxcloud.lbaas.service": {"name": "web", "load_balancers": ["lb1"], "addresses": ["{{ ip.addresses[0].address }}"],
                                     "ports": [{"name": "http", "port": 8080}], "servers": []}},
+        dict(release, check_mode=True), release,
+        {"anxcloud.lbaas.ip_address": {"owner": "web", "state": "absent", "force": True}},
     ])
-    assert not run.failed(), run
+    assert len(run.records) == 5 and not run.failed(0) and not run.failed(1), run
     address = run[0]["addresses"][0]
-    (bind,) = es.objects(engine, "bind")
-    release = {"anxcloud.lbaas.ip_address": {"owner": "web", "state": "absent"}}
-    engine.reset_requests()
-    for check in (True, False):
-        refused = ansible.run(release, check=check)
-        assert refused.failed() and refused.last["msg"] == (
+    (bind,) = es.objects(engine, "bind")   # the forced release leaves the bind alone (its writes below)
+    for index in (2, 3):
+        refused = run[index]
+        assert run.failed(index) and refused["msg"] == (
             "address %s is still used by bind 'v4.http.web' (%s) on load balancer lb1: releasing it would hand out an "
             "address a load balancer still serves; remove the bind first, or set force: true"
             % (address["address"], bind["identifier"]))
-    assert writes(engine) == [] and engine.api("GET", "/api/ipam/v1/address.json/" + address["id"]).status_code == 200
-    forced = ansible.run({"anxcloud.lbaas.ip_address": {"owner": "web", "state": "absent", "force": True}})
-    assert not forced.failed() and [a["address"] for a in forced.last["plan"]] == [address["address"]]
-    assert forced.last["warnings"][0].endswith("released anyway (force: true)")
-    assert forced.last["addresses"] == [] and writes(engine) == [("DELETE", "/api/ipam/v1/address.json/" + address["id"])]
+        assert writes(engine, run.requests(engine, index)) == []
+    forced = run[4]
+    assert not run.failed(4) and [a["address"] for a in forced["plan"]] == [address["address"]]
+    assert forced["warnings"][0].endswith("released anyway (force: true)")
+    assert forced["addresses"] == [] and writes(engine, run.requests(engine, 4)) == [
+        ("DELETE", "/api/ipam/v1/address.json/" + address["id"])]

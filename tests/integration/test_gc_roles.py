@@ -19,12 +19,24 @@ API = {"name": "api", "load_balancers": ["lb1", "lb2"], "address_pool": POOL,
        "ports": [{"name": "grpc", "port": 9090}], "servers": [{"name": "n1", "address": "127.0.0.3"}]}
 
 
-def playbook(ansible, tmp_path, path, services, check=False, diff=False, extra=None):
+def playbook(ansible, tmp_path, path, services, check=False, diff=False, extra=None, then=()):
+    """Runs playbook ``path`` with ``services`` in a vars file; ``then``: more playbooks run after it by the
+    same ansible-playbook process (one start-up less each; their records follow the first's)."""
     vars_file = tmp_path / ("vars%d.yml" % ansible.count)
     vars_file.write_text(yaml.safe_dump(dict({"lbaas_services": services}, **(extra or {})), sort_keys=False))
-    out = ansible.playbook(path, check=check, diff=diff, extra_args=["-e", "lbaas_vars_file=%s" % vars_file])
+    # the other playbooks go right after the first (ansible-playbook takes its playbooks before the options)
+    args = list(then) + (["--check"] if check else []) + (["--diff"] if diff else [])
+    out = ansible.playbook(path, extra_args=args + ["-e", "lbaas_vars_file=%s" % vars_file])
     assert out.rc == 0, out
     return out
+
+
+def inventory_playbook(tmp_path):
+    """A playbook with one task, service_info, named Inventory."""
+    path = tmp_path / "inventory.yml"
+    path.write_text(yaml.safe_dump([{"hosts": "localhost", "gather_facts": False,
+                                     "tasks": [{"name": "Inventory", "anxcloud.lbaas.service_info": {}}]}]))
+    return str(path)
 
 
 def results(out):
@@ -33,10 +45,13 @@ def results(out):
     return facts[-1]["service_loadbalancer_results"]
 
 
-def inventory(ansible):
-    out = ansible.run({"anxcloud.lbaas.service_info": {}})
-    assert not out.failed(), out
-    return dict((s["name"], s) for s in out.last["services"])
+def inventory(out, engine):
+    """The services service_info listed in the Inventory task of ``out``, which wrote nothing."""
+    record = out.task("Inventory")
+    assert record["status"] == "ok", out
+    assert [e for e in engine.requests()["log"] if record["start"] <= e["start"] and e["end"] <= record["end"]
+            and e["method"] in ("POST", "PUT", "PATCH", "DELETE")] == []
+    return dict((s["name"], s) for s in record["result"]["services"])
 
 
 def pool(engine, prefix=V4):
@@ -60,7 +75,8 @@ def test_from_shop_and_api_to_shop_with_distinct_predicted_addresses_and_the_inv
     assert writes(engine) == []
     predicted = results(check)
     assert predicted["shop"]["addresses"] == ["127.0.10.2"] and predicted["api"]["addresses"] == ["127.0.10.3"]
-    real = playbook(ansible, tmp_path, SERVICES, [SHOP, API], diff=True)
+    # for real, then the inventory gc users check first (service_info, by the same ansible-playbook process)
+    real = playbook(ansible, tmp_path, SERVICES, [SHOP, API], diff=True, then=[inventory_playbook(tmp_path)])
     got = results(real)
     assert dict((n, r["addresses"]) for n, r in got.items()) == dict((n, r["addresses"]) for n, r in predicted.items())
     assert got["api"] == {"state": "present", "load_balancers": ["lb1", "lb2"], "addresses": ["127.0.10.3"],
@@ -70,8 +86,8 @@ def test_from_shop_and_api_to_shop_with_distinct_predicted_addresses_and_the_inv
     assert got["api"]["summary"] == "lb1: 4 to add, 0 to change, 0 to destroy; lb2: 4 to add, 0 to change, 0 to destroy"
     assert pool(engine) == ["127.0.10.2", "127.0.10.3"]
 
-    # The inventory gc users check first.
-    before = inventory(ansible)
+    # The inventory.
+    before = inventory(real, engine)
     assert sorted(before) == ["api", "shop"]
     api = before["api"]
     assert api["load_balancers"] == ["lb1", "lb2"] and api["addresses"] == ["127.0.10.3"] and api["ports"] == [9090]
@@ -103,12 +119,12 @@ def test_from_shop_and_api_to_shop_with_distinct_predicted_addresses_and_the_inv
 
     # The real run removes exactly those, and writes nothing of shop's.
     engine.reset_requests()
-    done = playbook(ansible, tmp_path, GC, [SHOP], diff=True)
+    done = playbook(ansible, tmp_path, GC, [SHOP], diff=True, then=[inventory_playbook(tmp_path)])   # then service_info
     removed = done.task("Collect services not in the live set")["result"]
     assert removed["removed"] == planned["removed"] and removed["diff"] == planned["diff"]
     assert owned(engine, "api") == {} and owned(engine, "shop") == shop_objects and pool(engine) == ["127.0.10.2"]
     assert not [w for w in writes(engine) if any(i in w[1] for i in shop_objects)]
-    after = inventory(ansible)
+    after = inventory(done, engine)
     assert sorted(after) == ["shop"] and after["shop"] == before["shop"]
 
     # Again: nothing left to collect, nothing written.
@@ -140,14 +156,18 @@ def test_a_dropped_family_and_an_absent_service_without_its_pool_leave_no_addres
     engine.reset_requests()
     check = playbook(ansible, tmp_path, SERVICES, [gone], check=True)
     assert writes(engine) == [] and results(check)["web"]["released"] == ["127.0.10.2"]
-    out = playbook(ansible, tmp_path, SERVICES, [gone])
+    # for real; then, by the same ansible-playbook process, a service made outside the role's list (for
+    # lbaas_prune below: it is collected after the declared ones)
+    legacy = tmp_path / "legacy.yml"
+    legacy.write_text(yaml.safe_dump([{"hosts": "localhost", "gather_facts": False, "tasks": [{
+        "name": "Legacy", "anxcloud.lbaas.service": {
+            "name": "legacy", "load_balancers": ["lb2"], "addresses": ["127.0.10.77"],
+            "ports": [{"name": "http", "port": 8088}], "servers": [{"name": "n1", "address": "127.0.0.1"}]}}]}]))
+    out = playbook(ansible, tmp_path, SERVICES, [gone], then=[str(legacy)])
+    assert out.task("Legacy")["status"] == "ok", out
     assert results(out)["web"]["released"] == ["127.0.10.2"] and pool(engine, V4) == [] and owned(engine, "web") == {}
 
-    # lbaas_prune: a service made outside the role's list is collected after the declared ones.
-    legacy = ansible.run({"anxcloud.lbaas.service": {
-        "name": "legacy", "load_balancers": ["lb2"], "addresses": ["127.0.10.77"],
-        "ports": [{"name": "http", "port": 8088}], "servers": [{"name": "n1", "address": "127.0.0.1"}]}})
-    assert not legacy.failed(), legacy
+    # lbaas_prune
     engine.reset_requests()
     check = playbook(ansible, tmp_path, SERVICES, [dict(SHOP, load_balancers=["lb1"])], check=True,
                      extra={"lbaas_prune": True})

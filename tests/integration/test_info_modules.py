@@ -14,12 +14,19 @@ def seed_tree(engine):
     return dict(lb=lb, backend=b, server=s, frontend=f, bind=bind, other=other)
 
 
-def test_loadbalancer_info_tree(engine, ansible):
+def test_loadbalancer_info_tree_and_type_info_by_parent_id_and_owner(engine, ansible):
     ids = seed_tree(engine)
     engine.reset_requests()
-    run = ansible.run([{"anxcloud.lbaas.loadbalancer_info": {}},
-                       {"anxcloud.lbaas.loadbalancer_info": {"name": "lb1", "tree": True}}], check=True)
-    assert not run.failed(1), run
+    run = ansible.run([{"anxcloud.lbaas.loadbalancer_info": {}, "check_mode": True},
+                       {"anxcloud.lbaas.loadbalancer_info": {"name": "lb1", "tree": True}, "check_mode": True},
+                       {"anxcloud.lbaas.backend_info": {"load_balancer": "lb1"}},
+                       {"anxcloud.lbaas.backend_info": {"owner": "web"}},
+                       {"anxcloud.lbaas.server_info": {"backend": "80.web", "load_balancer": "lb1"}},
+                       {"anxcloud.lbaas.bind_info": {"id": ids["bind"]}},
+                       {"anxcloud.lbaas.frontend_info": {"load_balancer": "lb1", "owner": "shop"}},
+                       {"anxcloud.lbaas.backend_info": {}}])
+    assert len(run.records) == 8 and not any(run.failed(i) for i in range(7)), run
+    # loadbalancer_info, with its tree (in check mode, as users preview)
     assert [lb["name"] for lb in run[0]["load_balancers"]] == ["lb1", "lb2"]
     (lb,) = run[1]["load_balancers"]
     assert [b["name"] for b in lb["backends"]] == ["80.web", "81.shop"]
@@ -27,22 +34,11 @@ def test_loadbalancer_info_tree(engine, ansible):
                                              "ip": "127.0.0.2", "port": 18080, "check": "enabled", "state": "Deployed"}]
     assert lb["frontends"][0]["binds"][0]["address"] == "127.0.0.1"
     assert lb["frontends"][0]["default_backend"] == ids["backend"]
-    assert engine.mutating_requests() == 0
-
-
-def test_type_info_by_parent_id_and_owner(engine, ansible):
-    ids = seed_tree(engine)
-    run = ansible.run([
-        {"anxcloud.lbaas.backend_info": {"load_balancer": "lb1"}},
-        {"anxcloud.lbaas.backend_info": {"owner": "web"}},
-        {"anxcloud.lbaas.server_info": {"backend": "80.web", "load_balancer": "lb1"}},
-        {"anxcloud.lbaas.bind_info": {"id": ids["bind"]}},
-        {"anxcloud.lbaas.frontend_info": {"load_balancer": "lb1", "owner": "shop"}},
-        {"anxcloud.lbaas.backend_info": {}},
-    ])
-    assert [b["name"] for b in run[0]["backends"]] == ["80.web", "81.shop"]
-    assert [(b["name"], b["owner"], b["tags"]) for b in run[1]["backends"]] == [("80.web", "web", ["anxlb-svc=web"])]
-    assert [s["id"] for s in run[2]["servers"]] == [ids["server"]]
-    assert run[3]["binds"][0]["port"] == 8080 and run[3]["binds"][0]["frontend"] == ids["frontend"]
-    assert run[4]["frontends"] == []
-    assert run.failed(5) and run[5]["msg"] == "one of load_balancer, id or owner is required"
+    # <type>_info by parent, owner and id
+    assert [b["name"] for b in run[2]["backends"]] == ["80.web", "81.shop"]
+    assert [(b["name"], b["owner"], b["tags"]) for b in run[3]["backends"]] == [("80.web", "web", ["anxlb-svc=web"])]
+    assert [s["id"] for s in run[4]["servers"]] == [ids["server"]]
+    assert run[5]["binds"][0]["port"] == 8080 and run[5]["binds"][0]["frontend"] == ids["frontend"]
+    assert run[6]["frontends"] == []
+    assert run.failed(7) and run[7]["msg"] == "one of load_balancer, id or owner is required"
+    assert engine.mutating_requests() == 0   # read-only, in check mode and out of it

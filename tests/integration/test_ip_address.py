@@ -46,32 +46,39 @@ def parallel(engine, tmp_path, plays):
         return list(pool.map(run, enumerate(plays)))
 
 
-def cycle(ansible, engine, options):
-    """check (nothing written) -> real (same plan and diff) -> rerun and check rerun (not changed, nothing written)."""
-    seen = {p: addresses(engine, p) for p in (V4, V6)}
-    engine.reset_requests()
-    check = ansible.run(task(**options), check=True, diff=True)
-    assert not check.failed(), check
-    assert engine.mutating_requests() == 0 and {p: addresses(engine, p) for p in (V4, V6)} == seen
-    real = ansible.run(task(**options), diff=True)
-    assert not real.failed(), real
-    assert [dict(a, id=None) for a in real.last["plan"]] == [dict(a, id=None) for a in check.last["plan"]]
-    assert real.last["diff"] == check.last["diff"] and real.last["changed"] == check.last["changed"]
-    engine.reset_requests()
-    for check_mode in (False, True):
-        again = ansible.run(task(**options), check=check_mode, diff=True)
-        assert not again.failed() and again.last["changed"] is False and again.last["plan"] == []
-        assert again.last["addresses"] == real.last["addresses"]
-        assert again.last["diff"]["before"] == again.last["diff"]["after"] == real.last["diff"]["after"]
-    assert engine.mutating_requests() == 0
-    return check.last, real.last
+def cycle_tasks(options):
+    """The four tasks of one scenario, run in one play: check, real, rerun, rerun in check mode (see ``cycle``)."""
+    one = task(**options)
+    return [dict(one, check_mode=True, diff=True), dict(one, diff=True), dict(one, diff=True),
+            dict(one, check_mode=True, diff=True)]
+
+
+def cycle(play, engine, first=0):
+    """Asserts the ``cycle_tasks`` of ``play`` from task ``first`` on: check (reads the pool, writes nothing) ->
+    real (same plan and diff) -> rerun and check rerun (not changed, nothing written); each task's requests
+    are told apart in the local Engine's log by time. Returns the check's and the real run's results."""
+    assert len(play.records) >= first + 4 and not any(play.failed(i) for i in range(first, first + 4)), play
+    check, real = play[first], play[first + 1]
+    assert play.requests(engine, first) and play.writes(engine, first) == 0
+    assert [dict(a, id=None) for a in real["plan"]] == [dict(a, id=None) for a in check["plan"]]
+    assert real["diff"] == check["diff"] and real["changed"] == check["changed"]
+    for index in (first + 2, first + 3):
+        again = play[index]
+        assert again["changed"] is False and again["plan"] == []
+        assert again["addresses"] == real["addresses"]
+        assert again["diff"]["before"] == again["diff"]["after"] == real["diff"]["after"]
+        assert play.writes(engine, index) == 0
+    return check, real
 
 
 def test_allocate_rerun_and_release(engine, ansible):
-    other = ansible.run(task(owner="api", pool=["127.0.10.0/24"])).last["addresses"]   # a pool entry by CIDR
+    seeded = addresses(engine)
+    play = ansible.run([task(owner="api", pool=["127.0.10.0/24"])] + cycle_tasks({}))   # a pool entry by CIDR
+    assert not play.failed(0), play
+    other = play[0]["addresses"]
     assert [a["address"] for a in other] == ["127.0.10.2"]
-    taken_before = addresses(engine)
-    check, real = cycle(ansible, engine, {})
+    taken_before = sorted(seeded + ["127.0.10.2"])
+    check, real = cycle(play, engine, 1)
     assert check["addresses"] == [{"address": real["addresses"][0]["address"], "id": "(new address)",
                                    "prefix": "127.0.10.0/24", "prefix_id": V4, "family": "v4"}]
     (allocated,) = real["addresses"]
@@ -80,7 +87,7 @@ def test_allocate_rerun_and_release(engine, ansible):
     assert tags_of(engine, allocated["id"]) == ["anxlb-svc=web"]
     assert check["diff"] == {"before": {"owner": "web", "family": "v4", "addresses": []},
                              "after": {"owner": "web", "family": "v4", "addresses": [allocated["address"]]}}
-    check, real = cycle(ansible, engine, {"state": "absent"})
+    check, real = cycle(ansible.run(cycle_tasks({"state": "absent"})), engine)
     assert [(a["action"], a["address"]) for a in check["plan"]] == [("release", allocated["address"])]
     assert real["addresses"] == [] and addresses(engine) == taken_before   # api's address is still there
     assert tags_of(engine, other[0]["id"]) == ["anxlb-svc=api"]
@@ -88,34 +95,40 @@ def test_allocate_rerun_and_release(engine, ansible):
 
 def test_first_free_skips_taken_addresses_and_honours_range_exclusions_and_last(engine, ansible):
     taken = addresses(engine)
-    first = ansible.run(task()).last["addresses"][0]["address"]
+    run = ansible.run([task(),
+                       task(owner="api", range_start="127.0.10.20", range_end="127.0.10.30",
+                            exclude=["127.0.10.24/30", "127.0.10.20", "127.0.10.21/32"]),
+                       task(owner="db", count=2, strategy="last", exclude=["127.0.10.254"])])
+    assert len(run.records) == 3 and not run.failed(), run
+    first = run[0]["addresses"][0]["address"]
     assert first == "127.0.10.%d" % min(n for n in range(1, 255) if "127.0.10.%d" % n not in taken)
-    run = ansible.run(task(owner="api", range_start="127.0.10.20", range_end="127.0.10.30",
-                           exclude=["127.0.10.24/30", "127.0.10.20", "127.0.10.21/32"]))
-    assert [a["address"] for a in run.last["addresses"]] == ["127.0.10.22"]
-    run = ansible.run(task(owner="db", count=2, strategy="last", exclude=["127.0.10.254"]))
-    assert [a["address"] for a in run.last["addresses"]] == ["127.0.10.252", "127.0.10.253"]
+    assert [a["address"] for a in run[1]["addresses"]] == ["127.0.10.22"]
+    assert [a["address"] for a in run[2]["addresses"]] == ["127.0.10.252", "127.0.10.253"]
 
 
 def test_count_grows_and_shrinks_and_v6_is_its_own_family(engine, ansible):
-    one = ansible.run(task()).last["addresses"]
-    check, real = cycle(ansible, engine, {"count": 3})
+    play = ansible.run([task()] + cycle_tasks({"count": 3}) + cycle_tasks({"count": 2})
+                       + cycle_tasks({"family": "v6", "pool": [V6]})
+                       + [task(count=2), task(state="absent", family=OMIT)])
+    assert len(play.records) == 15 and not any(play.failed(i) for i in range(15)), play
+    one = play[0]["addresses"]
+    check, real = cycle(play, engine, 1)
     assert real["addresses"][0] == one[0] and len(real["addresses"]) == 3
-    check, real = cycle(ansible, engine, {"count": 2})
+    check, real = cycle(play, engine, 5)
     assert [a["action"] for a in check["plan"]] == ["release"] and real["addresses"] == one + [real["addresses"][1]]
-    check, v6 = cycle(ansible, engine, {"family": "v6", "pool": [V6]})
+    check, v6 = cycle(play, engine, 9)
     # the seeded prefix holds its network (fd00:10::) and gateway (fd00:10::1) address objects
     assert v6["addresses"][0]["address"] == "fd00:10::2" and v6["addresses"][0]["family"] == "v6"
-    rerun = ansible.run(task(count=2))   # the v6 allocation left the owner's v4 addresses alone
-    assert rerun.last["addresses"] == real["addresses"] and rerun.last["changed"] is False
-    gone = ansible.run(task(state="absent", family=OMIT))   # no family: both families go
-    assert sorted(a["address"] for a in gone.last["plan"]) == sorted(
+    rerun = play[13]   # the v6 allocation left the owner's v4 addresses alone
+    assert rerun["addresses"] == real["addresses"] and rerun["changed"] is False
+    gone = play[14]   # no family: both families go
+    assert sorted(a["address"] for a in gone["plan"]) == sorted(
         [a["address"] for a in real["addresses"]] + ["fd00:10::2"])
     assert addresses(engine) == ["127.0.10.0", "127.0.10.1", "127.0.10.255"]
     assert addresses(engine, V6) == ["fd00:10::", "fd00:10::1"]
 
 
-def test_owners_allocating_at_the_same_time_get_different_addresses(engine, tmp_path):
+def test_owners_allocating_at_the_same_time_get_different_addresses(engine, ansible, tmp_path):
     # Every POST waits 3 s in the Engine, so runs started together all observe the pool before any
     # address exists: they plan the same address, and only the Engine's refusal tells them apart.
     seeded = addresses(engine)
@@ -134,14 +147,10 @@ def test_owners_allocating_at_the_same_time_get_different_addresses(engine, tmp_
                if r["method"] == "POST" and r["path"].startswith("/api/ipam/v1/address.json") and r["status"] == 422]
     assert refused, "the runs did not overlap, so the collision path was not exercised"
     engine.clear_faults()
-    for owner, run in runs.items():   # each keeps its own address on a rerun
-        assert ansible_run(engine, tmp_path, owner).last["addresses"] == run.last["addresses"]
-
-
-def ansible_run(engine, tmp_path, owner):
-    path = tmp_path / ("rerun-" + owner)
-    path.mkdir()
-    return Ansible(engine, path).run(task(owner=owner))
+    reruns = ansible.run([task(owner=owner) for owner in owners])   # each keeps its own address on a rerun
+    assert len(reruns.records) == 3, reruns
+    for index, owner in enumerate(owners):
+        assert reruns[index]["addresses"] == runs[owner].last["addresses"]
 
 
 def tiny_prefix(engine, tag):
@@ -163,22 +172,29 @@ def test_a_tiny_pool_runs_out_with_a_message_naming_its_prefixes_and_changes_not
                  "(2 of them taken, excluded: none); "
                  "pool 127.128.0.4/30 is exhausted: no free address in 127.128.0.5-127.128.0.6 "
                  "(2 of them taken, excluded: none)")
-    engine.reset_requests()
-    for check_mode in (True, False):   # three wanted, two free: nothing is allocated, not even the two
-        run = ansible.run(task(pool=["anxlb-pool=tiny"], count=3), check=check_mode)
-        assert run.failed() and run.last["msg"] == exhausted, run.last
-    assert engine.mutating_requests() == 0 and (addresses(engine, id1), addresses(engine, id2)) == seen
-    check, real = cycle(ansible, engine, {"pool": ["anxlb-pool=tiny"], "count": 2})
+    # three wanted, two free (check mode, then for real): nothing is allocated, not even the two; then two
+    # are; then a late owner finds the pool, and each prefix alone, exhausted; then the pool's usage
+    play = ansible.run([dict(task(pool=["anxlb-pool=tiny"], count=3), check_mode=True, ignore_errors=True),
+                        dict(task(pool=["anxlb-pool=tiny"], count=3), ignore_errors=True)]
+                       + cycle_tasks({"pool": ["anxlb-pool=tiny"], "count": 2})
+                       + [dict(task(pool=["anxlb-pool=tiny"], owner="late"), ignore_errors=True),
+                          dict(task(pool=[id2], owner="late"), ignore_errors=True),
+                          {"anxcloud.lbaas.ip_pool_info": {"pool": ["anxlb-pool=tiny"]}}])
+    assert len(play.records) == 9, play
+    for index in (0, 1):
+        assert play.failed(index) and play[index]["msg"] == exhausted, play[index]
+        assert play.writes(engine, index) == 0
+    check, real = cycle(play, engine, 2)
     assert [a["address"] for a in real["addresses"]] == ["127.128.0.2", "127.128.0.6"]
     assert [a["prefix"] for a in real["addresses"]] == [cidr1, cidr2] and real["prefix"] == cidr1
-    engine.reset_requests()
-    run = ansible.run(task(pool=["anxlb-pool=tiny"], owner="late"))
-    assert run.failed() and run.last["msg"] == exhausted
-    run = ansible.run(task(pool=[id2], owner="late"))   # one prefix: its own message
-    assert run.failed() and run.last["msg"] == ("pool 127.128.0.4/30 is exhausted: no free address in "
-                                                "127.128.0.5-127.128.0.6 (2 of them taken, excluded: none)")
-    assert engine.mutating_requests() == 0
-    info = ansible.run({"anxcloud.lbaas.ip_pool_info": {"pool": ["anxlb-pool=tiny"]}}).last["prefixes"]
+    assert play.failed(6) and play[6]["msg"] == exhausted
+    assert play.failed(7) and play[7]["msg"] == ("pool 127.128.0.4/30 is exhausted: no free address in "   # one prefix
+                                                 "127.128.0.5-127.128.0.6 (2 of them taken, excluded: none)")
+    assert play.writes(engine, 6) == play.writes(engine, 7) == 0
+    assert not play.failed(8), play
+    info = play[8]["prefixes"]
+    assert (addresses(engine, id1), addresses(engine, id2)) == (sorted(seen[0] + ["127.128.0.2"]),
+                                                                sorted(seen[1] + ["127.128.0.6"]))
     assert [(p["prefix"], p["size"], p["usable"], p["used"], p["free"], p["allocations"]) for p in info] == [
         (cidr1, 4, 2, 4, 0, {"web": ["127.128.0.2"]}), (cidr2, 4, 2, 4, 0, {"web": ["127.128.0.6"]})]
 
@@ -193,7 +209,7 @@ def test_exhaustion_fails_naming_the_pool_and_changes_nothing(engine, ansible):
     assert engine.mutating_requests() == 0 and addresses(engine) == before
 
 
-def test_invalid_pools_and_options_fail_with_clear_messages(engine, ansible, tmp_path):
+def test_invalid_pools_and_options_fail_with_clear_messages(engine, ansible):
     cases = [
         ({"pool": ["0a11ce11000000000000000000000099"]},
          "pool[0]: no IPAM prefix has the identifier 0a11ce11000000000000000000000099"),
@@ -227,13 +243,16 @@ def test_invalid_pools_and_options_fail_with_clear_messages(engine, ansible, tmp
     ]
     before = addresses(engine)
     engine.reset_requests()
-    runs = parallel(engine, tmp_path, [(task(**options), check_mode) for options, _m in cases for check_mode in (False, True)])
-    for (options, message), run in zip([c for c in cases for _twice in (1, 2)], runs):
-        assert run.failed() and run.last["msg"] == message, (options, run.last)
-        assert "Traceback" not in run.proc.stdout + run.proc.stderr
-        assert engine.token not in run.proc.stdout + run.proc.stderr
-    bad_info = ansible.run({"anxcloud.lbaas.ip_pool_info": {"pool": ["anxlb-pool=nothing"]}})
-    assert bad_info.failed() and bad_info.last["msg"] == "pool[0]: no IPAM prefix carries the tag anxlb-pool=nothing"
+    # every case for real and in check mode, then ip_pool_info with a bad pool: one play that goes on past failures
+    play = ansible.run([dict(task(**options), check_mode=check_mode, ignore_errors=True)
+                        for options, _m in cases for check_mode in (False, True)]
+                       + [{"anxcloud.lbaas.ip_pool_info": {"pool": ["anxlb-pool=nothing"]}, "ignore_errors": True}])
+    assert len(play.records) == 2 * len(cases) + 1, play
+    for index, (options, message) in enumerate([c for c in cases for _twice in (1, 2)]):
+        assert play.failed(index) and play[index]["msg"] == message, (options, play[index])
+    assert play.failed(-1) and play.last["msg"] == "pool[0]: no IPAM prefix carries the tag anxlb-pool=nothing"
+    assert "Traceback" not in play.proc.stdout + play.proc.stderr
+    assert engine.token not in play.proc.stdout + play.proc.stderr
     assert engine.mutating_requests() == 0 and addresses(engine) == before
 
 
@@ -241,13 +260,13 @@ def test_pool_info_counts_usage_and_groups_by_owner(engine, ansible):
     # seeded: network, gateway and broadcast objects in the v4 prefix, network and gateway in the v6 one
     assert addresses(engine) == ["127.0.10.0", "127.0.10.1", "127.0.10.255"]
     assert addresses(engine, V6) == ["fd00:10::", "fd00:10::1"]
-    for options in ({"count": 2}, {"owner": "api"}, {"owner": "api", "family": "v6"}):
-        assert not ansible.run(task(**options)).failed()
-    engine.reset_requests()
-    run = ansible.run({"anxcloud.lbaas.ip_pool_info": {"pool": ["anxlb-pool=demo"]}}, check=True)
-    assert not run.failed(), run
-    assert run.last["changed"] is False and engine.mutating_requests() == 0
-    assert run.last["prefixes"] == [
+    play = ansible.run([task(count=2), task(owner="api"), task(owner="api", family="v6"),
+                        {"anxcloud.lbaas.ip_pool_info": {"pool": ["anxlb-pool=demo"]}, "check_mode": True},
+                        {"anxcloud.lbaas.ip_pool_info": {"pool": ["anxlb-pool=demo"], "family": "v6"}}])
+    assert len(play.records) == 5 and not any(play.failed(i) for i in range(5)), play
+    info = play[3]
+    assert info["changed"] is False and play.writes(engine, 3) == 0
+    assert info["prefixes"] == [
         {"id": V4, "prefix": "127.0.10.0/24", "family": "v4", "size": 256, "usable": 254, "used": 6, "free": 250,
          "allocations": {"api": ["127.0.10.4"], "web": ["127.0.10.2", "127.0.10.3"]},
          "unowned": ["127.0.10.0", "127.0.10.1", "127.0.10.255"], "deleting": []},
@@ -255,29 +274,33 @@ def test_pool_info_counts_usage_and_groups_by_owner(engine, ansible):
          "free": 2 ** 64 - 4, "allocations": {"api": ["fd00:10::2"]}, "unowned": ["fd00:10::", "fd00:10::1"],
          "deleting": []},
     ]
-    only_v6 = ansible.run({"anxcloud.lbaas.ip_pool_info": {"pool": ["anxlb-pool=demo"], "family": "v6"}})
-    assert [p["prefix"] for p in only_v6.last["prefixes"]] == ["fd00:10::/64"]
+    assert [p["prefix"] for p in play[4]["prefixes"]] == ["fd00:10::/64"]
 
 
 def test_an_untagged_allocation_of_an_earlier_run_is_adopted_not_leaked(engine, ansible):
+    seeded = addresses(engine)
     # An earlier run created the address object, then failed to tag it.
     resp = engine.api("POST", "/api/ipam/v1/address.json", json={
         "prefix": V4, "name": "127.0.10.9", "description_customer": "anxcloud.lbaas: web", "role": "Default",
         "organization": "", "rdns_name": ""})
     resp.raise_for_status()
     ident = resp.json()["identifier"]
-    check, real = cycle(ansible, engine, {})
-    assert [(a["action"], a["address"], a["id"]) for a in check["plan"]] == [("adopt", "127.0.10.9", ident)]
-    assert real["addresses"] == [{"address": "127.0.10.9", "id": ident, "prefix": "127.0.10.0/24", "prefix_id": V4,
-                                  "family": "v4"}]
-    assert tags_of(engine, ident) == ["anxlb-svc=web"] and "127.0.10.2" not in addresses(engine)
     # Another owner's description on an object tagged for someone else is not ours to adopt.
     other = engine.api("POST", "/api/ipam/v1/address.json", json={
         "prefix": V4, "name": "127.0.10.10", "description_customer": "anxcloud.lbaas: api", "role": "Default",
         "organization": "", "rdns_name": ""}).json()["identifier"]
     engine.api("POST", "/api/core/v1/resource.json/%s/tags/anxlb-svc=db" % other, json="").raise_for_status()
-    run = ansible.run(task(owner="api"))
-    assert [a["action"] for a in run.last["plan"]] == ["allocate"] and tags_of(engine, other) == ["anxlb-svc=db"]
+    play = ansible.run(cycle_tasks({}) + [task(owner="api")])
+    check, real = cycle(play, engine)
+    assert [(a["action"], a["address"], a["id"]) for a in check["plan"]] == [("adopt", "127.0.10.9", ident)]
+    assert real["addresses"] == [{"address": "127.0.10.9", "id": ident, "prefix": "127.0.10.0/24", "prefix_id": V4,
+                                  "family": "v4"}]
+    assert tags_of(engine, ident) == ["anxlb-svc=web"]
+    assert not play.failed(4), play
+    (api,) = play[4]["addresses"]
+    assert [a["action"] for a in play[4]["plan"]] == ["allocate"] and tags_of(engine, other) == ["anxlb-svc=db"]
+    # web allocated nothing: the only address object made besides the two above is api's
+    assert addresses(engine) == sorted(seeded + ["127.0.10.9", "127.0.10.10", api["address"]])
 
 
 # ---- what the Engine says about an address object: deleting, unclaimed, a lost answer -----------
@@ -294,12 +317,14 @@ def test_an_address_being_deleted_is_neither_held_nor_reused(slow_deletes, tmp_p
     assert first["address"] == "127.0.10.2"
     engine.api("DELETE", "/api/ipam/v1/address.json/" + first["id"]).raise_for_status()   # someone deletes it
     assert engine.api("GET", "/api/ipam/v1/address.json/" + first["id"]).json()["status"] == "Marked for deletion"
-    check = ansible.run(task(), check=True, diff=True).last
+    play = ansible.run([dict(task(), check_mode=True, diff=True), task(),
+                        {"anxcloud.lbaas.ip_pool_info": {"pool": [V4]}}])
+    assert len(play.records) == 3 and not any(play.failed(i) for i in range(3)), play
+    check, real = play[0], play[1]
     assert check["diff"]["before"]["addresses"] == []   # not held: Terraform treats it as gone
     assert [(a["action"], a["address"]) for a in check["plan"]] == [("allocate", "127.0.10.3")]   # not free either
-    real = ansible.run(task()).last
     assert [a["address"] for a in real["addresses"]] == ["127.0.10.3"]
-    info = ansible.run({"anxcloud.lbaas.ip_pool_info": {"pool": [V4]}}).last["prefixes"][0]
+    info = play[2]["prefixes"][0]
     assert info["allocations"] == {"web": ["127.0.10.3"]} and info["deleting"] == ["127.0.10.2"]
     assert info["used"] == 5 and info["free"] == 254 - 3   # gateway, .2 (deleting), .3
 
@@ -323,17 +348,20 @@ def test_a_prefix_with_an_object_per_address_is_claimed_not_refused_as_full(engi
     cidr = engine.api("GET", "/api/ipam/v1/prefix.json/" + ident).json()["name"]
     network = cidr.split("/")[0].rsplit(".", 1)
     second = "%s.%d" % (network[0], int(network[1]) + 2)   # +0 network, +1 gateway: the first unclaimed one
-    check, real = cycle(ansible, engine, {"pool": [ident]})
+    play = ansible.run(cycle_tasks({"pool": [ident]}) + [task(owner="api", pool=[ident]),
+                                                         {"anxcloud.lbaas.ip_pool_info": {"pool": [ident]}}])
+    check, real = cycle(play, engine)
+    assert len(play.records) == 6 and not play.failed(4) and not play.failed(5), play
     assert [(a["action"], a["address"]) for a in check["plan"]] == [("allocate", second)]
     (got,) = real["addresses"]
     assert got["address"] == second and got["id"] == objects[second]   # the existing object, claimed
     assert tags_of(engine, got["id"]) == ["anxlb-svc=web"]
     obj = engine.api("GET", "/api/ipam/v1/address.json/" + got["id"]).json()
     assert obj["description_customer"] == "anxcloud.lbaas: web"
-    assert len(addresses(engine, ident)) == 8   # nothing created
-    other = ansible.run(task(owner="api", pool=[ident])).last["addresses"][0]
+    assert len(addresses(engine, ident)) == 8   # nothing created (by web, nor by api after it)
+    other = play[4]["addresses"][0]
     assert other["address"] != second and other["id"] in objects.values()
-    info = ansible.run({"anxcloud.lbaas.ip_pool_info": {"pool": [ident]}}).last["prefixes"][0]
+    info = play[5]["prefixes"][0]
     assert info["allocations"] == {"api": [other["address"]], "web": [second]}
     assert info["free"] == 6 - 3 and info["used"] == 5   # the gateway and two claims taken; net and broadcast used
 
@@ -345,13 +373,13 @@ def test_a_create_answered_504_after_it_was_committed_leaves_one_address(engine,
     except RuntimeError:
         pytest.skip("this local Engine has no commit_then fault (needs the engine-strict branch)")
     before = addresses(engine)
-    run = ansible.run(task())
-    assert not run.failed(), run
-    (got,) = run.last["addresses"]
+    play = ansible.run([task(), task()])   # the run the lost answer hits, then a rerun
+    assert len(play.records) == 2 and not play.failed(0) and not play.failed(1), play
+    (got,) = play[0]["addresses"]
     assert addresses(engine) == sorted(before + [got["address"]])   # one object, not two
     assert tags_of(engine, got["id"]) == ["anxlb-svc=web"]
     posts = [e for e in engine.requests()["log"] if e["method"] == "POST" and e["path"] == "/api/ipam/v1/address.json"]
     assert [e["status"] for e in posts] == [504]   # never sent again
-    engine.reset_requests()
-    rerun = ansible.run(task())
-    assert rerun.last["changed"] is False and rerun.last["addresses"] == [got] and engine.mutating_requests() == 0
+    assert [e["status"] for e in play.requests(engine, 0) if e in posts] == [504]   # by the run it hit
+    rerun = play[1]
+    assert rerun["changed"] is False and rerun["addresses"] == [got] and play.writes(engine, 1) == 0

@@ -92,11 +92,11 @@ def test_deployment_error_twice_fails_naming_the_object(engine, ansible):
 def test_an_existing_failed_object_is_redeployed_and_check_mode_says_so(engine, ansible):
     ident = es.create(engine, "backend", name="80.web", mode="tcp", load_balancer=es.lb_id(engine))
     engine.set_state(ident, "DeploymentError")
-    engine.reset_requests()
-    check = ansible.run(backend(), check=True)
-    assert check.last["changed"] is True and check.last["plan"][0]["action"] == "redeploy"
-    assert engine.mutating_requests() == 0
-    run = ansible.run(backend())   # the redeploy request starts a new, successful deployment
-    assert not run.failed(), run
-    assert run.last["changed"] is True and run.last["backend"]["state"] == "Updated"
-    assert engine.mutating_requests() == 1
+    # check mode, then for real: the redeploy request starts a new, successful deployment
+    play = ansible.run([dict(backend(), check_mode=True), backend()])
+    assert len(play.records) == 2 and not play.failed(0) and not play.failed(1), play
+    check, run = play[0], play[1]
+    assert check["changed"] is True and check["plan"][0]["action"] == "redeploy"
+    assert play.writes(engine, 0) == 0
+    assert run["changed"] is True and run["backend"]["state"] == "Updated"
+    assert play.writes(engine, 1) == 1

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from . import engine_state as es
-from .conftest import ROOT
+from .conftest import ROOT, Run
 
 PLAYBOOK = os.path.join(ROOT, "playbooks", "service_loadbalancer.yml")
 VARS = os.path.join(ROOT, "playbooks", "vars")
@@ -35,6 +35,22 @@ def run(ansible, vars_file, **kwargs):
     return out
 
 
+def run_twice(ansible, extra_args, diff=False):
+    """The playbook and at once again, by one ansible-playbook process (one start-up less): returns the whole
+    run (its PLAY RECAP counts both) and the records of each pass, as Runs."""
+    out = ansible.playbook(PLAYBOOK, extra_args=[PLAYBOOK] + (["--diff"] if diff else []) + extra_args)
+    assert out.rc == 0, out
+    starts = [i for i, r in enumerate(out.records) if r["task"] == out.records[0]["task"]]
+    assert len(starts) == 2, out
+    return out, Run(out.proc, out.records[:starts[1]]), Run(out.proc, out.records[starts[1]:])
+
+
+def writes_during(engine, run):
+    """How many mutating requests the local Engine got while the tasks of ``run`` ran."""
+    return len([e for e in engine.requests()["log"] if run.records[0]["start"] <= e["start"]
+                and e["end"] <= run.records[-1]["end"] and e["method"] in MUTATING])
+
+
 def run_with_extra_vars(ansible, tmp_path, services, **kwargs):
     """The playbook with the services given as ``-e @file`` (they win over the playbook's default vars file)."""
     path = tmp_path / ("services%d.yml" % ansible.count)
@@ -44,11 +60,18 @@ def run_with_extra_vars(ansible, tmp_path, services, **kwargs):
     return out
 
 
-def recap(out):
-    """The PLAY RECAP counters for localhost, e.g. {"ok": 6, "changed": 2, "failed": 0, ...}."""
-    lines = out.proc.stdout.split("PLAY RECAP", 1)[1].strip().splitlines()
+def recap(out, nth=0):
+    """The ``nth`` PLAY RECAP's counters for localhost, e.g. {"ok": 6, "changed": 2, "failed": 0, ...}."""
+    lines = out.proc.stdout.split("PLAY RECAP")[nth + 1].strip().splitlines()
     (line,) = [x for x in lines if x.startswith("localhost")]
     return dict((k, int(v)) for k, v in re.findall(r"(\w+)=(\d+)", line))
+
+
+def recaps(out):
+    """The PLAY RECAP counters of each pass of ``run_twice``: ansible-playbook prints one recap per playbook,
+    the second counting both passes."""
+    first, total = recap(out, 0), recap(out, 1)
+    return first, dict((k, v - first[k]) for k, v in total.items())
 
 
 def reconcile(out, name="demo-web"):
@@ -105,8 +128,9 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
     ]
     assert recap(check)["changed"] == 2 and recap(check)["failed"] == 0   # allocation and reconcile, predicted
 
-    # 2. for real: what check mode predicted
-    real = run(ansible, "service_example.yml", diff=True)
+    # 2. for real: what check mode predicted; 3. again (by the same process; checked below)
+    both, real, rerun = run_twice(ansible, ["-e", "lbaas_vars_file=%s" % os.path.join(VARS, "service_example.yml")],
+                                  diff=True)
     applied = reconcile(real)
     assert applied["diff"] == predicted["diff"] and applied["plan"] == predicted["plan"]
     assert pool_addresses(engine) == sorted(SEEDED + ["127.0.10.2"])
@@ -117,18 +141,17 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
     assert binds == [("127.0.10.2", 8080), ("127.0.10.2", 8081)]
     assert all(es.tags(engine, o["identifier"]) == ["anxlb-svc=demo-web"] for kind in KINDS for o in es.objects(engine, kind))
     assert summary(real)[0] == "service demo-web (present) on lb1: changed, 12 planned action(s)"
-    assert recap(real)["changed"] == 2 and recap(real)["failed"] == 0
 
-    # 3. again: nothing to do, nothing written
+    # 3. again: nothing to do, nothing written (so what was read above after it is what the real run left)
     created = ids(engine)
-    engine.reset_requests()
-    rerun = run(ansible, "service_example.yml")
-    assert engine.mutating_requests() == 0 and ids(engine) == created
+    assert writes_during(engine, rerun) == 0
     assert reconcile(rerun)["changed"] is False and reconcile(rerun)["plan"] == []
     assert not any(r["result"].get("changed") for r in rerun.records)
     assert summary(rerun)[:3] == ["service demo-web (present) on lb1: in sync, 0 planned action(s)",
                                   "summary: lb1: 0 to add, 0 to change, 0 to destroy", "plan: []"]
-    assert recap(rerun)["changed"] == 0 and recap(rerun)["failed"] == 0
+    (real_recap, rerun_recap) = recaps(both)
+    assert real_recap["changed"] == 2 and real_recap["failed"] == 0
+    assert rerun_recap["changed"] == 0 and rerun_recap["failed"] == 0
 
     # 4. one node and one port fewer: only their objects go, the rest keeps its identifiers
     engine.reset_requests()
@@ -160,19 +183,17 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
     assert summary(check)[0] == "service demo-web (absent) on lb1: would change, 5 planned action(s)"
     assert summary(check)[1] == "summary: lb1: 0 to add, 0 to change, 5 to destroy"
     assert summary(check)[3] == "addresses: ['released 127.0.10.2']"
-    gone = run(ansible, "service_example_absent.yml", diff=True)
+    # for real; 6. and again (by the same process): nothing left to do
+    both, gone, again = run_twice(
+        ansible, ["-e", "lbaas_vars_file=%s" % os.path.join(VARS, "service_example_absent.yml")], diff=True)
     assert sorted((a["action"], a["name"]) for a in reconcile(gone)["plan"]) == [
         ("delete", "http.demo-web"), ("delete", "http.demo-web"), ("delete", "node1.http.demo-web"),
         ("delete", "node3.http.demo-web"), ("delete", "v4.http.demo-web")]
+    assert writes_during(engine, again) == 0   # so what is read here is what the real run left
     assert names(engine) == [] and pool_addresses(engine) == SEEDED
     assert es.tags(engine, es.lb_id(engine)) == []   # no lease left, marker removed
-
-    # 6. and again: nothing left to do
-    engine.reset_requests()
-    again = run(ansible, "service_example_absent.yml")
-    assert engine.mutating_requests() == 0
     assert reconcile(again)["changed"] is False and reconcile(again)["plan"] == []
-    assert recap(again)["changed"] == 0 and recap(again)["failed"] == 0
+    assert recaps(both)[1]["changed"] == 0 and recaps(both)[1]["failed"] == 0
 
 
 SHOP = {"name": "shop", "load_balancers": ["lb1", "lb2"], "addresses": ["127.0.10.20"],
@@ -194,9 +215,11 @@ def test_services_of_an_extra_vars_file_are_removed_one_at_a_time(engine, ansibl
     api_objects = dict((k, v) for k, v in ids(engine).items() if v[1].endswith(".api"))
     assert len(api_objects) == 4 and len(ids(engine)) == 4 + 2 * 5
 
-    # shop goes, api stays as it is
+    # shop goes, api stays as it is; and again (by the same process): nothing to do for either
     engine.reset_requests()
-    out = run_with_extra_vars(ansible, tmp_path, [dict(SHOP, state="absent"), API], diff=True)
+    path = tmp_path / "shop_absent.yml"
+    path.write_text(yaml.safe_dump({"lbaas_services": [dict(SHOP, state="absent"), API]}, sort_keys=False))
+    both, out, again = run_twice(ansible, ["-e", "@%s" % path], diff=True)
     assert reconcile(out, "api")["changed"] is False and reconcile(out, "api")["plan"] == []
     assert sorted((a["action"], a["type"]) for a in reconcile(out, "shop")["plan"]) == sorted(
         [("delete", "backend"), ("delete", "frontend"), ("delete", "bind")] * 2 + [("delete", "server")] * 4)
@@ -206,15 +229,10 @@ def test_services_of_an_extra_vars_file_are_removed_one_at_a_time(engine, ansibl
     assert summary(out, "shop")[0] == "service shop (absent) on lb1, lb2: changed, 10 planned action(s)"
     assert summary(out, "api")[0] == "service api (present) on lb1: in sync, 0 planned action(s)"
     assert pool_addresses(engine) == sorted(SEEDED + ["127.0.10.2"])
-
-    # and again: nothing to do for either
-    engine.reset_requests()
-    out = run_with_extra_vars(ansible, tmp_path, [dict(SHOP, state="absent"), API])
-    assert engine.mutating_requests() == 0 and recap(out)["changed"] == 0
-    assert ids(engine) == api_objects
+    assert writes_during(engine, again) == 0 and recaps(both)[1]["changed"] == 0
 
 
-def test_the_role_takes_auth_from_module_defaults(engine, ansible, monkeypatch):
+def test_the_role_takes_auth_from_module_defaults(engine, ansible, monkeypatch, tmp_path):
     # neither ANEXIA_TOKEN nor ANEXIA_API_URL in the environment: both come from module_defaults only
     env = ansible.env
 
@@ -226,22 +244,31 @@ def test_the_role_takes_auth_from_module_defaults(engine, ansible, monkeypatch):
     service = {"name": "api", "load_balancers": ["lb1", "lb2"], "addresses": ["127.0.10.7"],
                "ports": [{"name": "https", "port": 9443, "target_port": 19443}],
                "servers": [{"name": "n1", "address": "127.0.0.1"}]}
-    play = {"module_defaults": {"group/anxcloud.lbaas.lbaas": {"api_token": engine.token, "api_url": engine.url}},
-            "roles": [{"role": "anxcloud.lbaas.service_loadbalancer"}]}
-    out = ansible.run([], vars={"lbaas_services": [service]}, play=play)
-    assert out.rc == 0, out
+    # two plays of one playbook: with api_token and api_url in module_defaults, then with api_url alone (the
+    # second play opens with a marker task so that its requests can be told apart in the Engine's log by time)
+    plays = [{"hosts": "localhost", "gather_facts": False, "vars": {"lbaas_services": [service]},
+              "module_defaults": {"group/anxcloud.lbaas.lbaas": {"api_token": engine.token, "api_url": engine.url}},
+              "roles": [{"role": "anxcloud.lbaas.service_loadbalancer"}]},
+             {"hosts": "localhost", "gather_facts": False, "vars": {"lbaas_services": [service]},
+              "module_defaults": {"group/anxcloud.lbaas.lbaas": {"api_url": engine.url}},
+              "tasks": [{"name": "Without api_token", "ansible.builtin.debug": {"msg": "no token"}}, INCLUDE_ROLE]}]
+    path = tmp_path / "auth.yml"
+    path.write_text(yaml.safe_dump(plays, sort_keys=False))
+    both = ansible.playbook(str(path))
+    second = [r["task"] for r in both.records].index("Without api_token")
+    out, without = Run(both.proc, both.records[:second]), Run(both.proc, both.records[second:])
+    assert not [r for r in out.records if r["status"] == "failed"], both
     result = reconcile(out, "api")
     assert result["changed"] is True and result["status"]["all"] == {"127.0.10.7": [9443]}
     assert sorted(result["objects"]) == ["lb1", "lb2"] and engine.token not in out.proc.stdout + out.proc.stderr
     assert names(engine) == sorted(["https.api"] * 4 + ["v4.https.api"] * 2 + ["n1.https.api"] * 2)
     assert all(es.tags(engine, o["identifier"]) == ["anxlb-svc=api"] for kind in KINDS for o in es.objects(engine, kind))
 
-    engine.reset_requests()
-    without = ansible.run(INCLUDE_ROLE, vars={"lbaas_services": [service]},
-                          play={"module_defaults": {"group/anxcloud.lbaas.lbaas": {"api_url": engine.url}}})
-    assert without.rc != 0
+    assert both.rc != 0
     assert "missing required arguments: api_token" in reconcile(without, "api")["msg"]
-    assert engine.requests()["total"] == 0
+    # no request from the second play's start to its end (the reads above came after both)
+    assert [e for e in engine.requests()["log"]
+            if without.records[0]["start"] <= e["start"] and e["end"] <= without.records[-1]["end"]] == []
 
 
 # One declaration with a mistake in every service: the role reports each problem once, naming the service by
@@ -310,12 +337,13 @@ def test_the_role_leaves_wait_timeout_to_module_defaults_unless_set(engine, ansi
     service = {"name": "waits", "load_balancers": ["lb1"], "addresses": ["127.0.10.31"],
                "ports": [{"name": "http", "port": 8091}], "servers": [{"name": "n1", "address": "127.0.0.1"}]}
     play = {"module_defaults": {"group/anxcloud.lbaas.lbaas": {"wait_timeout": 77}}}
-    out = ansible.run(INCLUDE_ROLE, check=True, vars={"lbaas_services": [service]}, play=play)
+    # the role twice in one play: without lbaas_wait_timeout, then with it
+    out = ansible.run([INCLUDE_ROLE, dict(INCLUDE_ROLE, vars={"lbaas_wait_timeout": 5})], check=True,
+                      vars={"lbaas_services": [service]}, play=play)
     assert out.rc == 0, out
-    assert reconcile(out, "waits")["invocation"]["module_args"]["wait_timeout"] == 77
-    out = ansible.run(INCLUDE_ROLE, check=True, vars={"lbaas_services": [service], "lbaas_wait_timeout": 5}, play=play)
-    assert out.rc == 0, out
-    assert reconcile(out, "waits")["invocation"]["module_args"]["wait_timeout"] == 5
+    first, second = [r["result"] for r in out.records if r["task"] == "Reconcile waits"]
+    assert first["invocation"]["module_args"]["wait_timeout"] == 77
+    assert second["invocation"]["module_args"]["wait_timeout"] == 5
 
 
 def test_the_role_argument_spec_matches_the_service_module():
