@@ -306,8 +306,9 @@ def test_an_untagged_allocation_of_an_earlier_run_is_adopted_not_leaked(engine, 
 # ---- what the Engine says about an address object: deleting, unclaimed, a lost answer -----------
 @pytest.fixture
 def slow_deletes():
-    """A local Engine of its own where a deleted address stays "Marked for deletion" for a minute."""
-    with LocalEngine(seed=DEFAULT_SEED, delete_delay=60) as engine:
+    """A local Engine of its own where a deleted address stays "Marked for deletion" for ten minutes
+    (far longer than the test takes, also on a loaded machine)."""
+    with LocalEngine(seed=DEFAULT_SEED, delete_delay=600) as engine:
         yield engine
 
 
