@@ -21,7 +21,7 @@ cd "$root"
 export PATH="$root/.venv/bin:$PATH"
 export ANSIBLE_COLLECTIONS_PATH; ANSIBLE_COLLECTIONS_PATH=$(scripts/collection-path.sh)
 # Three workers on two cores: a worker spends a good part of its time waiting for ansible-playbook
-# and module subprocesses, so a third one fills what two leave idle (docs/testing.md has the numbers).
+# and module subprocesses, so a third one fills what two leave idle (two used ~64% of both cores).
 workers=${PYTEST_WORKERS:-3}
 
 if [ "${1:-}" = "--only" ]; then
