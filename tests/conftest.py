@@ -42,3 +42,16 @@ def pytest_collection_modifyitems(items):
             return 1
         return 2 if os.sep + "contract" + os.sep in path else 3
     items.sort(key=rank)
+
+
+SUMMARIES = []
+
+
+def pytest_runtest_logreport(report):
+    """Collects what tests record as ``summary`` (record_property), from xdist workers too."""
+    SUMMARIES.extend(value for key, value in report.user_properties if key == "summary" and report.when == "call")
+
+
+def pytest_terminal_summary(terminalreporter):
+    for text in SUMMARIES:
+        terminalreporter.write_line(text)

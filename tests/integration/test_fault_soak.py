@@ -192,14 +192,14 @@ def module_args(engine, decl, check=False):
                 api_retries=2, _ansible_check_mode=check, _ansible_diff=False)
 
 
-def say(capsys, text):
-    with capsys.disabled():   # shown in every run of the suite, not only when the test fails
-        print("\n" + text)
+def say(record_property, text):
+    """Printed at the end of every run of the suite (tests/conftest.py), also from an xdist worker."""
+    record_property("summary", text)
 
 
-def test_fault_soak(engine, capsys):
+def test_fault_soak(engine, record_property):
     rng = random.Random(SEED)
-    say(capsys, "fault soak: seed %d, %d runs (SOAK_SEED / SOAK_RUNS to change)" % (SEED, RUNS))
+    say(record_property, "fault soak: seed %d, %d runs (SOAK_SEED / SOAK_RUNS to change)" % (SEED, RUNS))
     foreign = seed_foreign(engine)
     before = dict((i, o) for i, o in World(engine).objs.items() if i in foreign)
     engine.reset_requests()
@@ -237,7 +237,7 @@ def test_fault_soak(engine, capsys):
             unreported = [v for i, v in left.items() if v[0] in decl["load_balancers"] and i not in warnings]
             assert not unreported, "%s: untagged objects named as ours, not reported: %s" % (where, unreported)
         untagged_before[name] = left
-    say(capsys, "fault soak outcomes: %s" % outcomes)
+    say(record_property, "fault soak outcomes: %s" % outcomes)
     # Nothing outside our parents that is not ours was ever written (the request log), nor changed.
     writes = [r for r in engine.requests()["log"] if r["method"] in MUTATING]
     assert not [r for r in writes if any(ident in r["path"] for ident in foreign)]
