@@ -160,14 +160,13 @@ class ServiceRun(object):
                 blocked.append(dict(load_balancer=planner.obs.lb["name"], backend=backend["name"], backend_id=backend["id"],
                                     frontend=frontend["name"], frontend_id=frontend["id"]))
         if blocked:
+            why = "; ".join("backend '%s' (%s) on load balancer %s cannot be deleted: frontend '%s' (%s), which is not "
+                            "this service's, uses it as its default backend"
+                            % (b["backend"], b["backend_id"], b["load_balancer"], b["frontend"], b["frontend_id"])
+                            for b in blocked)
+            those, it = ("that frontend", "it") if len(blocked) == 1 else ("those frontends", "them")
             raise Failure("%s; point %s elsewhere or delete %s (or tag %s with %s to make %s this service's), then "
-                          "run again" % (
-                              "; ".join("backend '%s' (%s) on load balancer %s cannot be deleted: frontend '%s' (%s), "
-                                        "which is not this service's, uses it as its default backend"
-                                        % (b["backend"], b["backend_id"], b["load_balancer"], b["frontend"],
-                                           b["frontend_id"]) for b in blocked),
-                              *(("that frontend", "it", "it", self.tag, "it") if len(blocked) == 1 else
-                                ("those frontends", "them", "them", self.tag, "them"))), blockers=blocked)
+                          "run again" % (why, those, it, it, self.tag, it), blockers=blocked)
 
     def _plan_once(self, state):
         planners, actions, waits = [], [], []

@@ -11,6 +11,7 @@ import sys
 
 import pytest
 import yaml
+from localengine.testing import MUTATING
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -35,7 +36,7 @@ class Run(object):
 
     def writes(self, engine, index):
         """How many mutating requests the ``index``-th task sent."""
-        return len([e for e in self.requests(engine, index) if e["method"] in ("POST", "PUT", "PATCH", "DELETE")])
+        return len([e for e in self.requests(engine, index) if e["method"] in MUTATING])
 
     @property
     def last(self):

@@ -23,6 +23,8 @@ import subprocess
 import sys
 import time
 
+from localengine.testing import MUTATING
+
 from .conftest import ROOT
 
 SEED = int(os.environ.get("SOAK_SEED", "20261123"))
@@ -32,7 +34,6 @@ PORTS = [{"name": "http", "port": 8080, "target_port": 18080}, {"name": "https",
          {"name": "admin", "port": 9000, "mode": "http"}]
 NODES = [{"name": "n%d" % i, "address": "127.0.0.%d" % i} for i in range(1, 5)]
 ADDRESSES = {"alpha": ["127.0.10.20", "fd00:10::20"], "beta": ["127.0.10.21", "fd00:10::21"]}
-MUTATING = ("POST", "PUT", "DELETE", "PATCH")
 
 
 def declaration(rng, name):

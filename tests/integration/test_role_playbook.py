@@ -8,6 +8,7 @@ import re
 
 import pytest
 import yaml
+from localengine.testing import MUTATING
 
 from . import engine_state as es
 from .conftest import ROOT, Run
@@ -18,7 +19,6 @@ ROLE = os.path.join(ROOT, "roles", "service_loadbalancer")
 V4_POOL = "0a11ce11000000000000000000000001"
 SEEDED = ["127.0.10.0", "127.0.10.1", "127.0.10.255"]
 KINDS = ("backend", "frontend", "bind", "server")
-MUTATING = ("POST", "PUT", "PATCH", "DELETE")
 INCLUDE_ROLE = {"ansible.builtin.include_role": {"name": "anxcloud.lbaas.service_loadbalancer"}}
 
 

@@ -3,6 +3,7 @@ Engine offers, services ``shop`` and ``shop2`` (and their addresses) on one load
 each other's objects: ownership found through the listing is confirmed on each object's own tags
 before anything is written to it."""
 import pytest
+from localengine.testing import MUTATING
 
 from . import engine_state as es
 from .test_ip_address import V4, addresses
@@ -10,7 +11,6 @@ from .test_ip_address import V4, addresses
 SHOP = {"name": "shop", "load_balancers": ["lb1"], "ports": [{"name": "http", "port": 8080}],
         "addresses": ["127.0.10.30"], "servers": [{"name": "n1", "address": "127.0.0.1"}]}
 SHOP2 = dict(SHOP, name="shop2", addresses=["127.0.10.31"], servers=[{"name": "n2", "address": "127.0.0.2"}])
-MUTATING = ("POST", "PUT", "DELETE")
 
 
 def service(decl, **extra):
