@@ -24,8 +24,8 @@ IP_OR_EMPTY = (lambda v: v == "" or parse_ip(v) is not None, "Must be a valid IP
 CHECK = (lambda v: v in ("enabled", "disabled"), "Must be one of: enabled, disabled.")
 ENABLE = (lambda v: is_int(v) and v in (0, 1), "Must be 0 or 1.")
 PARENT_TYPE = (lambda v: v in ("frontend", "backend"), "Must be one of: frontend, backend.")
-CRITERION = (lambda v: is_text(v) and v in ACL_VALUES, "Must be one of: src, dst_port (the criteria the Engine's clients are known "
-                                        "to send).")
+CRITERION = (lambda v: is_text(v) and v in ACL_VALUES,
+             "Must be one of: src, dst_port (the criteria the Engine's clients are known to send).")
 CONDITION = (lambda v: v == "if", "Must be: if (the only condition the Engine's clients are known to send; "
                                   "HAProxy's unless is not accepted here).")
 RULE_TYPE = (lambda v: v == "connection", "Must be: connection (the only rule type the Engine's clients are known "
