@@ -107,3 +107,32 @@ def test_a_rule_waits_for_its_acl_to_be_deployed(hengine):
         assert hengine.haproxy()["errors"] == []
     finally:
         node.stop()
+
+
+def test_every_form_the_api_accepts_renders_to_a_configuration_haproxy_accepts(hengine):
+    """IPv6 and IPv4 networks, addresses, dst_port, ACLs on a backend, ACLs sharing a
+    name (one HAProxy ACL: a rule naming it matches any of them), equal indexes: all Deployed, no errors."""
+    port, target = free_port(), free_port()
+    node = Node("node1", "127.0.0.1", [target]).start()
+    try:
+        ids = web_service(hengine, port, target, address=VIP)
+        fe, be = ids["frontend"], ids["backend"]
+        made = {"ACL": [acl(hengine, fe, "nets", "fd00:10::/64", 0), acl(hengine, fe, "nets", "::1", 0),
+                        acl(hengine, fe, "nets", ALLOWED, 1),
+                        create(hengine, "ACL", name="port", parent_type="frontend", criterion="dst_port", value=str(port),
+                               index=2, frontend=fe),
+                        create(hengine, "ACL", name="on-backend", parent_type="backend", criterion="src",
+                               value="10.0.0.0/8", index=0, backend=be)],
+                "rule": [rule(hengine, fe, "admit", "accept", "nets", 0), rule(hengine, fe, "refuse", "reject", "port", 0)]}
+        for kind, idents in made.items():
+            for ident in idents:
+                assert settled(hengine, kind, ident) == "Deployed", (kind, hengine.haproxy())
+        text = config(hengine)
+        nets = " || ".join("acl_" + i for i in made["ACL"][:3])
+        assert "tcp-request connection accept if %s\n" % nets in text, text
+        assert "acl acl_%s src 10.0.0.0/8" % made["ACL"][4] in text.split("frontend fe_")[0]   # in the backend
+        got = answers(port)
+        assert got[0] == "node1" and got[1] in REFUSED, got   # 127.0.0.5 is one of "nets"; the rest hit "port"
+        assert hengine.haproxy()["errors"] == []
+    finally:
+        node.stop()
