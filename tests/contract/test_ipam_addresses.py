@@ -52,6 +52,20 @@ def test_rdns_gains_its_trailing_dot_once_processed(slow_engine):
         "rdns_name"] == "b.example"
 
 
+def test_rdns_name_as_go_anxcloud_sends_it(engine):
+    """gac:pkg/ipam/address/address.go (PR #504): Create and Update carry rdns_name always (no omitempty),
+    Summary (the list) and Address (get) return it. An Update with "" clears it: the field is always sent."""
+    made = ok(add(engine, rdns_name="vip.example.com"))
+    listed = [a for a in items(ok(engine.api("GET", ADDRESSES, params={"prefix": V4, "limit": 100})))
+              if a["identifier"] == made["identifier"]]
+    assert [a["rdns_name"] for a in listed] == ["vip.example.com."]
+    update = {"description_customer": "vip", "rdns_name": "other.example.com"}   # Update: name, role omitted
+    assert ok(engine.api("PUT", ADDRESSES + "/" + made["identifier"], json=update))["rdns_name"] == "other.example.com"
+    assert address(engine, made["identifier"])["rdns_name"] == "other.example.com."
+    ok(engine.api("PUT", ADDRESSES + "/" + made["identifier"], json={"rdns_name": ""}))
+    assert address(engine, made["identifier"])["rdns_name"] == ""
+
+
 @pytest.mark.parametrize("body, field, text", [
     ({"prefix": "0" * 32}, "prefix", "No prefix"), ({"prefix": None}, "prefix", "No prefix"),
     ({"name": "bogus"}, "name", "valid"), ({"name": ""}, "name", "valid"), ({"name": "127.0.11.1"}, "name", "not part"),

@@ -80,12 +80,20 @@ def test_unknown_filter_keys_are_422(engine):
 
 
 def test_acl_and_rule_lists_filter_by_parent(engine):
+    """gac:pkg/apis/lbaas/v1/acl_types.go, rule_types.go: parent_type, frontend, backend (and the rule's
+    condition, type, action) are filterable."""
     ids = tree(engine)
-    frontend(engine, ids["backend"], name="other")
+    other = frontend(engine, ids["backend"], name="other")["identifier"]
     create(engine, "ACL", name="a", parent_type="frontend", frontend=ids["frontend"], criterion="dst_port",
            value="80", index=0)
-    create(engine, "rule", name="r", parent_type="backend", backend=ids["backend"], index=1, condition="if",
+    create(engine, "ACL", name="b", parent_type="backend", backend=ids["backend"], criterion="src", value="10.0.0.0/8",
+           index=0)
+    create(engine, "rule", name="r", parent_type="frontend", frontend=ids["frontend"], index=1, condition="if",
            condition_test="a", type="connection", action="accept")
     assert [i["name"] for i in items(page(engine, "ACL", filters="parent_type=frontend"))] == ["a"]
-    assert [i["name"] for i in items(page(engine, "rule", filters="backend=" + ids["backend"]))] == ["r"]
-    assert items(page(engine, "rule", filters="parent_type=frontend")) == []
+    assert [i["name"] for i in items(page(engine, "ACL", filters="backend=" + ids["backend"]))] == ["b"]
+    assert [i["name"] for i in items(page(engine, "ACL", filters="index=0"))] == ["a", "b"]
+    assert [i["name"] for i in items(page(engine, "rule", filters="frontend=" + ids["frontend"]))] == ["r"]
+    assert [i["name"] for i in items(page(engine, "rule", filters="action=accept&type=connection"))] == ["r"]
+    assert items(page(engine, "rule", filters="frontend=" + other)) == []
+    assert items(page(engine, "rule", filters="parent_type=backend")) == []

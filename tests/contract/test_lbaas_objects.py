@@ -97,11 +97,12 @@ def test_acl_and_rule(engine):
                  value="8080", index=0)
     assert set(acl) == COMMON_KEYS | {"parent_type", "frontend", "backend", "criterion", "value", "index"}
     assert acl["frontend"] == {"identifier": ids["frontend"], "name": "web"} and acl["backend"] is None
-    rule = create(engine, "rule", name="r", parent_type="backend", backend=ids["backend"], index=0, condition="if",
-                  condition_test="a", type="connection", action="reject", redirection_code="301")
-    assert rule["redirection_code"] == "301" and rule["backend"]["identifier"] == ids["backend"]
+    rule = create(engine, "rule", name="r", parent_type="frontend", frontend=ids["frontend"], index=0, condition="if",
+                  condition_test="a", type="connection", action="reject")
+    assert rule["redirection_code"] is None and rule["frontend"]["identifier"] == ids["frontend"]
     assert get(engine, "ACL", acl["identifier"]) == acl
-    bad = {"name": "x", "parent_type": "backend", "frontend": ids["frontend"]}
+    bad = {"name": "x", "parent_type": "backend", "frontend": ids["frontend"], "criterion": "src", "value": "::/0",
+           "index": 0}
     err = error_of(engine.api("POST", lbaas("ACL"), json=bad), 422)
     assert set(err["validation"]) == {"backend", "frontend"}
 
@@ -128,7 +129,8 @@ def test_deleting_a_parent_that_still_has_children_is_a_409(engine, parent, chil
 
 def test_acls_keep_their_frontend(engine):
     ids = tree(engine)
-    create(engine, "ACL", name="a", parent_type="frontend", frontend=ids["frontend"])
+    create(engine, "ACL", name="a", parent_type="frontend", frontend=ids["frontend"], criterion="src", value="::/0",
+           index=0)
     ok(engine.api("DELETE", lbaas("bind", ids["bind"])))
     assert "acl " in error_of(engine.api("DELETE", lbaas("frontend", ids["frontend"])), 409)["message"]
 

@@ -42,9 +42,7 @@ def bodies(ids):
         ("server", dict(server, ip=""), {"ip"}),
         ("server", dict(server, check="on"), {"check"}),
         ("server", dict(server, backend=None, port=0), {"backend", "port"}),
-        ("ACL", {"name": "a", "parent_type": "server"}, {"parent_type"}),
-        ("ACL", {"name": "a", "parent_type": "frontend"}, {"frontend"}),
-        ("rule", {"name": "r", "parent_type": "backend", "backend": ids["backend"], "index": -1}, {"index"}),
+        # ACL and rule: test_lbaas_acl_rules.py
         ("backend", {"name": "x", "load_balancer": LB1, "state": "9"}, {"state"}),
     ]
 

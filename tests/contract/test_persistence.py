@@ -88,6 +88,14 @@ def test_the_example_seed():
         servers = items(ok(engine.api("GET", lbaas("server"), params={"filters": "backend=" + front[
             "default_backend"]["identifier"]})))
         assert [get(engine, "server", s["identifier"])["check"] for s in servers] == ["enabled", "disabled"]
+        rules = [get(engine, "rule", r["identifier"]) for r in items(ok(engine.api("GET", lbaas("rule"), params={
+            "filters": "frontend=" + front["identifier"]})))]
+        assert [(r["parent_type"], r["condition_test"], r["action"], r["index"]) for r in rules] == [
+            ("frontend", "office", "accept", 0), ("frontend", "everyone", "reject", 1)]
+        acls = [get(engine, "ACL", a["identifier"]) for a in items(ok(engine.api("GET", lbaas("ACL"))))]
+        assert [(a["parent_type"], a["name"], a["value"], a["state"]["title"]) for a in acls] == [
+            ("backend", "internal", "10.0.0.0/8", "Deployed"), ("frontend", "office", "127.0.0.0/8", "Deployed"),
+            ("frontend", "everyone", "0.0.0.0/0", "Deployed")]
         v4 = ok(engine.api("GET", PREFIXES + "/0e0a0b0c000000000000000000000010"))
         assert (v4["type"], v4["locations"][0]["code"], v4["locations"][0]["name"]) == (1, "ANX04", "Vienna")
         assert len(items(ok(engine.api("GET", FILTERED, params={"prefix": v4["identifier"]})))) == 8
@@ -96,6 +104,10 @@ def test_the_example_seed():
         assert v6["vlans"] == v4["vlans"] and v6["locations"] == v4["locations"]
         assert ok(engine.api("GET", "/api/vlan/v1/vlan.json/" + v4["vlans"][0]["identifier"]))[
             "description_customer"] == "example VLAN"
+
+
+UNTYPED_ACL = {"name": "a", "criterion": "src", "value": "10.0.0.0/8", "index": 0}
+ORPHAN_RULE = {"name": "r", "index": 0, "condition": "if", "condition_test": "nope", "type": "connection", "action": "accept"}
 
 
 @pytest.mark.parametrize("data, message", [
@@ -111,6 +123,10 @@ def test_the_example_seed():
     ({"loadbalancers": [{"name": "x", "frontends": [{"name": "f", "binds": [{"name": "b", "port": 0}]}]}]},
      "loadbalancers[0].frontends[0].binds[0]: port"),
     ({"loadbalancers": [{"name": "x", "identifier": V4}]}, "belongs to a prefix"),
+    ({"loadbalancers": [{"name": "x", "frontends": [{"name": "f", "acls": [dict(UNTYPED_ACL, parent_type="frontend")]}]}]},
+     "unknown keys parent_type"),
+    ({"loadbalancers": [{"name": "x", "frontends": [{"name": "f", "rules": [ORPHAN_RULE]}]}]},
+     "loadbalancers[0].frontends[0].rules[0]: condition_test: No ACL named 'nope'"),
     ({"prefixes": [{"cidr": "127.0.10.1/24"}]}, "prefixes[0]: cidr: 127.0.10.1/24 has host bits set"),
     ({"prefixes": [{"cidr": "10.0.0.0/8", "create_empty": False}]}, "create_empty"),
     ({"prefixes": [{"cidr": "10.0.0.0/24", "type": 3}]}, "type must be 0 or 1"),

@@ -38,9 +38,10 @@ def test_the_whole_object_as_the_generic_client_sends_it_is_accepted(engine, kin
 def test_acls_need_the_link_their_parent_type_names(engine):
     """gac:pkg/apis/lbaas/v1/acl_types.go: parent_type names the one link that is set."""
     ids = tree(engine)
-    acl = create(engine, "ACL", name="a", parent_type="frontend", frontend=ids["frontend"], criterion="dst_port")
-    err = error_of(engine.api("PUT", lbaas("ACL", acl["identifier"]), json={"name": "a", "parent_type": "frontend"}),
-                   422)
+    acl = create(engine, "ACL", name="a", parent_type="frontend", frontend=ids["frontend"], criterion="dst_port",
+                 value="8080", index=0)
+    body = {"name": "a", "parent_type": "frontend", "criterion": "dst_port", "value": "8080", "index": 0}
+    err = error_of(engine.api("PUT", lbaas("ACL", acl["identifier"]), json=body), 422)
     assert set(err["validation"]) == {"frontend"}
 
 

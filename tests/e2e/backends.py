@@ -62,10 +62,10 @@ class Node(object):
         return self.proc is not None and self.proc.poll() is None
 
 
-def ask(address, port, timeout=TIMEOUT):
+def ask(address, port, timeout=TIMEOUT, source=None):
     """The body of GET / on a new connection (the load balancer picks the next server per connection),
-    or the error's class name."""
-    conn = http.client.HTTPConnection(address, port, timeout=timeout)
+    or the error's class name; ``source``: the (loopback) address the client connects from."""
+    conn = http.client.HTTPConnection(address, port, timeout=timeout, source_address=(source, 0) if source else None)
     try:
         conn.request("GET", "/", headers={"Connection": "close"})
         resp = conn.getresponse()

@@ -29,10 +29,10 @@ from . import states
 from .haproxy_config import render
 from .haproxy_process import HAProxyError, HAProxyProcess
 
-RENDERED = ("backend", "frontend", "bind", "server")
+RENDERED = ("backend", "frontend", "bind", "server", "acl", "rule")
 FINISHED = ("Deployed", "Updated")
 FILE_LINE = re.compile(r"([^\s\[\]()'\"]+)\.cfg:(\d+)")
-IDENT = re.compile(r"(?:fe|be|srv)_([0-9a-f]{32})")
+IDENT = re.compile(r"(?:fe|be|srv|acl)_([0-9a-f]{32})")
 ALERT_PREFIX = re.compile(r"^\[ALERT\]\s*\(\d+\)\s*:\s*(?:config\s*:\s*)?")
 DIRS = re.compile(r"[^\s\[\]()'\"]*/(?=[^/\s]+\.cfg)")
 MAX_ERRORS = 50
@@ -203,13 +203,17 @@ class HAProxyMode(object):
         frontends = pick("frontend", "load_balancer", {lb_id})
         binds = pick("bind", "frontend", set(d["identifier"] for d in frontends))
         servers = pick("server", "backend", set(d["identifier"] for d in backends))
+        fe_ids, be_ids = set(d["identifier"] for d in frontends), set(d["identifier"] for d in backends)
+        acls = pick("acl", "frontend", fe_ids) + pick("acl", "backend", be_ids)
+        rules = pick("rule", "frontend", fe_ids)   # connection rules belong to frontends (lbaas_types)
         served = [b for b in binds if on_loopback(b["address"])]
-        rendered = render(lb, backends, frontends, served, servers)
+        rendered = render(lb, backends, frontends, served, servers, acls, rules)
         included = rendered.included
         included |= set(b["identifier"] for b in binds if not on_loopback(b["address"]) and b["frontend"] in included)
         members = dict((ident, chosen[ident]) for ident in included)
         with self.lock:
-            for kind, docs in (("backend", backends), ("frontend", frontends), ("bind", binds), ("server", servers)):
+            for kind, docs in (("backend", backends), ("frontend", frontends), ("bind", binds), ("server", servers),
+                               ("acl", acls), ("rule", rules)):
                 for doc in docs:
                     self.names[doc["identifier"]] = (kind, doc.get("name"), lb.get("name"))
         for ident, reason in rendered.refused.items():

@@ -1,7 +1,8 @@
 """One load balancer's deployed LBaaS objects -> an HAProxy configuration file (pure, no I/O).
 
-Proxies and servers are named after identifiers (``fe_<id>``, ``be_<id>``, ``srv_<id>``): Engine names
-need not be unique and may hold characters HAProxy refuses; the names go into comments. Every line
+Proxies, servers and ACLs are named after identifiers (``fe_<id>``, ``be_<id>``, ``srv_<id>``,
+``acl_<id>``): Engine names need not be unique and may hold characters HAProxy refuses; the names go
+into comments. Every line
 remembers the object it came from, so an HAProxy alert naming ``file:line`` (or an identifier) points
 at the objects to put into DeploymentError. What HAProxy would misread or what could inject
 configuration lines is refused here, per object, with a reason.
@@ -13,6 +14,12 @@ Decisions where the Engine's behaviour is unknown (tests/engine/README.md, "HAPr
   no health check -> the HTTP check ``GET /`` (the Engine's default, see plugins' _service.TCP_CHECK).
 - timeouts: a bare number is milliseconds, as the collection documents them (and as HAProxy reads a bare
   number); a value with a unit passes as HAProxy reads it.
+- ACLs: ``acl acl_<id> <criterion> <value>`` in their frontend or backend, by ``index`` (ties: oldest
+  first). A rule names ACLs by Engine name, and ACLs of one parent sharing a name are one HAProxy ACL
+  (HAProxy ORs lines of the same name), so ``condition_test`` N becomes ``acl_<a> || acl_<b>`` over the
+  parent's rendered ACLs named N. Connection rules: ``tcp-request connection <action> <if|unless> ...``
+  in the frontend by ``index``, before ``default_backend``; a rule whose ACLs are not rendered (yet)
+  waits, as a bind waits for its frontend.
 """
 import ipaddress
 import json
@@ -21,6 +28,8 @@ import re
 SAFE_WORD = re.compile(r"^[A-Za-z0-9._/-]+$")     # option names, HTTP methods: no spaces, no newlines
 SAFE_URI = re.compile(r"^/[!-~]*$")                # printable, no spaces
 BARE_NUMBER = re.compile(r"^\d+$")
+ACL_VALUE = re.compile(r"^[0-9A-Fa-f:./]+$")       # an address, network or port: what the API accepts
+CRITERIA = ("src", "dst_port")
 
 
 class Rendered(object):
@@ -86,10 +95,45 @@ def endpoint(ip, port):
     return "%s@%s:%d" % (family, ip, port)
 
 
-def render(lb, backends, frontends, binds, servers):
-    """``backends``/``frontends``/``binds``/``servers``: the docs to deploy. Refused objects are left
-    out (with their children) and listed in ``refused``; a frontend whose default backend is not
-    rendered waits, with its binds (``included`` tells what made it into the text)."""
+def by_index(docs, link, parent):
+    """A parent's ACLs or rules in ``index`` order (a stable sort: equal indexes keep the given order)."""
+    return sorted((doc for doc in docs if doc.get(link) == parent), key=lambda doc: doc.get("index") or 0)
+
+
+def acl_lines(out, acls, link, parent):
+    """Adds a parent's ACL lines; {Engine name: [HAProxy ACL names]} of those rendered."""
+    names = {}
+    for acl in by_index(acls, link, parent):
+        ident, value = acl["identifier"], str(acl.get("value"))
+        if acl.get("criterion") not in CRITERIA or not ACL_VALUE.match(value):
+            out.refused[ident] = "ACL %s %r is not a criterion and value the renderer knows" % (acl.get("criterion"), value)
+            continue
+        out.add("    # acl %s" % comment(acl.get("name")), ident)
+        out.add("    acl acl_%s %s %s" % (ident, acl["criterion"], value), ident)
+        names.setdefault(acl.get("name"), []).append("acl_" + ident)
+    return names
+
+
+def rule_lines(out, rules, parent, acl_names):
+    """Adds a frontend's connection rules; a rule none of whose ACLs is rendered waits."""
+    for rule in by_index(rules, "frontend", parent):
+        ident = rule["identifier"]
+        named = acl_names.get(rule.get("condition_test"))
+        if not named:
+            continue
+        if rule.get("type") != "connection" or rule.get("action") not in ("accept", "reject") or \
+                rule.get("condition") not in ("if", "unless"):
+            out.refused[ident] = "rule %s %s %s is not a connection rule the renderer knows" % (
+                rule.get("type"), rule.get("action"), rule.get("condition"))
+            continue
+        out.add("    # rule %s" % comment(rule.get("name")), ident)
+        out.add("    tcp-request connection %s %s %s" % (rule["action"], rule["condition"], " || ".join(named)), ident)
+
+
+def render(lb, backends, frontends, binds, servers, acls=(), rules=()):
+    """``backends``/``frontends``/``binds``/``servers``/``acls``/``rules``: the docs to deploy. Refused
+    objects are left out (with their children) and listed in ``refused``; a frontend whose default
+    backend is not rendered waits, with its binds (``included`` tells what made it into the text)."""
     out = Rendered()
     out.add("# load balancer %s (%s), rendered by the local Engine" % (comment(lb.get("name")), lb["identifier"]))
     rendered_backends = set()
@@ -111,6 +155,7 @@ def render(lb, backends, frontends, binds, servers):
         out.add("    balance roundrobin", ident)
         for line in lines:
             out.add("    " + line, ident)
+        acl_lines(out, acls, "backend", ident)
         for server in servers:
             if server["backend"] != ident:
                 continue
@@ -136,6 +181,7 @@ def render(lb, backends, frontends, binds, servers):
             out.add("    disabled", ident)
         if client:
             out.add("    timeout client %s" % client, ident)
+        rule_lines(out, rules, ident, acl_lines(out, acls, "frontend", ident))
         if frontend.get("default_backend"):
             out.add("    default_backend be_%s" % frontend["default_backend"], ident)
         for bind in binds:

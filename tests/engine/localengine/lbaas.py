@@ -79,8 +79,36 @@ class Lbaas(object):
                         frontend["load_balancer"] != doc.get("load_balancer"):
                     errors["load_balancer"] = "Frontend %s on another load balancer uses this backend as " \
                                               "default backend." % frontend["identifier"]
+        if kind == "rule" and not set(errors) & {"parent_type", "frontend", "backend", "condition_test"}:
+            parent = doc["parent_type"]
+            if not self.acls_named(parent, doc[parent], doc["condition_test"]):
+                errors["condition_test"] = "No ACL named %r on %s %s: a rule names an ACL of its own parent." % (
+                    doc["condition_test"], parent, doc[parent])
         if errors:
             raise invalid(errors)
+
+    def acls_named(self, parent_type, parent, name, but=None):
+        """The ACLs (not being deleted, other than ``but``) of one parent that carry ``name``."""
+        return [acl for acl in self.store.all("acl") if acl["parent_type"] == parent_type and acl.get(parent_type) == parent
+                and acl["name"] == name and acl["identifier"] != but and not self.engine.deleting(acl)]
+
+    def _orphaned_rules(self, acl, new=None):
+        """Rules that would name no ACL once ``acl`` is deleted or becomes ``new`` (renamed or moved); an
+        other ACL of the parent with the same name keeps them valid."""
+        parent_type = acl["parent_type"]
+        if new is not None and all(new.get(f) == acl.get(f) for f in ("name", "parent_type", parent_type)):
+            return []
+        if self.acls_named(parent_type, acl.get(parent_type), acl["name"], but=acl["identifier"]):
+            return []
+        return [rule for rule in self.store.all("rule") if rule["parent_type"] == parent_type
+                and rule.get(parent_type) == acl.get(parent_type) and rule["condition_test"] == acl["name"]
+                and not self.engine.deleting(rule)]
+
+    def _refuse_orphans(self, acl, new=None):
+        rules = self._orphaned_rules(acl, new)
+        if rules:
+            raise ApiError(409, "ACL %s (%s) is named by rule %s (condition_test); change or delete those first." % (
+                acl["identifier"], acl["name"], ", ".join(r["identifier"] for r in rules)))
 
     @staticmethod
     def _request(kind, body):
@@ -140,6 +168,8 @@ class Lbaas(object):
         options = self.engine.options
         new = self._replaced(kind, doc, fields) if options["put"] == "replace" else dict(doc, **fields)
         self.validate(kind, new)
+        if kind == "acl":
+            self._refuse_orphans(doc, new)
         changed = new != doc
         deploy = body.get("state") == states.REDEPLOY or (changed and (
             options["deploy_on"] == "change" or kind == "loadbalancer"))
@@ -169,6 +199,8 @@ class Lbaas(object):
         blocking = ["%s %s" % (self.store.kind_of(d["identifier"]), d["identifier"]) for d in self.children(kind, ident)]
         if blocking:
             raise ApiError(409, "%s %s is still used by %s; delete those first." % (kind, ident, ", ".join(blocking)))
+        if kind == "acl":
+            self._refuse_orphans(doc)
         self.engine.schedule_removal(kind, doc)
         return {}
 

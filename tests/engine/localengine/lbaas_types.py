@@ -1,6 +1,11 @@
 """LBaaS v1 object types: their fields, links and the checks on single values (ENGINE_API.md 4.3-4.8).
-Checks that need other objects (links exist, same load balancer) live in lbaas.py."""
-from .validation import is_bool, is_count, is_int, is_port, is_text, parse_ip
+Checks that need other objects (links exist, same load balancer, a rule's ACL) live in lbaas.py.
+
+ACL and Rule (gac:pkg/apis/lbaas/v1/acl_types.go, rule_types.go, e2e_test.go): only the values the
+Engine's own clients are known to send are accepted (README.md, "ACL and Rule"); what no client shows
+a value for (the redirection fields, rule_type) must stay empty.
+"""
+from .validation import is_bool, is_count, is_int, is_port, is_port_text, is_src, is_text, parse_ip
 
 # kind -> collection name in the path (case matters: ACL.json)
 PATHS = {"loadbalancer": "loadbalancer", "frontend": "frontend", "backend": "backend", "bind": "bind",
@@ -19,9 +24,21 @@ IP_OR_EMPTY = (lambda v: v == "" or parse_ip(v) is not None, "Must be a valid IP
 CHECK = (lambda v: v in ("enabled", "disabled"), "Must be one of: enabled, disabled.")
 ENABLE = (lambda v: is_int(v) and v in (0, 1), "Must be 0 or 1.")
 PARENT_TYPE = (lambda v: v in ("frontend", "backend"), "Must be one of: frontend, backend.")
+CRITERION = (lambda v: is_text(v) and v in ACL_VALUES,
+             "Must be one of: src, dst_port (the criteria the Engine's clients are known to send).")
+CONDITION = (lambda v: v == "if", "Must be: if (the only condition the Engine's clients are known to send; "
+                                  "HAProxy's unless is not accepted here).")
+RULE_TYPE = (lambda v: v == "connection", "Must be: connection (the only rule type the Engine's clients are known "
+                                          "to send).")
+ACTION = (lambda v: v in ("accept", "reject"), "Must be one of: accept, reject.")
+UNKNOWN = (lambda v: v == "", "Must be empty: no value is known from the Engine's clients.")
+# ACL criterion -> (check of its value, message)
+ACL_VALUES = {
+    "src": (is_src, "Must be one IPv4 or IPv6 address or network without host bits (10.0.0.0/8) for criterion src."),
+    "dst_port": (is_port_text, "Must be one port from 1 to 65535 as a decimal string (\"8080\") for criterion "
+                               "dst_port."),
+}
 
-_RULE_TEXTS = ("condition", "condition_test", "type", "action", "redirection_type", "redirection_value",
-               "redirection_code", "rule_type")
 # Field order is the order in answers (after identifier and name).
 FIELDS = {
     "loadbalancer": {"ip_address": TEXT},
@@ -30,10 +47,11 @@ FIELDS = {
                  "enable": ENABLE},
     "bind": {"frontend": LINK, "address": IP_OR_EMPTY, "port": PORT, "ssl": BOOL, "ssl_certificate_path": TEXT},
     "server": {"backend": LINK, "ip": IP, "port": PORT, "check": CHECK},
-    "acl": {"parent_type": PARENT_TYPE, "frontend": LINK, "backend": LINK, "criterion": TEXT, "value": TEXT,
+    "acl": {"parent_type": PARENT_TYPE, "frontend": LINK, "backend": LINK, "criterion": CRITERION, "value": TEXT,
             "index": COUNT},
-    "rule": dict([("parent_type", PARENT_TYPE), ("frontend", LINK), ("backend", LINK), ("index", COUNT)] +
-                 [(name, TEXT) for name in _RULE_TEXTS]),
+    "rule": {"parent_type": PARENT_TYPE, "frontend": LINK, "backend": LINK, "index": COUNT, "condition": CONDITION,
+             "condition_test": TEXT, "type": RULE_TYPE, "action": ACTION, "redirection_type": UNKNOWN,
+             "redirection_value": UNKNOWN, "redirection_code": UNKNOWN, "rule_type": UNKNOWN},
 }
 # Link fields: field -> kind it points to
 LINKS = {
@@ -51,8 +69,8 @@ REQUIRED = {
     "frontend": ("name", "load_balancer"),
     "bind": ("name", "frontend", "port"),
     "server": ("name", "backend", "ip", "port"),
-    "acl": ("name", "parent_type"),
-    "rule": ("name", "parent_type"),
+    "acl": ("name", "parent_type", "criterion", "value", "index"),
+    "rule": ("name", "parent_type", "index", "condition", "condition_test", "type", "action"),
 }
 
 
@@ -74,4 +92,11 @@ def check_values(kind, doc):
             errors.setdefault(parent_type, "Required when parent_type is %s." % parent_type)
         if doc.get(other) is not None:
             errors.setdefault(other, "Must be empty when parent_type is %s." % parent_type)
+    if kind == "acl" and "criterion" not in errors and doc.get("criterion") is not None and "value" not in errors:
+        check, message = ACL_VALUES[doc["criterion"]]
+        if not check(doc["value"]):
+            errors["value"] = message
+    if kind == "rule" and parent_type == "backend" and doc.get("type") == "connection":
+        errors.setdefault("parent_type", "A connection rule belongs to a frontend (HAProxy's tcp-request connection "
+                                         "is frontend-only).")
     return errors

@@ -16,9 +16,13 @@ from .lbaas_types import FIELDS
 from .tags import name_problem
 
 # kind -> (seed key of the children, their kind), parents first so a frontend can name its default backend
+# (ACLs before the rules that name them)
 CHILDREN = {"loadbalancer": (("backends", "backend"), ("frontends", "frontend")),
-            "backend": (("servers", "server"),), "frontend": (("binds", "bind"),)}
+            "backend": (("servers", "server"), ("acls", "acl")),
+            "frontend": (("binds", "bind"), ("acls", "acl"), ("rules", "rule"))}
+# ACLs and rules link to the kind of the entry they are under (parent_type)
 PARENT_FIELD = {"backend": "load_balancer", "frontend": "load_balancer", "server": "backend", "bind": "frontend"}
+PARENT_TYPED = ("acl", "rule")
 PREFIX_KEYS = ("cidr", "identifier", "description", "create_empty", "type", "location", "vlan", "tags")
 LOCATION_KEYS = ("code", "identifier", "name", "country", "city_code", "lat", "lon")
 VLAN_KEYS = ("name", "identifier", "description")
@@ -93,11 +97,13 @@ def _tag(engine, ident, spec, service, where):
         engine.tags.attach(ident, tag, service)
 
 
-def _lbaas(engine, kind, spec, where, parent_id):
+def _lbaas(engine, kind, spec, where, parent_id, parent_kind=None):
     store = engine.store
-    parent_field = PARENT_FIELD.get(kind)
+    typed = kind in PARENT_TYPED
+    parent_field = parent_kind if typed else PARENT_FIELD.get(kind)
+    implied = ("parent_type", "frontend", "backend") if typed else (parent_field,)
     children = CHILDREN.get(kind, ())
-    _check_keys(spec, ("name", "identifier", "tags") + tuple(f for f in FIELDS[kind] if f != parent_field) +
+    _check_keys(spec, ("name", "identifier", "tags") + tuple(f for f in FIELDS[kind] if f not in implied) +
                 tuple(key for key, _kind in children), where)
     doc = _existing(store, kind, spec, parent_field, parent_id, where)
     if doc is None:
@@ -105,6 +111,8 @@ def _lbaas(engine, kind, spec, where, parent_id):
         fields["name"] = spec.get("name")
         if parent_field:
             fields[parent_field] = parent_id
+        if typed:
+            fields["parent_type"] = parent_kind
         if kind == "loadbalancer":
             fields.setdefault("ip_address", "%s.local.test" % spec.get("name"))
         if kind == "frontend" and spec.get("default_backend"):
@@ -121,7 +129,7 @@ def _lbaas(engine, kind, spec, where, parent_id):
         _tag(engine, doc["identifier"], spec, "LBaaS", where)
     for key, child_kind in children:
         for i, child in enumerate(_list(spec, key, where + ".")):
-            _lbaas(engine, child_kind, child, "%s.%s[%d]" % (where, key, i), doc["identifier"])
+            _lbaas(engine, child_kind, child, "%s.%s[%d]" % (where, key, i), doc["identifier"], kind)
 
 
 def _vlan(engine, spec, location, where):

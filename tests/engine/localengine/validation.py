@@ -1,5 +1,9 @@
 """Value checks shared by LBaaS and IPAM validation: each returns True when the value is acceptable."""
 import ipaddress
+import re
+
+PORT_TEXT = re.compile(r"^[1-9][0-9]{0,4}$")
+NETWORK_TEXT = re.compile(r"^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$")   # no blanks, no netmask form
 
 
 def parse_ip(value):
@@ -30,3 +34,19 @@ def is_text(value):
 
 def is_bool(value):
     return isinstance(value, bool)
+
+
+def is_port_text(value):
+    """A port as the decimal string an ACL value holds ("8080"): no sign, blanks or leading zeros."""
+    return is_text(value) and bool(PORT_TEXT.match(value)) and int(value) <= 65535
+
+
+def is_src(value):
+    """One address or CIDR network without host bits ("10.0.0.0/8", "127.0.0.5", "fd00::/8")."""
+    if not is_text(value) or not NETWORK_TEXT.match(value):
+        return False
+    try:
+        ipaddress.ip_network(value, strict=True)
+    except ValueError:
+        return False
+    return True
