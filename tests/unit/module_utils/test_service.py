@@ -58,7 +58,8 @@ def test_unnamed_port_is_named_by_its_number():
     ({"ports": [{"name": "a", "port": 443, "ssl_certificate_path": "/etc/c.pem"}]},
      "ports[0].ssl_certificate_path is set but ports[0].ssl is false; set ssl: true or remove the path"),
     ({"ports": [{"name": "a", "port": 80, "health_check": ""}]},
-     "ports[0].health_check must not be empty; leave it out for the tcp default"),
+     "ports[0].health_check must not be empty; leave it out for the mode's default, or write "
+     "health_check: {type: http, method: GET, uri: /healthz} or {type: tcp}"),
     ({"ports": [{"name": "a", "port": 80, "client_timeout": "30 secs"}]},
      "ports[0].client_timeout must be milliseconds or a duration like 30s or 500ms, got '30 secs'"),
     ({"ports": [{"name": "a", "port": 80, "server_timeout": -1}]},
