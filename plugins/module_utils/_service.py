@@ -18,6 +18,7 @@ import re
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._durations import to_ms
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._health_check import HTTP_CHECK, TCP_CHECK, render
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_name_part
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import normalize_ip
 
 # Parts of object names: no dots (they separate the parts), no spaces or slashes.
@@ -36,10 +37,7 @@ PORT_DEFAULTS = {"mode": "tcp", "server_timeout": None, "client_timeout": None, 
 
 
 def _check_name(value, option):
-    if not isinstance(value, str) or not NAME_RE.match(value):
-        raise Failure("%s: '%s' is not a valid name (letters, digits, '-' and '_', at most 63 characters, "
-                      "starting and ending with a letter or digit)" % (option, value))
-    return value
+    return check_name_part(value, option)
 
 
 def _check_port(value, option):

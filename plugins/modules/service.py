@@ -53,7 +53,7 @@ options:
   name:
     description:
       - The service's stable identifier, used as owner. Never change it for an existing service.
-      - 1-63 letters, digits, V(-) and V(_), starting and ending with a letter or digit (it is part of every
+      - 1-63 letters, digits, V(-) or V(_), starting and ending with a letter or digit (it is part of every
         object name and of the owner tag).
     type: str
     required: true
