@@ -48,20 +48,30 @@ def unknown_hints(unsupported, spec):
         path = tuple(item) if isinstance(item, (tuple, list)) else (item,)
         match = closest(path[-1], options_at(spec, path[:-1]))
         if match:
-            hints.append("%s -> %s" % (".".join(path), ".".join(path[:-1] + (match,))))
+            hints.append("%s -> %s" % (_dotted(path), _dotted(path[:-1] + (match,))))
     return hints
 
 
 def with_hints(msg, unsupported, spec):
-    """Ansible's argument error ``msg`` followed by what fixes it."""
-    text = str(msg)
-    if text.startswith("Unsupported parameters"):
-        hints = unknown_hints(unsupported or (), spec)
-        if hints:
-            text += " Did you mean: %s?" % ", ".join(hints)
-    elif text.startswith("missing required arguments:") and "api_token" in text.split(":", 1)[1].split(", "):
-        text += ". " + TOKEN_HINT
-    return text
+    """Ansible's argument error ``msg`` followed by what fixes it. Ansible reports only its first error,
+    so unknown options behind another error (a required option missing because it is misspelt) are named too."""
+    text = str(msg).rstrip(".")
+    unsupported = sorted(unsupported or (), key=str)
+    if text.startswith("missing required arguments:"):
+        if "api_token" in [m.strip() for m in text.split(":", 1)[1].split(",")]:
+            text += ". " + TOKEN_HINT
+        if unsupported:
+            text += ". Unsupported parameters: %s" % ", ".join(_dotted(u) for u in unsupported)
+    hints = unknown_hints(unsupported, spec)
+    if hints:
+        text += ". Did you mean: %s?" % ", ".join(hints)
+    elif text != str(msg).rstrip("."):
+        text += "."
+    return text if text != str(msg).rstrip(".") else str(msg)
+
+
+def _dotted(item):
+    return ".".join(item) if isinstance(item, (tuple, list)) else str(item)
 
 
 class ArgumentsModule(AnsibleModule):
