@@ -13,6 +13,11 @@ the hint is added in that one place, after Ansible's own message, which stays as
 
 import difflib
 
+try:
+    from urllib.parse import urlsplit
+except ImportError:  # pragma: no cover - Python 2 is not supported; keeps the import sanity test quiet
+    from urlparse import urlsplit  # type: ignore
+
 from ansible.module_utils.basic import AnsibleModule
 
 TOKEN_HINT = ("api_token: set the api_token option (for example under module_defaults for "
@@ -81,12 +86,25 @@ class ArgumentsModule(AnsibleModule):
         self._constructed = False
         super(ArgumentsModule, self).__init__(*args, **kwargs)
         self._constructed = True
+        self._mask_url_password()
         token = self.params.get("api_token")
         if token is not None and not str(token).strip():
             self.fail_json(msg="api_token is empty. " + TOKEN_HINT)
 
+    def _mask_url_password(self):
+        """The password of an api_url like http://user:password@host is masked wherever Ansible shows
+        text (the echoed module arguments included), as the token is."""
+        url = (getattr(self, "params", None) or {}).get("api_url")
+        try:
+            password = urlsplit(url).password if isinstance(url, str) else None
+        except ValueError:
+            password = None
+        if password:
+            self.no_log_values.add(password)
+
     def fail_json(self, msg, **kwargs):  # pylint: disable=arguments-differ
         if not self._constructed:
+            self._mask_url_password()
             result = getattr(self, "validation_result", None)
             msg = with_hints(msg, getattr(result, "_unsupported_parameters", None), self.argument_spec)
         super(ArgumentsModule, self).fail_json(msg, **kwargs)
