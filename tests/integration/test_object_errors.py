@@ -78,7 +78,7 @@ def test_a_missing_or_wrong_token_is_reported_and_never_shown(engine, ansible):
     assert len(play.records) == 2, play
     assert failed_without_writes(engine, play, 0) == (
         "missing required arguments: api_token. api_token: set the api_token option (for example under module_defaults "
-        "for group/anxcloud.lbaas.lbaas) or the ANEXIA_TOKEN environment variable")
+        "for group/anxcloud.lbaas.lbaas) or the ANEXIA_TOKEN environment variable.")
     assert play.requests(engine, 0) == []
     msg = failed_without_writes(engine, play, 1)
     assert "403" in msg and "access denied" in msg.lower()
