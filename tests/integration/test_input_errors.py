@@ -50,8 +50,7 @@ def test_input_that_cannot_be_right_is_refused_naming_the_fix_before_any_request
     tasks = [
         failing("backend", {"load_balancer": "lb1", "name": "80.web", "health_check": "option httpchk GET /healthz"}),
         failing("service", dict(service("web"), ports=[{"name": "t", "port": 18091, "health_check": "option tcp-check"}])),
-        failing("service", dict(service("web"), ports=[{"name": "h", "port": 18092,
-                                                          "health_check": {"type": "https", "uri": "/"}}])),
+        failing("service", dict(service("web"), ports=[{"name": "h", "port": 18092, "health_check": {"type": "https"}}])),
         failing("backend", {"load_balancer": "lb1", "name": "80.web", "health_check": "httpchk GET /"}),
         failing("service", {"name": "web", "load_balancer": ["lb1"]}),
         failing("backend", {"load_balancer": "lb1", "name": "80.web", "helth_check": {"type": "tcp"}}),
