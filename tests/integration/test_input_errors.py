@@ -195,8 +195,13 @@ def test_a_structured_health_check_converges_reruns_without_writes_and_equals_it
         {"anxcloud.lbaas.backend": dict(backend, health_check={"type": "http", "uri": "/healthz"})},
         {"anxcloud.lbaas.backend": dict(backend, health_check=HTTP_HEALTHZ)},
         {"anxcloud.lbaas.backend": dict(backend, name="90.two", owner="two", health_check=HTTP_HEALTHZ)},
+        # the role's argument spec takes the structured form too, and hands it to the module unchanged
+        {"ansible.builtin.include_role": {"name": "anxcloud.lbaas.service_loadbalancer"},
+         "vars": {"lbaas_services": [structured]}},
     ])
-    assert len(play.records) == 6 and not any(play.failed(i) for i in range(6)), play
+    assert not [r for r in play.records if r["status"] == "failed"], play
+    role = play.task("Reconcile hc")
+    assert role["result"]["changed"] is False and play.writes(engine, play.records.index(role)) == 0, role
     assert play[0]["changed"] is True and play.writes(engine, 0) > 0
     for index in (1, 2, 4):   # the rerun, the fragment form of the same checks, the backend's fragment form
         assert play[index]["changed"] is False and play.writes(engine, index) == 0, (index, play[index])
