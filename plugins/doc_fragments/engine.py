@@ -27,7 +27,10 @@ options:
     description:
       - Allow a plain C(http://) O(api_url) to a host that is not loopback.
       - By default such a URL is refused, because the API token would travel unencrypted. Loopback hosts
-        (C(127.0.0.0/8), C(::1), C(localhost)), where a local Engine or a tunnel listens, are always allowed.
+        (C(127.0.0.0/8), C(::1), C(localhost)), where a local Engine or a tunnel listens, are always allowed;
+        other names under C(.localhost) are not, as they need not resolve to this machine.
+      - Plain C(http://) requests never go through a proxy (E(HTTP_PROXY), E(ALL_PROXY) are ignored for them),
+        so the token is not handed to a proxy in clear text.
     type: bool
     default: false
   validate_certs:

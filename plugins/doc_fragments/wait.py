@@ -13,7 +13,8 @@ options:
   wait:
     description:
       - Wait until every object the task created, changed or deleted is deployed (or gone).
-      - An object that fails to deploy (C(DeploymentError)) is asked to redeploy once; if it fails again the task fails.
+      - An object that fails to deploy (C(DeploymentError)) is asked to redeploy once; if it fails again the task fails,
+        with the Engine's reason where its answer carries one, else with the fields the object was given.
     type: bool
     default: true
   wait_timeout:

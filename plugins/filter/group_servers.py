@@ -8,11 +8,12 @@ __metaclass__ = type
 """Filter group_servers: the servers of a service from inventory hosts (docs: group_servers.yml)."""
 
 import ipaddress
-import re
 import traceback
 
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.text.converters import to_text
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import PART, PART_RULE
 
 try:
     import jmespath
@@ -20,8 +21,8 @@ try:
 except ImportError:
     JMESPATH_IMPORT_ERROR = traceback.format_exc()
 
-# Server names end up in object names (<name>.<port>.<service>): the service module's rule.
-NAME_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$")
+# Server names end up in object names (<name>.<port>.<service>): the service module's rule and wording.
+NAME_RE = PART
 
 
 def _compile(expression, option):
@@ -67,8 +68,8 @@ def group_servers(hosts, hostvars, address="ansible_host", name=None, check=None
                                      % (host, address, found))
         server_name = to_text(_search(name_expr, host_vars) if name_expr else host.split(".")[0])
         if not NAME_RE.match(server_name):
-            raise AnsibleFilterError("group_servers: host %s: the server name %r may only have letters, digits, - and _ "
-                                     "(at most 63); choose one with the name option" % (host, server_name))
+            raise AnsibleFilterError("group_servers: host %s: the server name must be %s, got %r; choose one with the "
+                                     "name option" % (host, PART_RULE, server_name))
         server = {"name": server_name, "address": found}
         if check:
             server["check"] = check

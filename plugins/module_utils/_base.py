@@ -7,8 +7,9 @@ __metaclass__ = type
 
 import traceback
 
-from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
+from ansible.module_utils.basic import env_fallback, missing_required_lib
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._arguments import ArgumentsModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 
 try:
@@ -92,7 +93,7 @@ class AnxcloudModule(object):
 
     @classmethod
     def main(cls):
-        module = AnsibleModule(argument_spec=cls.full_argument_spec(), supports_check_mode=True, **cls.module_kwargs)
+        module = ArgumentsModule(argument_spec=cls.full_argument_spec(), supports_check_mode=True, **cls.module_kwargs)
         if not HAS_REQUESTS:
             module.fail_json(msg=missing_required_lib("requests"), exception=REQUESTS_IMPORT_ERROR)
         if NETADDR_IMPORT_ERROR:

@@ -91,18 +91,40 @@ def normalize_api_url(api_url, allow_insecure_http=False):
     text = (api_url or DEFAULT_API_URL).strip()
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise EngineError("api_url must be an http:// or https:// URL with a host name, got %r" % text)
+        raise EngineError("api_url must be an http:// or https:// URL with a host name, got %r" % display_url(text))
     if parts.scheme == "http" and not allow_insecure_http and not is_loopback(parts.hostname):
         raise EngineError("api_url %s is plain http:// to a host that is not loopback: the API token would travel "
                           "unencrypted; use https://, or set allow_insecure_http=true if the network is trusted"
-                          % text)
+                          % display_url(text))
     return "%s://%s%s" % (parts.scheme, parts.netloc, parts.path.rstrip("/"))
 
 
+def display_url(url):
+    """``url`` without its userinfo (``user:password@``), to show in messages."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "(an api_url that is not a URL)"
+    if "@" not in parts.netloc:
+        return url
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+
+def url_secrets(url):
+    """The password of ``url``'s userinfo, masked wherever the client shows text."""
+    try:
+        parts = urlsplit(url)
+        return (parts.password,) if parts.password else ()
+    except ValueError:
+        return ()
+
+
 def is_loopback(host):
-    """127.0.0.0/8, ::1 and localhost."""
+    """127.0.0.0/8, ::1 and the name localhost itself. ``*.localhost`` names are not trusted: only a
+    resolver that follows RFC 6761 keeps them on this machine, and the API token would go to whatever
+    they resolve to in clear text."""
     host = (host or "").strip("[]").lower()
-    if host == "localhost" or host.endswith(".localhost"):
+    if host == "localhost":
         return True
     try:
         return ipaddress.ip_address(host).is_loopback
@@ -152,8 +174,13 @@ class EngineClient(object):
         self.page_size = int(page_size)
         self.max_workers = int(max_workers)
         self.policy = RetryPolicy(retries=retries) if policy is None else policy
-        self._secrets = (token,) if token else ()
+        self._secrets = ((token,) if token else ()) + url_secrets(self.base_url)
+        self.shown_url = display_url(self.base_url)
         self.session = requests.Session()
+        if self.base_url.startswith("http://"):
+            # A plain-http call goes to loopback (or where allow_insecure_http allows): never through a
+            # proxy from HTTP_PROXY/ALL_PROXY (the token would travel in clear to the proxy), nor ~/.netrc.
+            self.session.trust_env = False
         # No hidden retries or redirects below this client (the counter must be exact), and a
         # connection per worker so concurrent reads do not wait for a socket.
         adapter = HTTPAdapter(pool_connections=2, pool_maxsize=self.max_workers, max_retries=0)
@@ -239,7 +266,7 @@ class EngineClient(object):
                                                 timeout=self.timeout, verify=self.validate_certs,
                                                 allow_redirects=False)
             except requests.exceptions.RequestException as exc:
-                failure, sent, reason = _transport_failure(exc, self.timeout)
+                failure, sent, reason = _transport_failure(exc, self.timeout, self.shown_url)
                 if sent:
                     self._count(method)
                 if retries < policy.retries and policy.retry_transport(method, failure):
@@ -650,12 +677,30 @@ def _root_cause(exc):
     return getattr(cause, "reason", None) or cause
 
 
-def _transport_failure(exc, timeout):
+# What OpenSSL says when the other end answers a TLS hello in plain text (an http:// server).
+PLAIN_HTTP = re.compile(r"WRONG_VERSION_NUMBER|wrong version number|record layer failure|packet length too long"
+                        r"|http request|unknown protocol", re.I)
+
+
+def _transport_failure(exc, timeout, url=None):
     """(failure, sent, reason) for a requests exception; ``failure`` as in _engine_retry.TRANSPORT_FAILURES,
-    ``sent`` whether the request may have reached the Engine (then it counts), ``reason`` for humans."""
+    ``sent`` whether the request may have reached the Engine (then it counts), ``reason`` for humans,
+    naming ``url`` (the api_url without userinfo)."""
+    failure, sent, reason = _transport_reason(exc, timeout, url)
+    return failure, sent, ("%s (api_url %s)" % (reason, url) if url else reason)
+
+
+def _transport_reason(exc, timeout, url):
     errors = requests.exceptions
     if isinstance(exc, errors.SSLError):
-        return "fatal", False, "TLS error (%s); validate_certs=false skips verification" % _root_cause(exc)
+        cause = _root_cause(exc)
+        if PLAIN_HTTP.search(str(cause)):
+            return "fatal", False, ("TLS handshake failed: the endpoint speaks plain http, not https (%s); use an "
+                                    "http:// api_url (allowed for loopback hosts, else with allow_insecure_http=true)"
+                                    % cause)
+        if "CERTIFICATE_VERIFY_FAILED" in str(cause) or "certificate verify failed" in str(cause):
+            return "fatal", False, "TLS certificate not trusted (%s); validate_certs=false skips verification" % cause
+        return "fatal", False, "TLS error (%s)" % cause
     if isinstance(exc, errors.ConnectTimeout):
         return "unsent", False, "connection timed out" + (" after %s s" % timeout if timeout else "")
     if isinstance(exc, errors.ReadTimeout):

@@ -35,6 +35,12 @@ OWNER_MAX = 63
 OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,%d}[A-Za-z0-9])?$" % (OWNER_MAX - 2))
 OWNER_RULE = "1-%d letters, digits, '-', '_' or '.', starting and ending with a letter or digit" % OWNER_MAX
 
+# A service, port or server name is also a part of object names (``<port>.<service>``), so it has no '.'.
+# Every message about such a name says this one rule.
+PART = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9_-]{0,%d}[A-Za-z0-9])?$" % (OWNER_MAX - 2))
+PART_RULE = ("1-%d letters, digits, '-' or '_', starting and ending with a letter or digit "
+             "(no '.': it separates the parts of object names)" % OWNER_MAX)
+
 TAG_PREFIX_MAX = 16
 TAG_PREFIX = re.compile(r"^[a-z](?:[a-z0-9-]{0,%d}[a-z0-9])?$" % (TAG_PREFIX_MAX - 2))
 TAG_PREFIX_RULE = ("1-%d lowercase letters, digits or '-', starting with a letter and not ending with '-'"
@@ -55,6 +61,11 @@ def _check(value, option, pattern, rule):
 def check_owner(value, option="owner"):
     """``value`` if it is a valid owner (service) name, else a Failure naming ``option``."""
     return _check(value, option, OWNER, OWNER_RULE)
+
+
+def check_name_part(value, option="name"):
+    """``value`` if it is a valid service, port or server name, else a Failure naming ``option``."""
+    return _check(value, option, PART, PART_RULE)
 
 
 def check_tag_prefix(value, option="tag_prefix"):

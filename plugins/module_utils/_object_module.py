@@ -68,6 +68,7 @@ class LbaasObjectModule(AnxcloudModule):
 
     field_options = {}      # Engine field -> the option that sets it, where they differ (server: ip <- address)
     durations = ()          # fields given as milliseconds or a duration like 30s (_durations.py)
+    renderers = {}          # field -> fn(value, option): the Engine's text for a structured option value
 
     def desired_fields(self):
         out = {}
@@ -76,6 +77,8 @@ class LbaasObjectModule(AnxcloudModule):
             value = self.params.get(option)
             if value is not None and field in self.durations:
                 value = to_ms(value, option)[0]
+            if value is not None and field in self.renderers:
+                value = self.renderers[field](value, option)
             if value is not None and field not in self.kind.links:
                 out[field] = self.kind.normalize_field(field, value, option)
         return out

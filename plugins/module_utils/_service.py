@@ -17,6 +17,8 @@ import re
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._durations import to_ms
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._health_check import HTTP_CHECK, TCP_CHECK, render
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_name_part
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import normalize_ip
 
 # Parts of object names: no dots (they separate the parts), no spaces or slashes.
@@ -29,18 +31,13 @@ MAX_NAME = 255
 # (documented in the service module and docs/how-reconciliation-works.md). Health checks follow the
 # mode, so a port switched from tcp to http ends up exactly as a fresh http port; both defaults are
 # go-anxcloud's legacy package defaults (ENGINE_API.md 4.4), which the Engine stores verbatim.
-TCP_CHECK = '"adv_check": "tcp-check"'
-HTTP_CHECK = '"httpchk": { "method": "GET", "uri": "/" }'
 HEALTH_CHECKS = {"tcp": TCP_CHECK, "http": HTTP_CHECK}
 PORT_DEFAULTS = {"mode": "tcp", "server_timeout": None, "client_timeout": None, "ssl": False,
                  "ssl_certificate_path": None, "check": "enabled"}
 
 
 def _check_name(value, option):
-    if not isinstance(value, str) or not NAME_RE.match(value):
-        raise Failure("%s: '%s' is not a valid name (letters, digits, '-' and '_', at most 63 characters, "
-                      "starting and ending with a letter or digit)" % (option, value))
-    return value
+    return check_name_part(value, option)
 
 
 def _check_port(value, option):
@@ -156,7 +153,7 @@ def build(service):
         server_timeout = to_ms(fields["server_timeout"], "server_timeout")[0]
         client_timeout = to_ms(fields["client_timeout"], "client_timeout")[0]
         desired.backends[port_name] = dict(name=object_name, mode=mode,
-                                           health_check=fields.get("health_check") or HEALTH_CHECKS[mode],
+                                           health_check=render(fields.get("health_check")) or HEALTH_CHECKS[mode],
                                            server_timeout=server_timeout or None)
         # Frontend.client_timeout is a string of digits on the Engine, Backend.server_timeout an integer.
         desired.frontends[port_name] = dict(name=object_name, mode=mode, client_timeout=_text(client_timeout or None))
@@ -177,9 +174,7 @@ def _check_port_fields(port, option):
     mode = port.get("mode") or PORT_DEFAULTS["mode"]
     if mode not in HEALTH_CHECKS:
         raise Failure("%s.mode must be tcp or http, got '%s'" % (option, mode))
-    health_check = port.get("health_check")
-    if health_check is not None and not str(health_check).strip():
-        raise Failure("%s.health_check must not be empty; leave it out for the %s default" % (option, mode))
+    render(port.get("health_check"), option + ".health_check")
     for name in ("server_timeout", "client_timeout"):
         to_ms(port.get(name), "%s.%s" % (option, name))
     path = port.get("ssl_certificate_path")

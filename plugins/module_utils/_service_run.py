@@ -16,7 +16,7 @@ plan, a per-load-balancer summary and a diff keyed by load balancer.
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_holder, check_owner, check_tag_prefix
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_holder, check_name_part, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import DELETE, Plan, Reconciler
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import Desired, build, warnings
@@ -58,7 +58,7 @@ class ServiceRun(object):
         for index, ref in enumerate(p["load_balancers"]):
             if not ref or not str(ref).strip():
                 raise Failure("load_balancers[%d] must not be empty" % index)
-        check_owner(p["name"], "name")   # it becomes the owner tag, so the tag's character set applies
+        check_name_part(p["name"], "name")   # a part of every object name, and the owner tag
         check_tag_prefix(p["tag_prefix"])
         if p["lease_holder"] is not None:
             check_holder(p["lease_holder"])

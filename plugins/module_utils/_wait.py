@@ -66,8 +66,12 @@ class Waiter(object):
             return True
         if cls == "error":
             if target.id in self.redeployed:
-                raise Failure("%s failed to deploy (%s) again after a redeploy request" % (target.label(), state["title"]),
-                              failed_object=dict(type=target.kind, id=target.id, name=target.name, state=state["title"]))
+                reason = engine_reason(obj)
+                raise Failure("%s failed to deploy (%s) again after a redeploy request: %s"
+                              % (target.label(), state["title"], reason or "the Engine gives no reason; its fields: %s"
+                                 % _fields(target.kind, obj)),
+                              failed_object=dict(type=target.kind, id=target.id, name=target.name, state=state["title"],
+                                                 reason=reason))
             self.redeploy(target, KINDS[target.kind].from_engine(obj))
         return False
 
@@ -93,3 +97,30 @@ class Waiter(object):
                               pending_objects=[dict(type=t.kind, id=t.id, name=t.name, waiting_for=t.expect) for t in pending])
             self.sleep(min(delay, remaining))
             delay = min(delay * self.factor, self.cap)
+
+
+# Where an Engine answer may explain a failed deployment: the state's own text beside its title, or a
+# message on the object. The documented state is only {id, title, type} (ENGINE_API.md 4.2), so any
+# of these is shown when present and the object's fields otherwise.
+REASON_KEYS = ("reason", "message", "messages", "error", "description", "details")
+
+
+def engine_reason(obj):
+    """The Engine's own explanation in an answer, as text, or None."""
+    state = obj.get("state") if isinstance(obj.get("state"), dict) else {}
+    found = []
+    for source in (state, obj):
+        for key in REASON_KEYS:
+            value = source.get(key)
+            if isinstance(value, dict):
+                value = value.get("message") or value.get("reason")
+            if isinstance(value, list):
+                value = "; ".join(str(v) for v in value if v)
+            if value and str(value) not in found:
+                found.append(str(value))
+    return "; ".join(found) or None
+
+
+def _fields(kind, obj):
+    flat = KINDS[kind].from_engine(obj)
+    return ", ".join("%s=%s" % (f, flat[f]) for f in KINDS[kind].fields if flat.get(f) is not None) or "none"

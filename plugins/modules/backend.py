@@ -38,8 +38,13 @@ options:
     choices: [tcp, http]
   health_check:
     description:
-      - 'HAProxy-style health check fragment, passed to the Engine verbatim, for example V("adv_check": "tcp-check").'
-    type: str
+      - 'The backend''s health check: V({type: http, method: GET, uri: /healthz}) (C(method) defaults to V(GET),
+        C(uri) to V(/)) or V({type: tcp}).'
+      - 'It is sent as the Engine''s fragment form, V("httpchk": { "method": "GET", "uri": "/healthz" }) and
+        V("adv_check": "tcp-check"). A string in that form is also accepted and sent verbatim, for example
+        V("adv_check": "ssl-hello-chk"); a HAProxy directive such as C(option httpchk GET /healthz) is refused.'
+      - Left out, it is neither compared nor changed.
+    type: raw
   server_timeout:
     description:
       - Server timeout, milliseconds (V(30000)) or an HAProxy-style duration (V(30s), V(500ms), V(5m), V(1h)).
@@ -86,7 +91,15 @@ EXAMPLES = r"""
     load_balancer: lb1
     name: 443.shop
     mode: tcp
-    health_check: '"adv_check": "tcp-check"'
+    health_check: {type: tcp}
+    owner: shop
+
+- name: An HTTP backend checked with GET /healthz
+  anxcloud.lbaas.backend:
+    load_balancer: lb1
+    name: 80.shop
+    mode: http
+    health_check: {type: http, method: GET, uri: /healthz}
     owner: shop
 
 - name: Remove it again
@@ -137,6 +150,7 @@ plan:
   elements: dict
 """
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._health_check import render
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._object_module import (
     LbaasObjectModule, object_argument_spec)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import BACKEND
@@ -148,11 +162,12 @@ class BackendModule(LbaasObjectModule):
         parents=dict(load_balancer=dict(type="str")),
         fields=dict(
             mode=dict(type="str", choices=["tcp", "http"]),
-            health_check=dict(type="str"),
+            health_check=dict(type="raw"),
             server_timeout=dict(type="raw"),
         ),
     )
     durations = ("server_timeout",)
+    renderers = {"health_check": render}
 
 
 def main():

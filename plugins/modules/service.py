@@ -53,7 +53,7 @@ options:
   name:
     description:
       - The service's stable identifier, used as owner. Never change it for an existing service.
-      - 1-63 letters, digits, V(-) and V(_), starting and ending with a letter or digit (it is part of every
+      - 1-63 letters, digits, V(-) or V(_), starting and ending with a letter or digit (it is part of every
         object name and of the owner tag).
     type: str
     required: true
@@ -91,10 +91,13 @@ options:
         default: tcp
       health_check:
         description:
-          - Backend health check fragment, passed verbatim.
-          - 'Defaults to the mode''s check: V("adv_check": "tcp-check") for TCP ports,
-            V("httpchk": { "method": "GET", "uri": "/" }) for HTTP ports.'
-        type: str
+          - 'The backend''s health check: V({type: http, method: GET, uri: /healthz}) (C(method) defaults to V(GET),
+            C(uri) to V(/)) or V({type: tcp}).'
+          - 'It is sent as the Engine''s fragment form, V("httpchk": { "method": "GET", "uri": "/healthz" }) and
+            V("adv_check": "tcp-check"). A string in that form is also accepted and sent verbatim, for example
+            V("adv_check": "ssl-hello-chk"); a HAProxy directive such as C(option httpchk GET /healthz) is refused.'
+          - 'Defaults to the mode''s check: V({type: tcp}) for TCP ports, V({type: http}) (C(GET /)) for HTTP ports.'
+        type: raw
       server_timeout:
         description:
           - Backend server timeout; unset when left out.
@@ -197,7 +200,7 @@ EXAMPLES = r"""
       - name: http
         port: 80
         mode: http
-        health_check: '"httpchk": { "method": "GET", "uri": "/healthz" }'
+        health_check: {type: http, method: GET, uri: /healthz}
         server_timeout: 30s
         client_timeout: 1m
       - name: https
@@ -267,7 +270,7 @@ class ServiceModule(AnxcloudModule):
             port=dict(type="int", required=True),
             target_port=dict(type="int"),
             mode=dict(type="str", choices=["tcp", "http"], default="tcp"),
-            health_check=dict(type="str"),
+            health_check=dict(type="raw"),
             server_timeout=dict(type="raw"),
             client_timeout=dict(type="raw"),
             ssl=dict(type="bool", default=False),

@@ -76,7 +76,9 @@ def test_a_missing_or_wrong_token_is_reported_and_never_shown(engine, ansible):
     engine.reset_requests()
     play = ansible.run([failing(backend()), failing(backend(api_token=secret))], token=False)
     assert len(play.records) == 2, play
-    assert failed_without_writes(engine, play, 0) == "missing required arguments: api_token"
+    assert failed_without_writes(engine, play, 0) == (
+        "missing required arguments: api_token. api_token: set the api_token option (for example under module_defaults "
+        "for group/anxcloud.lbaas.lbaas) or the ANEXIA_TOKEN environment variable.")
     assert play.requests(engine, 0) == []
     msg = failed_without_writes(engine, play, 1)
     assert "403" in msg and "access denied" in msg.lower()

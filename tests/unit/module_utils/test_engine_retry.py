@@ -264,7 +264,9 @@ def test_a_tls_failure_is_not_retried(stub):
     client = new_client(stub.url.replace("http://", "https://"), retries=3)   # TLS against a plain HTTP port
     with pytest.raises(EngineConnectionError) as err:
         client.lbaas_list("loadbalancer")
-    assert "TLS error" in str(err.value) and client.sleeps == [] and err.value.attempts == 1
+    assert "the endpoint speaks plain http, not https" in str(err.value) and "validate_certs" not in str(err.value)
+    assert ("(api_url %s)" % stub.url.replace("http://", "https://")) in str(err.value)
+    assert client.sleeps == [] and err.value.attempts == 1
 
 
 def test_redirects_are_not_followed(stub):

@@ -7,7 +7,7 @@ import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils import _engine_errors as errors
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine import (
-    EngineClient, link_ids, normalize_api_url, unwrap_page, update_body, user_agent)
+    EngineClient, display_url, link_ids, normalize_api_url, unwrap_page, update_body, url_secrets, user_agent)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_retry import RetryPolicy, parse_retry_after
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._version import COLLECTION_VERSION
 
@@ -179,13 +179,31 @@ def test_base_url(given, expected):
 
 
 @pytest.mark.parametrize("url", ["http://engine.example.test", "http://10.0.0.1:8080/api", "http://[2001:db8::1]/",
-                                 "http://128.0.0.1", "http://localhost.example.test"])
+                                 "http://128.0.0.1", "http://localhost.example.test", "http://engine.localhost:8080",
+                                 "http://localhost.localhost"])
 def test_plain_http_to_a_host_that_is_not_loopback_is_refused_unless_allowed(url):
     with pytest.raises(errors.EngineError) as err:
         EngineClient(api_url=url, token="secret-tok")
     assert ("api_url %s is plain http://" % url) in str(err.value) and "allow_insecure_http" in str(err.value)
     assert "secret-tok" not in str(err.value)
     assert EngineClient(api_url=url, token="secret-tok", allow_insecure_http=True).base_url == url.rstrip("/")
+
+
+def test_userinfo_is_never_shown():
+    url = "http://user:pa55word@engine.example.test:8080/"
+    with pytest.raises(errors.EngineError) as err:
+        EngineClient(api_url=url, token="secret-tok")
+    assert "api_url http://engine.example.test:8080/ is plain http://" in str(err.value)
+    assert "pa55word" not in str(err.value) and "user" not in str(err.value)
+    assert display_url("https://u:p@[::1]:9/a?b") == "https://[::1]:9/a?b"
+    assert display_url("https://engine.example.test") == "https://engine.example.test"
+    assert url_secrets(url) == ("pa55word",) and url_secrets("https://u@h") == ()
+
+
+def test_plain_http_ignores_proxy_settings_https_keeps_them():
+    assert EngineClient(api_url="http://127.0.0.1:9", token="t").session.trust_env is False
+    assert EngineClient(api_url="http://engine.example.test", token="t", allow_insecure_http=True).session.trust_env is False
+    assert EngineClient(api_url="https://engine.example.test", token="t").session.trust_env is True
 
 
 @pytest.mark.parametrize("bad", ["engine.anexia-it.com", "ftp://x", "http://", "https:///path"])

@@ -3,7 +3,7 @@ import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import (
-    check_holder, check_owner, check_tag_prefix, is_tag_name)
+    check_holder, check_name_part, check_owner, check_tag_prefix, is_tag_name)
 
 
 @pytest.mark.parametrize("good", ["web", "w", "shop-2", "db_main", "k8s.default.svc", "A1", "x" * 63])
@@ -19,6 +19,19 @@ def test_bad_owners_fail_naming_the_option(bad):
     assert err.value.msg.startswith("name must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a "
                                     "letter or digit, got ")
     assert err.value.details == {"option": "name"}
+
+
+@pytest.mark.parametrize("value, ok", [("web", True), ("db_main-2", True), ("x" * 63, True), ("web.prod", False),
+                                       ("a/b", False), ("-web", False), ("x" * 64, False), ("", False)])
+def test_service_port_and_server_names_have_one_rule_and_one_wording(value, ok):
+    """A service name is a part of object names (no '.'), and also an owner: the stricter rule, one message."""
+    if ok:
+        assert check_name_part(value) == value == check_owner(value)
+        return
+    with pytest.raises(Failure) as err:
+        check_name_part(value, "servers[0].name")
+    assert err.value.msg == ("servers[0].name must be 1-63 letters, digits, '-' or '_', starting and ending with a "
+                             "letter or digit (no '.': it separates the parts of object names), got %r" % value)
 
 
 @pytest.mark.parametrize("good", ["anxlb", "a", "team-1", "p" * 16])

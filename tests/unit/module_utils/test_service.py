@@ -1,6 +1,7 @@
 import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import PART_RULE
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import HTTP_CHECK, TCP_CHECK, build
 
 SERVICE = {
@@ -41,11 +42,9 @@ def test_unnamed_port_is_named_by_its_number():
     ({"ports": [{"name": "a", "port": 70000}]}, "ports[0].port must be a port number between 1 and 65535, got 70000"),
     ({"addresses": ["192.0.2.300"]}, "addresses[0]: '192.0.2.300' is not a valid IP address"),
     ({"addresses": ["192.0.2.1", "192.0.2.2"]}, "addresses: at most one IPv4 address per service, got 192.0.2.1 and 192.0.2.2"),
-    ({"name": "web.prod"}, "name: 'web.prod' is not a valid name (letters, digits, '-' and '_', at most 63 "
-                           "characters, starting and ending with a letter or digit)"),
-    ({"servers": [{"name": "n 1", "address": "10.0.0.1"}]},
-     "servers[0].name: 'n 1' is not a valid name (letters, digits, '-' and '_', at most 63 characters, starting and "
-     "ending with a letter or digit)"),
+    ({"name": "web.prod"}, "name must be " + PART_RULE + ", got 'web.prod'"),
+    ({"servers": [{"name": "n 1", "address": "10.0.0.1"}]}, "servers[0].name must be " + PART_RULE + ", got 'n 1'"),
+    ({"ports": [{"name": "h.1", "port": 80}]}, "ports[0].name must be " + PART_RULE + ", got 'h.1'"),
     # an empty template variable must not become a wildcard bind no conflict check sees
     ({"addresses": [""]}, "addresses[0] must not be empty (a bind without an address listens on every address)"),
     ({"addresses": ["192.0.2.1", "  "]},
@@ -58,7 +57,8 @@ def test_unnamed_port_is_named_by_its_number():
     ({"ports": [{"name": "a", "port": 443, "ssl_certificate_path": "/etc/c.pem"}]},
      "ports[0].ssl_certificate_path is set but ports[0].ssl is false; set ssl: true or remove the path"),
     ({"ports": [{"name": "a", "port": 80, "health_check": ""}]},
-     "ports[0].health_check must not be empty; leave it out for the tcp default"),
+     "ports[0].health_check must not be empty; leave it out for the mode's default, or write "
+     "health_check: {type: http, method: GET, uri: /healthz} or {type: tcp}"),
     ({"ports": [{"name": "a", "port": 80, "client_timeout": "30 secs"}]},
      "ports[0].client_timeout must be milliseconds or a duration like 30s or 500ms, got '30 secs'"),
     ({"ports": [{"name": "a", "port": 80, "server_timeout": -1}]},

@@ -1,7 +1,7 @@
 import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._wait import Target, Waiter
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._wait import Target, Waiter, engine_reason
 
 from .fakes import FakeClient
 
@@ -62,9 +62,24 @@ def test_deployment_error_twice_fails_naming_the_object():
     w, dummy = waiter(client)
     with pytest.raises(Failure) as err:
         w.wait([Target("server", ident, "node1.80.web")])
-    assert err.value.msg == ("server 'node1.80.web' (%s) failed to deploy (DeploymentError) again after a redeploy "
-                             "request" % ident)
+    assert err.value.msg.startswith("server 'node1.80.web' (%s) failed to deploy (DeploymentError) again after a "
+                                    "redeploy request: the Engine gives no reason; its fields: " % ident)
+    assert err.value.details["failed_object"]["reason"] is None
     assert client.writes() == [("PUT", "server", ident)]
+
+
+@pytest.mark.parametrize("answer, reason", [
+    ({"state": {"id": "2", "title": "DeploymentError", "type": 0, "reason": "haproxy -c: unknown keyword"}},
+     "haproxy -c: unknown keyword"),
+    ({"state": {"id": "2", "title": "DeploymentError", "type": 0}, "messages": ["bad check", "retry later"]},
+     "bad check; retry later"),
+    ({"state": {"id": "2", "title": "DeploymentError", "type": 0}, "error": {"message": "no such certificate"}},
+     "no such certificate"),
+    ({"state": {"id": "2", "title": "DeploymentError", "type": 0}}, None),
+    ({"state": "2"}, None),
+])
+def test_engine_reason_is_whatever_the_answer_explains(answer, reason):
+    assert engine_reason(answer) == reason
 
 
 def test_timeout_bounds_the_whole_wait_and_names_what_is_pending():

@@ -1,0 +1,110 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+"""Argument errors that name the fix: the closest known option for an unknown one, where the token comes from.
+
+AnsibleModule validates its arguments inside its constructor and fails there through ``fail_json``, so
+the hint is added in that one place, after Ansible's own message, which stays as it is.
+"""
+
+import difflib
+
+try:
+    from urllib.parse import urlsplit
+except ImportError:  # pragma: no cover - Python 2 is not supported; keeps the import sanity test quiet
+    from urlparse import urlsplit  # type: ignore
+
+from ansible.module_utils.basic import AnsibleModule
+
+TOKEN_HINT = ("api_token: set the api_token option (for example under module_defaults for "
+              "group/anxcloud.lbaas.lbaas) or the ANEXIA_TOKEN environment variable")
+
+
+def options_at(spec, path):
+    """Option names (aliases included) of ``spec`` under the suboption ``path`` (a tuple of names)."""
+    for name in path:
+        found = None
+        for key, option in spec.items():
+            if name == key or name in (option.get("aliases") or ()):
+                found = option
+        spec = (found or {}).get("options") or {}
+    names = []
+    for key, option in spec.items():
+        names.append(key)
+        names.extend(option.get("aliases") or ())
+    return names
+
+
+def closest(name, candidates):
+    """The known name ``name`` most likely misspells, or None."""
+    found = difflib.get_close_matches(str(name), candidates, n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+def unknown_hints(unsupported, spec):
+    """``["load_balancer -> load_balancers", "ports.helth_check -> ports.health_check"]`` for the unknown
+    options (names, or tuples of the parent options and the name, as Ansible reports them)."""
+    hints = []
+    for item in sorted(unsupported, key=str):
+        path = tuple(item) if isinstance(item, (tuple, list)) else (item,)
+        match = closest(path[-1], options_at(spec, path[:-1]))
+        if match:
+            hints.append("%s -> %s" % (_dotted(path), _dotted(path[:-1] + (match,))))
+    return hints
+
+
+def with_hints(msg, unsupported, spec):
+    """Ansible's argument error ``msg`` followed by what fixes it. Ansible reports only its first error,
+    so unknown options behind another error (a required option missing because it is misspelt) are named too."""
+    text = str(msg).rstrip(".")
+    unsupported = sorted(unsupported or (), key=str)
+    if text.startswith("missing required arguments:"):
+        if "api_token" in [m.strip() for m in text.split(":", 1)[1].split(",")]:
+            text += ". " + TOKEN_HINT
+        if unsupported:
+            text += ". Unsupported parameters: %s" % ", ".join(_dotted(u) for u in unsupported)
+    hints = unknown_hints(unsupported, spec)
+    if hints:
+        text += ". Did you mean: %s?" % ", ".join(hints)
+    elif text != str(msg).rstrip("."):
+        text += "."
+    return text if text != str(msg).rstrip(".") else str(msg)
+
+
+def _dotted(item):
+    return ".".join(item) if isinstance(item, (tuple, list)) else str(item)
+
+
+class ArgumentsModule(AnsibleModule):
+    """AnsibleModule whose argument errors name the fix (see the module docstring)."""
+
+    def __init__(self, *args, **kwargs):
+        self._constructed = False
+        super(ArgumentsModule, self).__init__(*args, **kwargs)
+        self._constructed = True
+        self._mask_url_password()
+        token = self.params.get("api_token")
+        if token is not None and not str(token).strip():
+            self.fail_json(msg="api_token is empty. " + TOKEN_HINT)
+
+    def _mask_url_password(self):
+        """The password of an api_url like http://user:password@host is masked wherever Ansible shows
+        text (the echoed module arguments included), as the token is."""
+        url = (getattr(self, "params", None) or {}).get("api_url")
+        try:
+            password = urlsplit(url).password if isinstance(url, str) else None
+        except ValueError:
+            password = None
+        if password:
+            self.no_log_values.add(password)
+
+    def fail_json(self, msg, **kwargs):  # pylint: disable=arguments-differ
+        if not self._constructed:
+            self._mask_url_password()
+            result = getattr(self, "validation_result", None)
+            msg = with_hints(msg, getattr(result, "_unsupported_parameters", None), self.argument_spec)
+        super(ArgumentsModule, self).fail_json(msg, **kwargs)
