@@ -63,7 +63,7 @@ options:
   collect_all:
     description:
       - Collect every owner found when the live set keeps none of them. Without it such a run fails before any write
-        (in check mode too): an empty or misspelt live set looks exactly like that.
+        (in check mode too), because an empty or misspelt live set looks exactly like that.
       - With O(collect_all=true), O(keep) may be left out (no owner is alive).
     type: bool
     default: false
