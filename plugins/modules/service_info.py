@@ -41,6 +41,17 @@ options:
       - Prefix of the owner tags, markers and leases.
     type: str
     default: anxlb
+  wait:
+    description:
+      - Not used (an info module waits for nothing). Accepted so that C(module_defaults) for
+        C(group/anxcloud.lbaas.lbaas) that set it (for the other modules) do not fail this one.
+    type: bool
+  wait_timeout:
+    description:
+      - Not used (an info module waits for nothing). Accepted so that C(module_defaults) for
+        C(group/anxcloud.lbaas.lbaas) that set it (for the other modules) do not fail this one; the role
+        C(anxcloud.lbaas.service_loadbalancer) runs this module in such plays.
+    type: int
   declared:
     description:
       - The owners the caller declares (for example a role's live set). Each service found that is not among them is
@@ -134,6 +145,9 @@ class ServiceInfoModule(AnxcloudModule):
         names=dict(type="list", elements="str", default=[]),
         tag_prefix=dict(type="str", default="anxlb"),
         declared=dict(type="list", elements="str"),
+        # ignored: the group's module_defaults may set them for the modules that wait
+        wait=dict(type="bool"),
+        wait_timeout=dict(type="int"),
     )
 
     def run(self):
