@@ -29,6 +29,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import owned, resolve
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import EngineError, RateLimitedError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_live import check_keep, check_not_all, live_set
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_plan import (
     MARKER, GcPlan, MarkerAction, age_reason, check_cap, owners_from_tags, parse_created, protected, removed_entry,
     select, skip, summary)
@@ -72,7 +73,7 @@ class GcRun(object):
         self.check_mode = check_mode
         self.warn = warn
         self.clock = clock
-        self.result = dict(changed=False, removed=[], kept={}, skipped_items=[], failed_owners=[])
+        self.result = dict(changed=False, removed=[], kept={}, skipped_items=[], failed_owners=[], keep_unmatched=[])
         self.scope = None          # lb ids of load_balancers, when given
         self.prefixes = None       # the prefixes of pools, when given
         self.held = []             # Leases objects, one per load balancer leased
@@ -82,17 +83,21 @@ class GcRun(object):
         self.owner_of = {}         # id -> owner, over every observation of the run
         self.decided = None        # the observation the applied (or, in check mode, reported) plan came from
         self.applied = False
+        self.live = None           # the owners alive (keep and keep_new), None with remove only
+        self.live_checked = False  # the live set is checked against the first observation only (before any write)
 
     # ---- options -------------------------------------------------------------------------------
     def validate(self):
         p = self.params
         check_tag_prefix(p["tag_prefix"])
-        if p["keep"] is None and not p["remove"]:
-            raise Failure("keep is required unless remove names the owners to remove: gc needs the live set")
-        for option in ("keep", "remove"):
+        self.live = live_set(p)
+        if self.live is None and not p["remove"]:
+            raise Failure("keep is required unless remove names the owners to remove (or collect_all: true collects "
+                          "every owner): gc needs the live set")
+        for option in ("keep", "keep_new", "remove"):
             for index, owner in enumerate(p[option] or []):
                 check_owner(owner, "%s[%d]" % (option, index))
-        both = sorted(set(p["keep"] or []) & set(p["remove"] or []))
+        both = sorted(set(self.live or []) & set(p["remove"] or []))
         if both:
             raise Failure("owners in both keep and remove: %s; an owner is either alive or removed" % ", ".join(both))
         for option in ("min_age", "max_delete"):
@@ -161,7 +166,11 @@ class GcRun(object):
                 valid.append(check_owner(owner, "owner"))
             except Failure:
                 state.skipped.append(skip(owner, "not an owner id this collection writes (its tag is left alone)"))
-        state.collect, kept = select(valid, p["keep"], p["remove"] or [])
+        first = not self.live_checked
+        self.live_checked = True
+        if first:
+            self.result["keep_unmatched"] = check_keep(p, valid, self.warn)
+        state.collect, kept = select(valid, self.live, p["remove"] or [])
         counts = client.map(lambda o: len(client.resources_by_tag(owner_tag(o, prefix))), kept)
         state.kept = dict(zip(kept, counts))
         if self.prefixes is not None:
@@ -178,6 +187,12 @@ class GcRun(object):
             for lb in snap.lbs:
                 if lb["id"] is not None and lb["id"] not in state.lb_tags:
                     state.lb_tags[lb["id"]] = snap.lb_tags.get(lb["id"], [])
+        if first:
+            # owners with something left to remove (a tag entity nothing carries any more is no owner)
+            collected = [s.owner for s in state.owners if s.owner not in (p["remove"] or []) and (
+                s.deletes or s.addresses.held or s.addresses.untagged
+                or any(Marker.find(prefix, s.owner, tags) for tags in state.lb_tags.values()))]
+            check_not_all(p, collected, kept, self.result["keep_unmatched"])
         self.owner_of.update(state.owner_of)
         return state
 
@@ -309,7 +324,7 @@ class GcRun(object):
                         actions.append(MarkerAction(lb, marker.name, owner))
             for obj in snap.addresses.held + snap.addresses.untagged:
                 action = AddressAction(RELEASE, obj, "owner %s is not in the live set" % owner
-                                       if p["keep"] is not None and owner not in (p["remove"] or []) else
+                                       if live_set(p) is not None and owner not in (p["remove"] or []) else
                                        "owner %s is to be removed" % owner)
                 action.owner = owner
                 actions.append(action)

@@ -124,3 +124,28 @@ def describe(client, owner, prefix, listing, lb_names, lb_tags, now):
         lease_held=bool(live),
         _lb_ids=lb_ids,
     )
+
+
+def endpoint(address, port):
+    return "[%s]:%s" % (address, port) if ":" in address else "%s:%s" % (address, port)
+
+
+def undeclared(services, declared):
+    """The services not in ``declared``, each with a line a person reads, e.g.
+    "pg: not declared, still on lb1 with 127.0.10.3:6432" (what a rename leaves listening)."""
+    out = []
+    for service in services:
+        if service["name"] in declared:
+            continue
+        places = []
+        for lb in service["load_balancers"]:
+            listening = service["listening"].get(lb) or {}
+            ends = [endpoint(a, p) for a in sorted(listening) for p in listening[a]]
+            places.append("%s with %s" % (lb, ", ".join(ends)) if ends else "%s (no listener)" % lb)
+        loose = sorted(a["address"] for a in service["allocated"] if a["address"] not in service["addresses"])
+        if loose:
+            places.append("holding address%s %s" % ("es" if len(loose) > 1 else "", ", ".join(loose)))
+        out.append(dict(name=service["name"], load_balancers=service["load_balancers"], listening=service["listening"],
+                        allocated=[a["address"] for a in service["allocated"]],
+                        message="%s: not declared, still on %s" % (service["name"], "; ".join(places) or "no load balancer")))
+    return out

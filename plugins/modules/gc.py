@@ -43,10 +43,37 @@ author:
 options:
   keep:
     description:
-      - The live set, the owner ids (service names) that are alive. Every other owner found goes.
-      - Required unless O(remove) is given. An empty list means that no owner is alive; O(max_delete) still applies.
+      - The live set, the owner ids (service names) that are alive, also owners that are no service (for example
+        owners of M(anxcloud.lbaas.ip_address) addresses). Every other owner found goes.
+      - Required unless O(remove) is given or O(collect_all=true).
+      - A live set that keeps none of the owners found (empty, or every name misspelt) is refused unless
+        O(collect_all=true). A name that matches no owner of O(tag_prefix) is warned about, in check mode too
+        (RV(keep_unmatched)); with O(strict_keep=true) the run fails before any write.
     type: list
     elements: str
+  keep_new:
+    description:
+      - Owners that are alive but may not exist yet, such as the services the same play creates (in check mode they
+        are not there yet). Kept like O(keep), never reported as matching no owner, and a live set with one of them
+        is never taken for a live set that keeps nothing.
+      - The role C(anxcloud.lbaas.service_loadbalancer) passes its declared services here when it prunes.
+    type: list
+    elements: str
+    default: []
+  collect_all:
+    description:
+      - Collect every owner found when the live set keeps none of them. Without it such a run fails before any write
+        (in check mode too), because an empty or misspelt live set looks exactly like that.
+      - With O(collect_all=true), O(keep) may be left out (no owner is alive).
+    type: bool
+    default: false
+  strict_keep:
+    description:
+      - Fail before any write (in check mode too) when a name in O(keep) matches no owner of O(tag_prefix), instead of
+        only warning. A misspelt name means that the owner it meant is collected.
+      - The roles C(anxcloud.lbaas.service_loadbalancer) and C(anxcloud.lbaas.garbage_collection) set it by default.
+    type: bool
+    default: false
   remove:
     description:
       - Owners to remove explicitly, also when O(keep) is not given. An owner in both O(keep) and O(remove) is an error.
@@ -125,7 +152,13 @@ EXAMPLES = r"""
 - name: Preview (run with --check --diff first) what goes when only shop and api are alive
   anxcloud.lbaas.gc:
     keep: [shop, api]
+    strict_keep: true
   register: collected
+
+- name: Remove every service of the prefix (decommissioning); without collect_all this is refused
+  anxcloud.lbaas.gc:
+    collect_all: true
+    max_delete: 400
 
 - name: Remove one service explicitly, on lb1 only, releasing its addresses in the demo pool
   anxcloud.lbaas.gc:
@@ -158,6 +191,12 @@ removed:
     reason: {description: Why it goes., type: str}
   sample: [{type: bind, name: v4.http.api, id: 5b6e4f0d9a0c4c63b1a6a5c6f4e3d2c1, owner: api, load_balancer: lb1,
             reason: not part of the service any more}]
+keep_unmatched:
+  description: The names in O(keep) that match no owner of O(tag_prefix) (warned about, or the failure with O(strict_keep)).
+  returned: always
+  type: list
+  elements: str
+  sample: [apii]
 kept:
   description: The owners of the live set that were found, with the number of resources carrying their owner tag.
   returned: always
@@ -202,6 +241,9 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_run import GcRu
 class GcModule(AnxcloudModule):
     argument_spec = dict(
         keep=dict(type="list", elements="str"),
+        keep_new=dict(type="list", elements="str", default=[]),
+        collect_all=dict(type="bool", default=False),
+        strict_keep=dict(type="bool", default=False),
         remove=dict(type="list", elements="str", default=[]),
         tag_prefix=dict(type="str", default="anxlb"),
         load_balancers=dict(type="list", elements="str", default=[]),

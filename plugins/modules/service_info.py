@@ -41,6 +41,24 @@ options:
       - Prefix of the owner tags, markers and leases.
     type: str
     default: anxlb
+  wait:
+    description:
+      - Not used (an info module waits for nothing). Accepted so that C(module_defaults) for
+        C(group/anxcloud.lbaas.lbaas) that set it (for the other modules) do not fail this one.
+    type: bool
+  wait_timeout:
+    description:
+      - Not used (an info module waits for nothing). Accepted so that C(module_defaults) for
+        C(group/anxcloud.lbaas.lbaas) that set it (for the other modules) do not fail this one; the role
+        C(anxcloud.lbaas.service_loadbalancer) runs this module in such plays.
+    type: int
+  declared:
+    description:
+      - The owners the caller declares (for example a role's live set). Each service found that is not among them is
+        listed in RV(undeclared) and warned about, naming where it still listens (what a renamed service leaves behind).
+      - Not given, nothing is reported as undeclared.
+    type: list
+    elements: str
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
   - anxcloud.lbaas.attributes
@@ -60,6 +78,19 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+undeclared:
+  description:
+    - With O(declared), the services found that it does not name, each with C(name), C(load_balancers), C(listening)
+      (per load balancer, address -> ports), C(allocated) (its pool addresses) and C(message).
+  returned: when O(declared) is given
+  type: list
+  elements: dict
+  sample:
+    - name: pg
+      load_balancers: [lb1]
+      listening: {lb1: {127.0.10.3: [6432]}}
+      allocated: [127.0.10.3]
+      message: "pg: not declared, still on lb1 with 127.0.10.3:6432"
 services:
   description: The services found, sorted by name.
   returned: always
@@ -105,7 +136,7 @@ import time
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_info import inventory
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_info import inventory, undeclared
 
 
 class ServiceInfoModule(AnxcloudModule):
@@ -113,6 +144,10 @@ class ServiceInfoModule(AnxcloudModule):
         load_balancers=dict(type="list", elements="str", default=[]),
         names=dict(type="list", elements="str", default=[]),
         tag_prefix=dict(type="str", default="anxlb"),
+        declared=dict(type="list", elements="str"),
+        # ignored: the group's module_defaults may set them for the modules that wait
+        wait=dict(type="bool"),
+        wait_timeout=dict(type="int"),
     )
 
     def run(self):
@@ -121,6 +156,10 @@ class ServiceInfoModule(AnxcloudModule):
         for index, name in enumerate(p["names"]):
             check_owner(name, "names[%d]" % index)
         self.result["services"] = inventory(self.client, p["tag_prefix"], p["load_balancers"], p["names"], now=time.time())
+        if p["declared"] is not None:
+            self.result["undeclared"] = undeclared(self.result["services"], p["declared"])
+            for item in self.result["undeclared"]:
+                self.module.warn(item["message"])
 
 
 def main():

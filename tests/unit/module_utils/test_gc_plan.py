@@ -59,7 +59,7 @@ class Client(object):
 
 
 def params(**over):
-    out = dict(keep=["shop"], remove=[], tag_prefix="anxlb", load_balancers=[], pools=[], min_age=0,
+    out = dict(keep=["shop"], keep_new=[], collect_all=False, strict_keep=False, remove=[], tag_prefix="anxlb", load_balancers=[], pools=[], min_age=0,
                prune_orphans=False, max_delete=100, lease_timeout=1800, lease_holder="gc@test:1", wait_timeout=60)
     out.update(over)
     return out

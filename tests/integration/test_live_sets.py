@@ -1,0 +1,198 @@
+"""Live sets that cannot be empty by accident, and owners nobody declares any more (issue 18, points 1 and 3).
+
+Four live services (web, shop, api, pg) and an ip_address owner that is no service (reserved) on the local
+Engine. An empty, unset or misspelt ``lbaas_services`` with ``lbaas_prune`` stops the role before its first
+request; gc refuses a live set that keeps none of the owners found (collect_all), warns about a keep name that
+matches no owner and refuses it with strict_keep. The request log shows no write and every service reads back
+intact. Then pg is renamed postgres: the role names pg, with the address it still listens on, in a warning and
+in its result, in check mode and for real; its prune with lbaas_keep_owners keeps reserved; collect_all works."""
+import os
+
+import yaml
+from localengine.testing import MUTATING
+
+from . import engine_state as es
+from .conftest import ROOT
+
+PLAYBOOK = os.path.join(ROOT, "playbooks", "service_loadbalancer.yml")
+POOL = ["anxlb-pool=demo"]
+V4 = "0a11ce11000000000000000000000001"
+OWNERS = ("web", "shop", "api", "pg")
+
+
+def declaration(name, lbs, address, port, port_name="http"):
+    return {"name": name, "load_balancers": lbs, "addresses": [address],
+            "ports": [{"name": port_name, "port": port}], "servers": [{"name": "n1", "address": "127.0.0.1"}]}
+
+
+WEB = declaration("web", ["lb1"], "127.0.10.50", 8080)
+SHOP = declaration("shop", ["lb1", "lb2"], "127.0.10.51", 8081)
+API = declaration("api", ["lb2"], "127.0.10.52", 9090)
+PG = declaration("pg", ["lb1"], "127.0.10.3", 6432, port_name="pg")
+POSTGRES = dict(PG, name="postgres", addresses=["127.0.10.4"])
+
+
+def setup(ansible):
+    """reserved holds a pool address (127.0.10.2) and is no service; the four services carry the prefix's tags."""
+    run = ansible.run([{"anxcloud.lbaas.ip_address": {"pool": POOL, "owner": "reserved", "family": "v4"}}] +
+                      [{"anxcloud.lbaas.service": d} for d in (WEB, SHOP, API, PG)])
+    assert not run.failed() and run[0]["addresses"][0]["address"] == "127.0.10.2", run
+
+
+def pool(engine):
+    """The addresses of the v4 pool that something allocated (those with a customer description)."""
+    resp = engine.api("GET", "/api/ipam/v1/address/filtered.json", params={"prefix": V4, "page": 1, "limit": 1000})
+    resp.raise_for_status()
+    return sorted(a["name"] for a in resp.json()["data"]["data"] if a.get("description_customer"))
+
+
+def owned(engine, owner):
+    return dict((i, o) for i, o in es.snapshot(engine).items() if "anxlb-svc=%s" % owner in o["tags"])
+
+
+def writes(engine):
+    return [(e["method"], e["path"]) for e in engine.requests()["log"] if e["method"] in MUTATING]
+
+
+def role(name, check=False, **variables):
+    """include_role of anxcloud.lbaas.<name> with ``variables``; a failure is rescued, so the play goes on."""
+    task = {"ansible.builtin.include_role": dict({"name": "anxcloud.lbaas.%s" % name},
+                                                 **({"apply": {"check_mode": True}} if check else {})),
+            "vars": variables}
+    return {"block": [task], "rescue": [{"name": "Rescued", "ansible.builtin.debug": {"msg": "refused"}}]}
+
+
+def gc(check=False, **options):
+    return {"anxcloud.lbaas.gc": options, "check_mode": check, "ignore_errors": True}
+
+
+def records(out, name):
+    """The records of the task ``name`` that ran (not skipped)."""
+    return [r for r in out.records if r["task"] == name and r["status"] != "skipped"]
+
+
+def test_empty_unset_or_misspelt_live_sets_are_refused_before_any_write(engine, ansible, tmp_path):
+    setup(ansible)
+    before = es.snapshot(engine)
+    services = dict((o, owned(engine, o)) for o in OWNERS)
+    assert all(services.values()) and pool(engine) == ["127.0.10.2"]
+    engine.reset_requests()
+    out = ansible.run([
+        role("service_loadbalancer", lbaas_services=[], lbaas_prune=True),
+        role("service_loadbalancer", lbaas_service=[WEB, SHOP, API, PG], lbaas_prune=True),
+        role("service_loadbalancer", lbaas_servics=[WEB, SHOP, API, PG], lbaas_services_list=[WEB], lbaas_prune=True),
+        # gc: a typo in keep, in check mode: warned about, and the plan shows what it would cost (api)
+        gc(check=True, keep=["web", "shop", "apii", "pg", "reserved"]),
+        # for real, a name that matches nothing while every owner is kept: a warning, nothing written
+        gc(keep=["web", "shop", "api", "pg", "reserved", "ghost"]),
+        # strict_keep: the typo fails before any write
+        gc(keep=["web", "shop", "apii", "pg", "reserved"], strict_keep=True),
+        # a live set that keeps none of the owners found: empty, or every name misspelt (in check mode too)
+        gc(keep=[]),
+        gc(check=True, keep=["wbe", "shpo"]),
+        # the garbage_collection role: strict_keep by default; lbaas_services unset
+        role("garbage_collection", lbaas_services=[{"name": n} for n in ("web", "shop", "apii", "pg")],
+             garbage_collection_keep=["reserved"]),
+        role("garbage_collection", lbaas_service=[{"name": "web"}]),
+    ])
+    assert out.rc == 0, out
+
+    # Nothing was written, and everything reads back as it was.
+    assert writes(engine) == [] and es.snapshot(engine) == before
+    assert dict((o, owned(engine, o)) for o in services) == services and pool(engine) == ["127.0.10.2"]
+
+    refusals = [r["result"]["msg"] for r in records(out, "Check that lbaas_services declares services")]
+    assert refusals == [
+        "lbaas_services is empty: the role needs the services to reconcile, and lbaas_prune would collect every service "
+        "of tag prefix anxlb. Nothing was sent to the Engine.",
+        "lbaas_services is not set: the role needs the services to reconcile, and lbaas_prune would collect every "
+        "service of tag prefix anxlb. Similarly named variables: lbaas_service. Nothing was sent to the Engine.",
+        "lbaas_services is not set: the role needs the services to reconcile, and lbaas_prune would collect every "
+        "service of tag prefix anxlb. Similarly named variables: lbaas_services_list, lbaas_servics. Nothing was "
+        "sent to the Engine."]
+    # not one of the role's other tasks ran
+    assert not records(out, "Validate each service declaration") and len(records(out, "Rescued")) == 5
+
+    typo, ghost, strict, empty, misspelt = [r for r in out.records if r["task"] == "anxcloud.lbaas.gc"]
+    assert typo["status"] == "ok" and typo["result"]["keep_unmatched"] == ["apii"]
+    assert typo["result"]["warnings"] == [
+        "keep names owner(s) that tag prefix 'anxlb' does not have: apii (did you mean api?); if a name is misspelt, "
+        "the owner it meant is collected"]
+    assert set(r["owner"] for r in typo["result"]["removed"]) == {"api"}
+    assert ghost["status"] == "ok" and ghost["result"]["changed"] is False and ghost["result"]["removed"] == []
+    assert ghost["result"]["keep_unmatched"] == ["ghost"] and "ghost" in ghost["result"]["warnings"][0]
+    assert strict["status"] == "failed" and strict["result"]["keep_unmatched"] == ["apii"]
+    assert strict["result"]["msg"].startswith("keep names owner(s) that tag prefix 'anxlb' does not have: apii (did you mean api?)")
+    assert "Nothing was deleted (strict_keep: true)" in strict["result"]["msg"]
+    assert empty["status"] == "failed" and empty["result"]["msg"] == (
+        "gc would collect every owner of tag prefix 'anxlb' it found (api, pg, reserved, shop, web): keep is empty. "
+        "Nothing was deleted. Check the live set (keep); to collect every owner, set collect_all: true")
+    assert misspelt["status"] == "failed" and misspelt["result"]["removed"] == []
+    assert "keep names none of them (shpo, wbe match no owner)" in misspelt["result"]["msg"]
+    assert "shpo (did you mean shop?), wbe (did you mean web?)" in misspelt["result"]["warnings"][0]
+
+    gc_strict, gc_unset = [r for r in out.records if r["task"] in ("Collect services not in the live set", "Check the live set")
+                           and r["status"] == "failed"]
+    assert gc_strict["task"] == "Collect services not in the live set" and gc_strict["result"]["keep_unmatched"] == ["apii"]
+    assert gc_unset["result"]["msg"] == ("lbaas_services is not set: every service of tag prefix anxlb would be collected. "
+                                         "Similarly named variables: lbaas_service. Pass the live set. Nothing was sent to "
+                                         "the Engine.")
+
+    # The playbook with a vars file whose variable is misspelt: named, nothing sent.
+    vars_file = tmp_path / "services.yml"
+    vars_file.write_text(yaml.safe_dump({"lbaas_service": [WEB], "lbaas_prune": True}))
+    engine.reset_requests()
+    out = ansible.playbook(PLAYBOOK, extra_args=["-e", "lbaas_vars_file=%s" % vars_file])
+    assert out.rc != 0 and out.records[-1]["result"]["msg"] == (
+        "No services: give a vars file that sets lbaas_services with -e lbaas_vars_file=FILE (or -e @FILE). "
+        "Similarly named variables: lbaas_service.")
+    assert engine.requests()["total"] == 0
+
+
+def test_a_renamed_service_is_named_with_its_address_and_prune_keeps_the_extra_live_owners(engine, ansible):
+    setup(ansible)
+    renamed = [WEB, SHOP, API, POSTGRES]
+    engine.reset_requests()
+    out = ansible.run([
+        role("service_loadbalancer", check=True, lbaas_services=renamed, lbaas_keep_owners=["reserved"]),
+        role("service_loadbalancer", lbaas_services=renamed, lbaas_keep_owners=["reserved"]),
+        role("service_loadbalancer", check=True, lbaas_services=renamed, lbaas_keep_owners=["reserved"], lbaas_prune=True),
+        role("service_loadbalancer", lbaas_services=renamed, lbaas_keep_owners=["reserved"], lbaas_prune=True),
+        # the garbage_collection role keeps reserved through garbage_collection_keep (without it, its address goes)
+        role("garbage_collection", check=True, lbaas_services=renamed, garbage_collection_keep=["reserved"]),
+        gc(check=True, keep=["web", "shop", "api", "postgres"]),
+        # collect_all: everything goes, check mode first
+        gc(check=True, collect_all=True, max_delete=200),
+        gc(collect_all=True, max_delete=200),
+    ])
+    assert out.rc == 0 and not records(out, "Rescued"), out
+    report = records(out, "Services on these load balancers that lbaas_services does not declare")
+    facts = [r["result"]["ansible_facts"]["service_loadbalancer_undeclared"] for r in records(out, "Record the services not declared")]
+    line = "pg: not declared, still on lb1 with 127.0.10.3:6432"
+    # check mode and the real run without prune: pg named, in a warning and in the role's result
+    for record, fact in zip(report[:2], facts[:2]):
+        assert record["result"]["warnings"] == [line]
+        assert fact == [{"name": "pg", "load_balancers": ["lb1"], "listening": {"lb1": {"127.0.10.3": [6432]}},
+                         "allocated": [], "message": line}]
+    # with prune: pg is collected (would be, in check mode), reserved is kept, nothing is undeclared any more
+    prune_check, prune = records(out, "Collect services not in lbaas_services")
+    assert set(r["owner"] for r in prune_check["result"]["removed"]) == {"pg"}
+    assert prune["result"]["removed"] == prune_check["result"]["removed"] and prune["result"]["keep_unmatched"] == []
+    assert facts[2:] == [[], []] and "warnings" not in report[3]["result"]
+    gc_role = [r for r in out.records if r["task"] == "Collect services not in the live set"][0]
+    assert gc_role["result"]["removed"] == [] and gc_role["result"]["kept"]["reserved"] == 1
+    without, collect_check, collect = [r for r in out.records if r["task"] == "anxcloud.lbaas.gc"]
+    assert [(r["type"], r["name"], r["owner"]) for r in without["result"]["removed"]] == [("address", "127.0.10.2", "reserved")]
+    assert collect_check["status"] == "ok" and collect["status"] == "ok", out
+    assert collect["result"]["removed"] == collect_check["result"]["removed"]
+    assert set(r["owner"] for r in collect["result"]["removed"]) == {"web", "shop", "api", "postgres", "reserved"}
+
+    # Read back: reserved's address was released by collect_all only (its DELETE came after that task started),
+    # and then nothing of any owner is left.
+    address = [r["id"] for r in collect["result"]["removed"] if r["type"] == "address"]
+    touched = [e["start"] >= collect["start"] for e in engine.requests()["log"]
+               if e["method"] in MUTATING and address[0] in e["path"]]
+    assert touched and all(touched)
+    for owner in OWNERS + ("postgres",):
+        assert owned(engine, owner) == {}, owner
+    assert pool(engine) == []
