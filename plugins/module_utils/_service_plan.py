@@ -228,7 +228,8 @@ class LbPlanner(object):
             self.out.warnings.append(
                 "%s '%s' (%s) on load balancer %s is named like this service's objects but does not carry its owner "
                 "tag (a run that ended between a create and its tag write leaves one); left alone: declare its port "
-                "on this load balancer again to adopt it, or delete it by hand"
+                "on this load balancer again to adopt it (one carrying another owner tag is that owner's and never "
+                "adopted), or delete it by hand"
                 % (obj["kind"], obj["name"], obj["id"], obs.lb["name"]))
         return self.out
 

@@ -53,14 +53,16 @@ def test_two_prefixes_same_service_name_never_touch_each_other(engine, ansible):
         failing(service(XWEB)),
         service(XWEB, name_suffix="b"),
         failing({"anxcloud.lbaas.frontend": {"load_balancer": "lb1", "name": "http.web", "client_timeout": "9000"}}),
-        failing({"anxcloud.lbaas.bind": {"load_balancer": "lb1", "frontend": "http.web", "name": "v4.http.web",
+        failing({"anxcloud.lbaas.bind": {"load_balancer": "lb1", "frontend": "http.web", "name": "v4.extra",
                                          "address": "127.0.10.41", "port": 8080, "owner": "web",
                                          "tag_prefix": "xanxlb"}}),
         failing({"anxcloud.lbaas.backend": {"load_balancer": "lb1", "name": "http.web", "state": "absent"}}),
         failing(dict({"anxcloud.lbaas.backend": {"load_balancer": "lb1", "name": "http.web", "state": "absent",
                                                  "owner": "web", "tag_prefix": "xanxlb"}}, check_mode=True)),
+        failing({"anxcloud.lbaas.server": {"load_balancer": "lb1", "backend": "http.web", "name": "n1.http.web",
+                                           "address": "127.0.0.3", "port": 18080}}),
     ])
-    assert [run.failed(i) for i in range(7)] == [True, True, False, True, True, True, True], run
+    assert [run.failed(i) for i in range(8)] == [True, True, False, True, True, True, True, True], run
     for index in (0, 1):
         msg = run[index]["msg"]
         assert "frontend 'http.web' on load balancer lb1: its name is taken by frontend 'http.web' (%s) carrying " \
@@ -71,10 +73,12 @@ def test_two_prefixes_same_service_name_never_touch_each_other(engine, ansible):
     assert sorted(a["name"] for a in run[2]["plan"]) == ["http.web.b", "http.web.b", "n2.http.web.b", "v4.http.web.b"]
     assert "carries the owner tag anxlb-svc=web; refusing to change it" in run[3]["msg"]
     assert "set owner: web and tag_prefix: anxlb" in run[3]["msg"] and "another name" in run[3]["msg"]
-    assert "carries the owner tag anxlb-svc=web, not xanxlb-svc=web; refusing to change it" in run[4]["msg"]
+    assert ("frontend 'http.web' (%s) carries the owner tag anxlb-svc=web, not xanxlb-svc=web; refusing to write a "
+            "bind in it" % frontend) in run[4]["msg"]
+    assert "carries the owner tag anxlb-svc=web; refusing to write a server in it" in run[7]["msg"]
     assert "refusing to delete it" in run[5]["msg"] and "anxlb-svc=web" in run[5]["msg"]
     assert "refusing to delete it" in run[6]["msg"] and "anxlb-svc=web" in run[6]["msg"]
-    for index in (3, 4, 5, 6):
+    for index in (3, 4, 5, 6, 7):
         assert run.writes(engine, index) == 0, index
     assert writes_to(engine, theirs) == []
     assert carrying(engine, "anxlb-svc=web") == theirs, "the anxlb team's objects changed"
