@@ -9,6 +9,8 @@ import json
 
 from localengine.testing import MUTATING
 
+from .test_ip_address import V4
+
 WEB = {"name": "web", "load_balancers": ["lb1"], "ports": [{"name": "http", "port": 8080, "target_port": 18080}],
        "addresses": ["127.0.10.40"], "servers": [{"name": "n1", "address": "127.0.0.1"}]}
 # The other team: same service name, its own prefix and address.
@@ -19,14 +21,18 @@ def service(decl, **extra):
     return {"anxcloud.lbaas.service": dict(decl, **extra)}
 
 
+def ip(prefix, **extra):
+    return {"anxcloud.lbaas.ip_address": dict({"pool": [V4], "owner": "web", "family": "v4", "tag_prefix": prefix}, **extra)}
+
+
 def failing(task):
     return dict(task, ignore_errors=True)
 
 
 def carrying(engine, tag):
-    """{id: dump entry} of every LBaaS object carrying ``tag`` exactly (from the admin dump)."""
+    """{id: dump entry} of every LBaaS and address object carrying ``tag`` exactly (from the admin dump)."""
     return dict((o["identifier"], o) for o in engine.dump()["objects"]
-                if o["_kind"] in ("backend", "frontend", "bind", "server") and tag in o["_tags"])
+                if o["_kind"] in ("backend", "frontend", "bind", "server", "address") and tag in o["_tags"])
 
 
 def writes_to(engine, ids):
@@ -37,10 +43,12 @@ def writes_to(engine, ids):
 
 def test_two_prefixes_same_service_name_never_touch_each_other(engine, ansible):
     engine.set_options(tag_match="substring")
-    run = ansible.run(service(WEB))
+    run = ansible.run([service(WEB), ip("anxlb")])
     assert not run.failed(), run
+    their_address = run[1]["addresses"][0]["address"]
     theirs = carrying(engine, "anxlb-svc=web")
-    assert sorted(o["name"] for o in theirs.values()) == ["http.web", "http.web", "n1.http.web", "v4.http.web"]
+    assert sorted(o["name"] for o in theirs.values()) == sorted(
+        ["http.web", "http.web", "n1.http.web", "v4.http.web", their_address])
     vip = [i for i, o in theirs.items() if o["_kind"] == "bind"][0]
     frontend = [i for i, o in theirs.items() if o["_kind"] == "frontend"][0]
     engine.reset_requests()
@@ -61,8 +69,12 @@ def test_two_prefixes_same_service_name_never_touch_each_other(engine, ansible):
                                                  "owner": "web", "tag_prefix": "xanxlb"}}, check_mode=True)),
         failing({"anxcloud.lbaas.server": {"load_balancer": "lb1", "backend": "http.web", "name": "n1.http.web",
                                            "address": "127.0.0.3", "port": 18080}}),
+        dict(ip("xanxlb"), check_mode=True),   # the same owner name, the same description: not adopted
+        ip("xanxlb"),
     ])
-    assert [run.failed(i) for i in range(8)] == [True, True, False, True, True, True, True, True], run
+    assert [run.failed(i) for i in range(10)] == [True, True, False, True, True, True, True, True, False, False], run
+    assert run.writes(engine, 8) == 0 and run[8]["changed"] is True
+    assert run[9]["addresses"][0]["address"] not in (their_address, None)
     for index in (0, 1):
         msg = run[index]["msg"]
         assert "frontend 'http.web' on load balancer lb1: its name is taken by frontend 'http.web' (%s) carrying " \
@@ -83,7 +95,7 @@ def test_two_prefixes_same_service_name_never_touch_each_other(engine, ansible):
     assert writes_to(engine, theirs) == []
     assert carrying(engine, "anxlb-svc=web") == theirs, "the anxlb team's objects changed"
     mine = carrying(engine, "xanxlb-svc=web")
-    assert len(mine) == 4 and not set(mine) & set(theirs)
+    assert len(mine) == 5 and not set(mine) & set(theirs)
     assert theirs[vip]["address"] == "127.0.10.40"
 
     # The anxlb team reconciles (a no-op) and then collects web; the xanxlb team's run again is a no-op;
