@@ -23,8 +23,8 @@ for objects it is about to write to.
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS, looks_like_id
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_plan import Observed, _foreign
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS, foreign_tags, looks_like_id
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_plan import Observed
 
 TYPE_BY_RESOURCE = dict((k.resource_type, k.name) for k in KINDS.values() if k.resource_type)
 UNKNOWN_LB = {"kind": "loadbalancer", "id": None, "name": "(unknown load balancer)"}
@@ -140,7 +140,7 @@ class ServiceObserver(object):
             if obj["id"] in tags:
                 obj["tags"] = tags[obj["id"]]
                 obj["confirmed"] = True
-        foreign = set(o["id"] for kind in parents for o in parents[kind] if _foreign(o, self.tag))
+        foreign = set(o["id"] for kind in parents for o in parents[kind] if foreign_tags(o.get("tags"), self.tag))
         children = {"server": [], "bind": []}
         for (_what, kind, parent_id), found in zip(jobs[4:], results[4:]):
             if parent_id in foreign:
