@@ -36,7 +36,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_plan import ADOPT, ALLOCATE, RELEASE, flat, pick
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import EngineError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_from_tags, owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import foreign_tags, owner_from_tags, owner_tag
 
 ATTEMPTS = 5
 
@@ -141,7 +141,7 @@ class AddressApplier(object):
         obj = client.address_get(ident)
         if (obj.get("status") != UNCLAIMED_STATUS or (obj.get("role_text") or "") not in UNCLAIMED_ROLES
                 or (obj.get("description_customer") or "") not in ("", ours)
-                or owner_from_tags(client.resource_tags(ident), self.tag_prefix)):
+                or foreign_tags(client.resource_tags(ident))):   # an owner tag of any prefix: someone's
             return None
         client.address_update(ident, obj["name"], description=ours, role=obj.get("role_text") or "Default",
                               rdns_name=obj.get("rdns_name") or "")

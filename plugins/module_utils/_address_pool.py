@@ -30,7 +30,7 @@ except ImportError:  # pragma: no cover - reported by the module base class
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import looks_like_id, owner_from_tags, owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import foreign_tags, looks_like_id, owner_from_tags, owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._ippool import Pool
 
 FAMILIES = {"v4": 4, "v6": 6}
@@ -211,9 +211,9 @@ def owned(client, prefixes, tag_prefix, owner):
     names = [tag_names(resource) if resource is not None else None for resource in read]
     tagged.extend(u for u, tags in zip(unsure, names) if tags is not None and tag in tags)
     tagged.sort(key=lambda m: (prefixes.index(m[0]), address_int(m[1])))
-    # Only an object with no owner tag at all is adopted; one another owner tagged stays theirs.
+    # Only an object with no owner tag at all (of any prefix) is adopted; one another owner tagged stays theirs.
     untagged = [c for c, tags in zip(candidates, names[len(unsure):])
-                if tags is not None and not owner_from_tags(tags, tag_prefix)]
+                if tags is not None and not foreign_tags(tags)]
     return tagged, untagged
 
 

@@ -17,7 +17,7 @@ a reason in ``skipped``:
   like that, and a wrong delete is an outage, a leftover is not);
 * on a load balancer outside ``load_balancers``, or leased by another run, or whose lease this run
   could not take, the owner's objects stay;
-* an object that also carries the owner tag of an owner not being collected keeps the owner's
+* an object that also carries the owner tag of an owner not being collected (of any prefix) keeps the owner's
   objects on that load balancer (deleting its parent would take a live owner's object with it);
 * objects whose load balancer is unknown (their parent is gone) go only with ``prune_orphans``:
   without a load balancer there is no scope to check and no lease to take;
@@ -30,7 +30,7 @@ import copy
 import time
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import DELETE_ORDER, owner_from_tags
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import DELETE_ORDER, foreign_tags, owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import DELETE
 
 MARKER = "marker"
@@ -147,8 +147,10 @@ def skip(owner, reason, load_balancer=None, prefix=None, objects=()):
 
 
 def protected(objs, collecting, prefix):
-    """Objects that carry the owner tag of an owner not being collected (read from their own tags)."""
-    return [o for o in objs if set(owner_from_tags(o.get("tags") or [], prefix)) - set(collecting)]
+    """Objects that carry the owner tag of an owner not being collected, of this prefix or any other
+    (``_objects.foreign_tags``; read from their own tags)."""
+    own = [owner_tag(owner, prefix) for owner in collecting]
+    return [o for o in objs if foreign_tags(o.get("tags"), own)]
 
 
 def check_cap(plan, max_delete):

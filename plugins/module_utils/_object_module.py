@@ -14,11 +14,12 @@ user set (normalized), then predict (check mode) or apply and wait, through the 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._durations import to_ms
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lookup import LABELS, describe, find_by_name, find_one
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import (
-    owner_from_tags, owner_tag, state_class)
+    foreign_tags, owner_from_tags, owner_tag, state_class)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import (
     CREATE, DELETE, REDEPLOY, TAG, UPDATE, Action, Plan, Reconciler, placeholder)
 
@@ -150,11 +151,17 @@ class LbaasObjectModule(AnxcloudModule):
     def observe(self):
         parent = self.resolve_parent()
         obj = self.find(parent)
-        if obj is not None and self.params["owner"]:
+        if obj is not None:   # with or without owner: an object carrying an owner tag is someone's (check_owner)
             obj["tags"] = sorted(t["name"] if isinstance(t, dict) else t
                                  for t in self.client.resource_get(obj["id"]).get("tags") or [])
         if parent is None and obj is not None:   # addressed by id alone: the object names its parent
             parent = {"kind": self.kind.parent_kind, "id": obj[self.kind.parent], "name": obj[self.kind.parent]}
+        if (self.kind.parent != "load_balancer" and parent is not None and not parent.get("missing")
+                and (obj is not None or self.params["state"] == "present")):
+            try:   # a child is its parent's owner's (containment): check_parent
+                parent["tags"] = tag_names(self.client.resource_get(parent["id"]))
+            except NotFoundError:
+                parent["tags"] = []
         state = ObjectState(parent, obj, self.resolve_links(parent))
         if obj is not None and self.params["state"] == "absent":
             state.blockers = self.blockers(obj)
@@ -181,22 +188,47 @@ class LbaasObjectModule(AnxcloudModule):
         return [owner_tag(owner, self.params["tag_prefix"])] if owner else []
 
     def check_owner(self, obj, doing):
+        """Proof of ownership before any write. An object carrying an owner tag (of any prefix, _objects.foreign_tags)
+        other than this task's is someone's: never changed, tagged, moved or deleted here. Without ``owner`` only
+        objects carrying no owner tag at all are written (a user's own untagged objects); with ``owner``, objects
+        carrying exactly its tag, or none (adopted on change)."""
         owner = self.params["owner"]
+        self.refuse_foreign(obj, self.kind.name, "%s it" % doing)
         if not owner:
             return
         owners = owner_from_tags(obj.get("tags", []), self.params["tag_prefix"])
-        if owners and owner not in owners:
-            raise Failure("%s (%s) is owned by '%s', not '%s'; refusing to %s it"
-                          % (describe(self.kind.name, obj), obj["id"], "', '".join(owners), owner, doing))
         if doing == "delete" and not owners:
             raise Failure("%s (%s) carries no owner tag for '%s'; refusing to delete it"
                           % (describe(self.kind.name, obj), obj["id"], owner))
+
+    def refuse_foreign(self, obj, kind, doing):
+        """A Failure if ``obj`` carries an owner tag (of any prefix) other than this task's, naming it and the fix."""
+        owner = self.params["owner"]
+        others = foreign_tags(obj.get("tags"), self.owner_tags())
+        if not others:
+            return
+        owners = owner_from_tags(others, self.params["tag_prefix"])
+        whose = ("is owned by '%s', not '%s'" % ("', '".join(owners), owner) if owner and owners else
+                 "carries the owner tag %s%s" % (", ".join(others), ", not %s" % self.owner_tags()[0] if owner else ""))
+        theirs = others[0].split("-svc=", 1)
+        raise Failure("%s (%s) %s; refusing to %s: an object carrying another owner tag belongs to that owner. "
+                      "Give this task another name (a %s of its own), or, if it is yours to manage, set owner: %s "
+                      "and tag_prefix: %s" % (describe(kind, obj), obj["id"], whose, doing, LABELS[kind],
+                                              theirs[1], theirs[0]), owner_tags=others)
+
+    def check_parent(self, parent):
+        """A bind or server belongs to its parent's owner (containment, DESIGN.md section 4): none is created,
+        changed or deleted in a parent carrying an owner tag other than this task's."""
+        if parent and parent.get("tags"):
+            self.refuse_foreign(parent, self.kind.parent_kind, "write a %s in it" % LABELS[self.kind.name])
 
     def plan(self, state):
         p = self.params
         kind = self.kind
         obj = state.obj
         lb = self.lb_of(state)
+        if obj is not None or p["state"] == "present":
+            self.check_parent(state.parent)
         if p["state"] == "absent":
             if obj is None:
                 return Plan()

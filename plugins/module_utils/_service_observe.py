@@ -23,7 +23,7 @@ for objects it is about to write to.
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS, looks_like_id
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS, foreign_tags, looks_like_id
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_plan import Observed
 
 TYPE_BY_RESOURCE = dict((k.resource_type, k.name) for k in KINDS.values() if k.resource_type)
@@ -140,7 +140,7 @@ class ServiceObserver(object):
             if obj["id"] in tags:
                 obj["tags"] = tags[obj["id"]]
                 obj["confirmed"] = True
-        foreign = set(o["id"] for kind in parents for o in parents[kind] if _foreign(o, self.tag, self.prefix))
+        foreign = set(o["id"] for kind in parents for o in parents[kind] if foreign_tags(o.get("tags"), self.tag))
         children = {"server": [], "bind": []}
         for (_what, kind, parent_id), found in zip(jobs[4:], results[4:]):
             if parent_id in foreign:
@@ -227,10 +227,12 @@ class ServiceObserver(object):
         return out
 
     def confirm(self, objs):
-        """Reads the exact tags of ``objs`` (found through the tag listing) before the run writes to them."""
-        todo = [o for o in objs if o.get("listed") and not o.get("confirmed")]
+        """Reads the exact tags of ``objs`` before the run writes to them: those found through the tag listing
+        (returned when they lack our tag), and children made ours by containment (a foreign owner tag on one
+        makes it not ours)."""
+        todo = [o for o in objs if not o.get("confirmed")]
         self._read_tags(todo)
-        return [o for o in todo if self.tag not in o["tags"]]
+        return [o for o in todo if o.get("listed") and self.tag not in o["tags"]]
 
     def frontends_using(self, obs, backend_ids, ours):
         """Frontends on the load balancer outside ``ours`` whose default backend is one of ``backend_ids``
@@ -265,11 +267,6 @@ class ServiceObserver(object):
         for bind in binds:
             bind["tags"] = tags.get(bind["id"], [])
         return [b for b in binds if self.tag not in b["tags"]]
-
-
-def _foreign(obj, tag, prefix):
-    head = "%s-svc=" % prefix
-    return any(t.startswith(head) and t != tag for t in obj.get("tags") or [])
 
 
 def _seen(observed):

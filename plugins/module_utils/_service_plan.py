@@ -24,7 +24,8 @@ controller tears down every frontend, bind and server when one port changes, REC
   ever written.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import BACKEND, BIND, FRONTEND, SERVER, state_class
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import (
+    BACKEND, BIND, FRONTEND, SERVER, foreign_tags, state_class)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import (
     CREATE, DELETE, REDEPLOY, TAG, UPDATE, Action, placeholder)
 
@@ -59,16 +60,16 @@ class LbPlan(object):
         self.parents = set()       # ids of backends and frontends that are ours after this plan
         self.binds_to_check = []   # (address, port, name) of binds created or moved: conflict candidates
         self.warnings = []
+        self.taken = []            # desired names held by foreign objects, and deletes they block: a failure
 
 
 def _owned(obj, tag):
     return tag in (obj.get("tags") or [])
 
 
-def _foreign(obj, tag, prefix):
-    """Carries some other service's owner tag."""
-    head = "%s-svc=" % prefix
-    return any(t.startswith(head) and t != tag for t in obj.get("tags") or [])
+def _foreign(obj, tag):
+    """Carries an owner tag other than ours, of any prefix (``_objects.foreign_tags``)."""
+    return bool(foreign_tags(obj.get("tags"), tag))
 
 
 def _index(objs, parent):
@@ -115,6 +116,8 @@ class LbPlanner(object):
         return parent if parent is not None and _owned(parent, self.tag) else None
 
     def _ours(self, obj):
+        if _foreign(obj, self.tag):
+            return False
         if _owned(obj, self.tag):
             return True
         if obj["kind"] in ("bind", "server"):
@@ -130,8 +133,11 @@ class LbPlanner(object):
         out = self.out
         child = kind.name in ("bind", "server")
         parent = self.by_id.get(parent_id)
-        mine = [o for o in candidates if o["name"] == fields["name"] and (child or not _foreign(o, self.tag, self.prefix))]
+        named = [o for o in candidates if o["name"] == fields["name"]]
+        mine = [o for o in named if not _foreign(o, self.tag)]
         if not mine:
+            for other in named:
+                self._taken(other, "its name is taken by")
             new = dict(fields, kind=kind.name, id=placeholder(kind.name, fields["name"], self.obs.lb["name"]))
             new[kind.parent] = parent_id
             changes = dict((f, (None, v)) for f, v in new.items() if f not in ("kind", "id") and v is not None)
@@ -167,13 +173,20 @@ class LbPlanner(object):
             out.waits.append((kind.name, keep["id"], keep["name"]))
         return keep["id"]
 
+    def _taken(self, obj, how, by=None):
+        by = by or obj
+        self.out.taken.append(dict(load_balancer=self.obs.lb["name"], type=obj["kind"], name=obj["name"], id=obj["id"],
+                                   how=how, holder=by["kind"], holder_name=by["name"], holder_id=by["id"],
+                                   owner_tags=foreign_tags(by.get("tags"), self.tag)))
+
     def plan(self):
         """Linear in the number of objects: candidates are looked up in indexes by (parent, name)."""
         d, obs = self.desired, self.obs
         lb_id = obs.lb["id"]
         where = "load balancer '%s'" % obs.lb["name"]
         # Parents of ours that the declaration may not claim: their children are ours all the same.
-        self.out.parents.update(o["id"] for o in obs.backends + obs.frontends if _owned(o, self.tag))
+        self.out.parents.update(o["id"] for o in obs.backends + obs.frontends
+                                if _owned(o, self.tag) and not _foreign(o, self.tag))
         backends, frontends = _index(obs.backends, None), _index(obs.frontends, None)
         servers, binds = _index(obs.servers, "backend"), _index(obs.binds, "frontend")
         servers_of, binds_of = _by_port(d.servers), _by_port(d.binds)
@@ -205,11 +218,18 @@ class LbPlanner(object):
             reason = "not part of the service any more" if _owned(obj, self.tag) else \
                 "untagged child of a %s of ours, not part of the service" % ("frontend" if obj["kind"] == "bind" else "backend")
             self._action(DELETE, obj["kind"], obj, reason=reason, premise=self._premise(obj))
+        # A parent we delete takes its children with it (or the Engine refuses): not with a foreign one on it.
+        for action in [a for a in self.out.actions if a.op == DELETE and a.kind.name in ("backend", "frontend")]:
+            link = "frontend" if action.kind.name == "frontend" else "backend"
+            for child in obs.binds + obs.servers:
+                if child.get(link) == action.id and _foreign(child, self.tag):
+                    self._taken(action.obj, "it cannot be deleted: it holds", by=child)
         for obj in obs.untagged_named:
             self.out.warnings.append(
                 "%s '%s' (%s) on load balancer %s is named like this service's objects but does not carry its owner "
                 "tag (a run that ended between a create and its tag write leaves one); left alone: declare its port "
-                "on this load balancer again to adopt it, or delete it by hand"
+                "on this load balancer again to adopt it (one carrying another owner tag is that owner's and never "
+                "adopted), or delete it by hand"
                 % (obj["kind"], obj["name"], obj["id"], obs.lb["name"]))
         return self.out
 
@@ -220,6 +240,7 @@ class LbPlanner(object):
             for other in self.obs.foreign_binds or []:
                 if other.get("address") == address and other.get("port") == port:
                     owners = [t.split("=", 1)[1] for t in other.get("tags", []) if t.startswith("%s-svc=" % self.prefix)]
+                    owners = owners or foreign_tags(other.get("tags"), self.tag)   # another prefix's: its whole tag
                     found.append(dict(load_balancer=self.obs.lb["name"], load_balancer_id=self.obs.lb["id"],
                                       address=address, port=port, bind=name,
                                       holder=owners[0] if owners else None, holder_bind=other["name"],

@@ -18,7 +18,7 @@ plan, a per-load-balancer summary and a diff keyed by load balancer.
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_holder, check_name_part, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import DELETE, Plan, Reconciler
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import CREATE, DELETE, Plan, Reconciler
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import Desired, build, warnings
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_guard import ServiceGuard
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_observe import ServiceObserver
@@ -128,7 +128,9 @@ class ServiceRun(object):
         self.guard.inspect(_Scope(state), self.check_mode)
         for _round in range(CONFIRM_ROUNDS):
             planners, plan = self._plan_once(state)
-            unconfirmed = [a.premise for a in plan if a.premise is not None and not a.premise.get("confirmed")]
+            # Premises, and what a write targets (a child ours by containment may carry a foreign owner tag).
+            targets = [o for a in plan for o in (a.premise, None if a.op == CREATE else a.obj)]
+            unconfirmed = list(dict((o["id"], o) for o in targets if o is not None and not o.get("confirmed")).values())
             if not unconfirmed:
                 break
             # The tag listing is not known to match exactly: read the tags of what we would write to.
@@ -141,9 +143,29 @@ class ServiceRun(object):
         for planner in planners:
             for warning in planner.out.warnings:
                 self.warn(warning)
+        self._taken(planners)
         self._conflicts(state, planners)
         self._blocked(planners)
         return plan
+
+    def _taken(self, planners):
+        """A desired name held by a foreign object (one carrying an owner tag of another owner or prefix), or
+        a parent to delete holding a foreign child: fail before any write, in check mode too."""
+        taken = [t for planner in planners for t in planner.out.taken]
+        if not taken:
+            return
+        why = "; ".join("%s '%s' on load balancer %s: %s %s '%s' (%s) carrying %s" % (
+            t["type"], t["name"], t["load_balancer"], t["how"], t["holder"], t["holder_name"], t["holder_id"],
+            ", ".join(t["owner_tags"])) for t in taken)
+        fixes = []
+        if any(t["holder_id"] == t["id"] for t in taken):
+            fixes.append("for a taken name give this service a name_suffix (its objects are then named "
+                         "<port>.%s.<name_suffix>)" % self.params["name"])
+        if any(t["holder_id"] != t["id"] for t in taken):
+            fixes.append("remove the foreign object through its owner first")
+        raise Failure("service %s (owner tag %s) would take over objects of another owner: %s. Objects carrying another "
+                      "owner tag are never adopted, changed or deleted by this service; %s"
+                      % (self.params["name"], self.tag, why, "; ".join(fixes)), taken=taken)
 
     def _blocked(self, planners):
         """A backend of ours that a frontend not ours points at cannot be deleted (the Engine answers

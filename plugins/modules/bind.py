@@ -57,6 +57,11 @@ options:
       - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the bind carries.
       - The tag is added when missing. A bind owned by another owner is never changed or deleted.
       - With O(state=absent), only a bind carrying this owner's tag is deleted.
+      - Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's. Without O(owner) the module
+        changes or deletes only a bind that carries no owner tag at all; a bind carrying one is refused, naming the tag and
+        the O(owner) and O(tag_prefix) that address it as its owner.
+      - A bind belongs to its frontend's owner, so none is created, changed or deleted in a frontend carrying an owner tag
+        other than this task's.
     type: str
   tag_prefix:
     description:

@@ -51,6 +51,9 @@ options:
       - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the frontend carries.
       - The tag is added when missing. A frontend owned by another owner is never changed or deleted.
       - With O(state=absent), only a frontend carrying this owner's tag is deleted.
+      - Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's. Without O(owner) the module
+        changes or deletes only a frontend that carries no owner tag at all; a frontend carrying one is refused, naming the tag and
+        the O(owner) and O(tag_prefix) that address it as its owner.
     type: str
   tag_prefix:
     description:

@@ -55,6 +55,11 @@ options:
       - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the server carries.
       - The tag is added when missing. A server owned by another owner is never changed or deleted.
       - With O(state=absent), only a server carrying this owner's tag is deleted.
+      - Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's. Without O(owner) the module
+        changes or deletes only a server that carries no owner tag at all; a server carrying one is refused, naming the tag and
+        the O(owner) and O(tag_prefix) that address it as its owner.
+      - A server belongs to its backend's owner, so none is created, changed or deleted in a backend carrying an owner tag
+        other than this task's.
     type: str
   tag_prefix:
     description:

@@ -25,6 +25,11 @@ description:
     ours, tagged or not (a create whose tag write failed never leaks); a wanted untagged one is tagged, an
     unwanted one deleted. Nothing else is ever changed or deleted. Before a write that relies on the owner tag,
     the object's own tags are read to confirm it (the Engine's tag listing is not known to match exactly).
+  - Other owners. Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's; an object carrying
+    one other than this service's (a bind or server also when its parent does) is never adopted, changed, moved,
+    tagged or deleted. A desired name taken by such an object on the same parent (the same service name under
+    another O(tag_prefix), for example) fails the run before any write, in check mode too, naming the tag found;
+    give the service a O(name_suffix) to tell its objects apart.
   - Load balancers. Every load balancer the owner tag is found on is observed, not only the ones named in
     O(load_balancers); on a load balancer no longer named, everything of ours is deleted (children first), and
     that shows in the plan and the diff like any other write.
@@ -60,6 +65,8 @@ options:
   name_suffix:
     description:
       - Added to every object name after the service name, for example a namespace and cluster.
+      - The way out when another owner (for example the same service name under another O(tag_prefix)) holds the
+        names on a load balancer.
     type: str
   load_balancers:
     description:

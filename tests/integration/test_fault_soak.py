@@ -12,7 +12,12 @@ dump (which no fault touches) and these must hold:
 - a backend or frontend named as the service names them but without its tag (left by a run that ended
   between a create and its tag write) is never made by a converged run, and one on a load balancer of
   the declaration is adopted or named in the run's warnings;
-- objects outside our parents that are not ours (a foreign service, untagged objects) are never written.
+- objects outside our parents that are not ours (a foreign service, untagged objects) are never written;
+- two teams use the same service names under the prefixes ``anxlb`` and ``xanxlb`` (the latter with a
+  ``name_suffix``) on the same load balancers: no write of one prefix's run names (in its path or body)
+  an object of the other prefix's services, and their objects read back unchanged after it; now and
+  then the other prefix's service is declared under exactly the names a converged run left, and fails
+  before any write, naming ``name_suffix`` (every ``*-svc=`` tag is an owner, issue 18).
 When the faults stop, one run per service converges and the next sends no mutating request.
 Seed and run count are printed (``SOAK_SEED``/``SOAK_RUNS`` override them).
 """
@@ -28,22 +33,34 @@ from localengine.testing import MUTATING
 from .conftest import ROOT
 
 SEED = int(os.environ.get("SOAK_SEED", "20261123"))
-RUNS = int(os.environ.get("SOAK_RUNS", "44"))
+RUNS = int(os.environ.get("SOAK_RUNS", "40"))
 MODULE = os.path.join(ROOT, "plugins", "modules", "service.py")
 PORTS = [{"name": "http", "port": 8080, "target_port": 18080}, {"name": "https", "port": 8443, "target_port": 18443},
          {"name": "admin", "port": 9000, "mode": "http"}]
 NODES = [{"name": "n%d" % i, "address": "127.0.0.%d" % i} for i in range(1, 5)]
-ADDRESSES = {"alpha": ["127.0.10.20", "fd00:10::20"], "beta": ["127.0.10.21", "fd00:10::21"]}
+# (tag prefix, service name): the same names under two prefixes, the second team's objects told apart by a suffix
+SERVICES = [("anxlb", "alpha"), ("anxlb", "beta"), ("xanxlb", "alpha"), ("xanxlb", "beta")]
+SUFFIX = {"anxlb": None, "xanxlb": "x"}
+OTHER = {"anxlb": "xanxlb", "xanxlb": "anxlb"}
+ADDRESSES = {("anxlb", "alpha"): ["127.0.10.20", "fd00:10::20"], ("anxlb", "beta"): ["127.0.10.21", "fd00:10::21"],
+             ("xanxlb", "alpha"): ["127.0.10.22", "fd00:10::22"], ("xanxlb", "beta"): ["127.0.10.23", "fd00:10::23"]}
 
 
-def declaration(rng, name):
+def declaration(rng, prefix, name):
     return {
         "name": name,
+        "tag_prefix": prefix,
+        "name_suffix": SUFFIX[prefix],
         "load_balancers": rng.sample(["lb1", "lb2"], rng.randint(1, 2)),
         "ports": [dict(p) for p in rng.sample(PORTS, rng.randint(1, 3))],
         "servers": [dict(n) for n in rng.sample(NODES, rng.randint(1, 4))],
-        "addresses": rng.sample(ADDRESSES[name], rng.randint(1, 2)),
+        "addresses": rng.sample(ADDRESSES[(prefix, name)], rng.randint(1, 2)),
     }
+
+
+def scheme(decl):
+    """``<service>[.<name_suffix>]``, the tail of every object name of the service."""
+    return decl["name"] + ("." + decl["name_suffix"] if decl.get("name_suffix") else "")
 
 
 def faults(rng):
@@ -124,33 +141,41 @@ class World(object):
         parent = self.objs.get(self.parent_of(obj)) if obj["_kind"] in ("bind", "server") else None
         return parent is not None and tag in parent["_tags"]
 
-    def service(self, name):
+    def service(self, decl):
         """(lb name, kind, object name) of every object of the service."""
-        tag = "anxlb-svc=%s" % name
+        tag = "%s-svc=%s" % (decl["tag_prefix"], decl["name"])
         return set((self.lb_names.get(self.lb_of(o)), o["_kind"], o["name"]) for o in self.objs.values()
                    if o["_kind"] != "loadbalancer" and self.ours(o, tag))
 
-    def untagged_of(self, name):
+    def untagged_of(self, decl):
         """Objects of the service without its tag (children of its parents, adopted by containment)."""
-        tag = "anxlb-svc=%s" % name
+        tag = "%s-svc=%s" % (decl["tag_prefix"], decl["name"])
         return sorted(o["name"] for o in self.objs.values()
                       if o["_kind"] != "loadbalancer" and self.ours(o, tag) and tag not in o["_tags"])
 
-    def untagged_parents(self, name):
+    def untagged_parents(self, decl):
         """{id: (lb name, kind, name)} of backends and frontends named as the service names them that do
         not carry its tag: what a run leaves that ends between a create and its tag write. Not the
         service's (nothing outside its parents is ever written), so they stay until adopted."""
-        tag = "anxlb-svc=%s" % name
+        tag = "%s-svc=%s" % (decl["tag_prefix"], decl["name"])
         return dict((i, (self.lb_names.get(self.lb_of(o)), o["_kind"], o["name"])) for i, o in self.objs.items()
-                    if o["_kind"] in ("backend", "frontend") and o["name"].split(".", 1)[-1] == name
+                    if o["_kind"] in ("backend", "frontend") and o["name"].split(".", 1)[-1] == scheme(decl)
                     and tag not in o["_tags"])
+
+    def of_prefix(self, prefix):
+        """{id: object} of every object of a service of ``prefix``: carrying one of its owner tags, or a child
+        of a parent carrying one."""
+        head = "%s-svc=" % prefix
+        tags = set(t for o in self.objs.values() for t in o["_tags"] if t.startswith(head))
+        return dict((i, o) for i, o in self.objs.items()
+                    if o["_kind"] != "loadbalancer" and any(self.ours(o, t) for t in tags))
 
 
 def expected(decl):
     out = set()
     for lb in decl["load_balancers"]:
         for port in decl["ports"]:
-            suffix = "%s.%s" % (port["name"], decl["name"])
+            suffix = "%s.%s" % (port["name"], scheme(decl))
             out.update([(lb, "backend", suffix), (lb, "frontend", suffix)])
             out.update((lb, "bind", "%s.%s" % ("v6" if ":" in a else "v4", suffix)) for a in decl["addresses"])
             out.update((lb, "server", "%s.%s" % (n["name"], suffix)) for n in decl["servers"])
@@ -198,27 +223,51 @@ def say(record_property, text):
     record_property("summary", text)
 
 
+def writes_naming(entries, ids):
+    """The mutating requests among ``entries`` that name one of ``ids`` in their path or body."""
+    return [(e["method"], e["path"]) for e in entries if e["method"] in MUTATING
+            and any(i in e["path"] or i in json.dumps(e.get("body")) for i in ids)]
+
+
+def collision(engine, decl, where):
+    """The other prefix's same-named service declared under exactly the names a converged run of ``decl``
+    left (same suffix, ports and load balancers): it fails before any write, naming name_suffix."""
+    other = OTHER[decl["tag_prefix"]]
+    probe = dict(decl, tag_prefix=other, addresses=ADDRESSES[(other, decl["name"])][:1])
+    engine.reset_requests()
+    result, _out = run_module(module_args(engine, probe), timeout=120)
+    assert result.get("failed") and "name_suffix" in result.get("msg", ""), "%s: collision probe %r" % (where, result)
+    assert "carrying %s-svc=%s" % (decl["tag_prefix"], decl["name"]) in result["msg"], where
+    assert engine.mutating_requests() == 0, "%s: the collision probe wrote" % where
+
+
 def test_fault_soak(engine, record_property):
     rng = random.Random(SEED)
     say(record_property, "fault soak: seed %d, %d runs (SOAK_SEED / SOAK_RUNS to change)" % (SEED, RUNS))
     foreign = seed_foreign(engine)
     before = dict((i, o) for i, o in World(engine).objs.items() if i in foreign)
-    engine.reset_requests()
+    written = []           # every mutating request of the soak's runs
     last = {}
     untagged_before = {}   # service -> what untagged_parents() showed after its last run
-    outcomes = {"converged": 0, "failed": 0, "crashed": 0}
+    outcomes = {"converged": 0, "failed": 0, "crashed": 0, "collisions refused": 0}
     for number in range(RUNS):
-        name = rng.choice(["alpha", "beta"])
-        decl = declaration(rng, name)
-        last[name] = decl
+        prefix, name = rng.choice(SERVICES)
+        decl = declaration(rng, prefix, name)
+        last[(prefix, name)] = decl
+        others = World(engine).of_prefix(OTHER[prefix])   # the other team's objects, before this run
+        engine.reset_requests()
         engine.set_faults(faults(rng))
         crash = rng.random() < 0.15
         result, _out = run_module(module_args(engine, decl), timeout=rng.uniform(0.3, 1.5) if crash else 120)
         engine.clear_faults()
+        log = engine.requests()["log"]
+        written.extend(e for e in log if e["method"] in MUTATING)
         unstick(engine)
         world = World(engine)
-        where = "run %d (%s, seed %d)" % (number, name, SEED)
-        left = world.untagged_parents(name)
+        where = "run %d (%s %s, seed %d)" % (number, prefix, name, SEED)
+        assert writes_naming(log, others) == [], "%s: wrote the other prefix's objects" % where
+        assert dict((i, world.objs.get(i)) for i in others) == others, "%s: the other prefix's objects changed" % where
+        left = world.untagged_parents(decl)
         assert not world.duplicates(), "%s: duplicates %s" % (where, world.duplicates())
         if result is None:
             outcomes["crashed"] += 1
@@ -228,32 +277,34 @@ def test_fault_soak(engine, record_property):
             assert msg and "Traceback" not in msg and "MODULE FAILURE" not in msg, "%s: %r" % (where, result)
         else:
             outcomes["converged"] += 1
-            assert world.service(name) == expected(decl), "%s: not converged" % where
-            assert world.untagged_of(name) == [], "%s: untagged objects of ours" % where
+            assert world.service(decl) == expected(decl), "%s: not converged" % where
+            assert world.untagged_of(decl) == [], "%s: untagged objects of ours" % where
             # A converged run leaves no untagged object of its own making; one an interrupted run left
             # on a load balancer of the declaration is adopted (its port is declared) or reported.
-            made = set(left) - set(untagged_before.get(name, {}))
+            made = set(left) - set(untagged_before.get((prefix, name), {}))
             assert not made, "%s: left untagged %s" % (where, [left[i] for i in made])
             warnings = json.dumps(result.get("warnings") or [])   # texts (or, from ansible-core 2.19, dicts)
             unreported = [v for i, v in left.items() if v[0] in decl["load_balancers"] and i not in warnings]
             assert not unreported, "%s: untagged objects named as ours, not reported: %s" % (where, unreported)
-        untagged_before[name] = left
+            if rng.random() < 0.3:
+                collision(engine, decl, where)
+                outcomes["collisions refused"] += 1
+        untagged_before[(prefix, name)] = left
     say(record_property, "fault soak outcomes: %s" % outcomes)
     # Nothing outside our parents that is not ours was ever written (the request log), nor changed.
-    writes = [r for r in engine.requests()["log"] if r["method"] in MUTATING]
-    assert not [r for r in writes if any(ident in r["path"] for ident in foreign)]
+    assert not [r for r in written if any(ident in r["path"] for ident in foreign)]
     assert dict((i, o) for i, o in World(engine).objs.items() if i in foreign) == before
     # Faults over (leases of crashed runs may still live for lease_timeout): one run converges each
     # service, the next sends no mutating request.
     engine.clear_faults()
-    for name, decl in sorted(last.items()):
+    for key, decl in sorted(last.items()):
         for attempt in range(10):
             result, _out = run_module(module_args(engine, decl), timeout=120)
             if not result.get("failed") or "leased by" not in result.get("msg", ""):
                 break
             time.sleep(1)
         assert not result.get("failed"), result
-        assert World(engine).service(name) == expected(decl) and World(engine).untagged_of(name) == []
+        assert World(engine).service(decl) == expected(decl) and World(engine).untagged_of(decl) == []
         engine.reset_requests()
         result, _out = run_module(module_args(engine, decl), timeout=120)
         assert not result.get("failed") and result["changed"] is False, result

@@ -88,3 +88,17 @@ def test_moving_to_another_parent_needs_recreate():
     actions = ordered.to_list()
     assert actions[0]["changes"]["load_balancer"]["after"] == other["id"]
     assert actions[0]["changes"]["mode"]["after"] == "http"   # carried over from the old object
+
+
+def test_without_owner_an_object_carrying_any_owner_tag_is_refused_naming_the_tag_and_the_fix():
+    for doing, params in (("change", dict(mode="tcp")), ("delete", dict(state="absent"))):
+        with pytest.raises(Failure, match="carries the owner tag xanxlb-svc=web; refusing to %s it: .* set owner: web "
+                                          "and tag_prefix: xanxlb" % doing):
+            plan(module(**params), existing(tags=["xanxlb-svc=web"]))
+    (action,) = plan(module(mode="tcp"), existing(tags=["env=prod"]))   # not an owner tag: the user's own
+    assert action["action"] == "update"
+
+
+def test_with_owner_an_object_of_the_same_owner_under_another_prefix_is_refused():
+    with pytest.raises(Failure, match="carries the owner tag xanxlb-svc=web, not anxlb-svc=web; refusing to change it"):
+        plan(module(owner="web", mode="tcp"), existing(tags=["anxlb-svc=web", "xanxlb-svc=web"]))

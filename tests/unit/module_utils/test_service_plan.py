@@ -120,3 +120,25 @@ def test_an_untagged_parent_named_as_ours_but_not_wanted_is_left_alone_and_repor
     assert out.actions == []
     assert len(out.warnings) == 1 and "admin.web" in out.warnings[0] and "b" * 32 in out.warnings[0]
     assert "left alone" in out.warnings[0] and "lb1" in out.warnings[0]
+
+
+def test_an_object_of_another_prefix_with_a_desired_name_is_never_adopted_but_reported_as_taken():
+    """Issue 18: the same service name under tag prefix xanxlb; every *-svc= tag is an owner."""
+    world = World()
+    for obj in world.backends + world.frontends + world.binds + world.servers:
+        obj["tags"] = ["xanxlb-svc=web"]
+    out = plan(dict(SERVICE, addresses=["192.0.2.99"]), world.observed())
+    assert not [a for a in out.actions if a.op != "create"], ops(out)
+    assert sorted((t["type"], t["name"], tuple(t["owner_tags"])) for t in out.taken) == [
+        ("backend", "http.web", ("xanxlb-svc=web",)), ("backend", "https.web", ("xanxlb-svc=web",)),
+        ("frontend", "http.web", ("xanxlb-svc=web",)), ("frontend", "https.web", ("xanxlb-svc=web",))]
+
+
+def test_a_child_of_ours_carrying_another_owner_tag_is_not_ours_and_blocks_deleting_its_parent():
+    world = World()
+    stray = world.add(world.binds, "bind", {"name": "v4.extra", "address": "192.0.2.77", "port": 80},
+                      tags=["team2-svc=api"], frontend=world.frontends[0]["id"])
+    out = plan(dict(SERVICE, ports=SERVICE["ports"][1:]), world.observed())
+    assert ("delete", "bind", "v4.extra") not in ops(out)
+    assert [(t["type"], t["name"], t["holder_name"], t["owner_tags"]) for t in out.taken] == [
+        ("frontend", "http.web", stray["name"], ["team2-svc=api"])]
