@@ -121,7 +121,7 @@ class GcRun(object):
         failed = dict(self.failed)
         removed = [removed_entry(a) for a in plan if a.owner not in failed]
         self.result.update(
-            changed=bool(removed),
+            changed=bool(removed) or reconciler.wrote,   # an owner that failed half-way was changed all the same
             removed=removed,
             kept=decision["kept"],
             skipped_items=decision["skipped"],

@@ -61,13 +61,17 @@ class ServiceObserver(object):
         self.listings = {}        # lb id -> frontend listing, reused for conflict detection
         self.children_seen = {}   # id of another owner's parent -> its children as read, for conflict detection
 
-    def resolve(self, refs):
-        """The load balancers by name or id, from one listing (kept to name the ones found later)."""
+    def resolve(self, refs, gone=None):
+        """The load balancers by name or id, from one listing (kept to name the ones found later).
+        ``gone`` (a list, state absent): a missing one is appended there as (index, ref), not a failure."""
         listing = self.lb_listing = self.client.lbaas_list("loadbalancer")
         found = []
         for index, ref in enumerate(refs):
             matches = [i for i in listing if i["identifier"] == ref] if looks_like_id(ref) else []
             matches = matches or [i for i in listing if i.get("name") == ref]
+            if not matches and gone is not None:
+                gone.append((index, ref))
+                continue
             if not matches:
                 raise Failure("load_balancers[%d]: no load balancer named '%s' exists" % (index, ref))
             if len(matches) > 1:
@@ -129,13 +133,16 @@ class ServiceObserver(object):
             if what == "details":
                 return self._details(kind, arg, listed)
             if what == "tags":
-                return dict(zip(arg, client.map(lambda i: tag_names(client.resource_get(i)), arg)))
+                return dict(zip(arg, client.map(_or_none(client.resource_get), arg)))
             child = child_of[kind]
             ids = [i["identifier"] for i in client.lbaas_list(child, **{KINDS[child].parent: arg})]
             return self._details(child, ids, listed)
         results = client.map(run, jobs)
         parents = {"backend": results[0], "frontend": results[1]}
         tags = dict(results[2], **results[3])
+        gone = set(i for i, resource in tags.items() if resource is None)   # deleted since the listing
+        parents = dict((kind, [o for o in objs if o["id"] not in gone]) for kind, objs in parents.items())
+        tags = dict((i, tag_names(resource)) for i, resource in tags.items() if resource is not None)
         for obj in parents["backend"] + parents["frontend"]:
             if obj["id"] in tags:
                 obj["tags"] = tags[obj["id"]]
@@ -261,7 +268,9 @@ class ServiceObserver(object):
         if wanted is not None:
             wanted = set(wanted)
             binds = [b for b in binds if (b.get("address"), b.get("port")) in wanted]
-        tags = dict((r["identifier"], tag_names(r)) for r in client.map(client.resource_get, [b["id"] for b in binds]))
+        tags = dict((r["identifier"], tag_names(r)) for r in client.map(_or_none(client.resource_get), [b["id"] for b in binds])
+                    if r is not None)
+        binds = [b for b in binds if b["id"] in tags]   # a bind deleted since the listing holds nothing
         for bind in binds:
             bind["tags"] = tags.get(bind["id"], [])
         return [b for b in binds if self.tag not in b["tags"]]

@@ -143,7 +143,7 @@ plan:
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._object_module import (
     LbaasObjectModule, check_port, object_argument_spec)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import BIND
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import BIND, normalize_ip, one_host_ip
 
 
 class BindModule(LbaasObjectModule):
@@ -161,6 +161,7 @@ class BindModule(LbaasObjectModule):
 
     def validate(self):
         check_port(self.params)
+        one_host_ip(normalize_ip(self.params["address"], "address"), "address")
 
 
 def main():

@@ -139,7 +139,7 @@ plan:
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._object_module import (
     LbaasObjectModule, check_port, object_argument_spec)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import SERVER
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import SERVER, normalize_ip, one_host_ip
 
 
 class ServerModule(LbaasObjectModule):
@@ -157,6 +157,7 @@ class ServerModule(LbaasObjectModule):
 
     def validate(self):
         check_port(self.params)
+        one_host_ip(normalize_ip(self.params["address"], "address"), "address")
 
 
 def main():
