@@ -168,6 +168,7 @@ class EngineClient(object):
         # writes go on meanwhile.
         self._tag_lock = threading.Lock()
         self._counts = {}
+        self._landed = 0   # writes carried out or maybe carried out (2xx, or an unknown outcome)
         # The hard bound on requests in flight, whatever thread sends them (map items, the tag lane).
         self._slots = threading.BoundedSemaphore(self.max_workers)
         # The caller of a map runs items too, so the pool has one thread less than the bound.
@@ -197,6 +198,17 @@ class EngineClient(object):
         """
         with self._lock:
             return {"total": sum(self._counts.values()), "by_method": dict(self._counts)}
+
+    @property
+    def writes_landed(self):
+        """Writes (any method but a read) the Engine carried out or may have: answered 2xx, or failed with an
+        unknown outcome (``may_have_landed``). A write it refused (4xx) changed nothing and does not count."""
+        with self._lock:
+            return self._landed
+
+    def _landed_one(self):
+        with self._lock:
+            self._landed += 1
 
     def reset_counts(self):
         with self._lock:
@@ -246,6 +258,8 @@ class EngineClient(object):
                     policy.sleep(policy.backoff(retries))
                     retries += 1
                     continue
+                if method not in READ_METHODS and policy.may_have_landed(method, failure):
+                    self._landed_one()
                 # "from None": the requests exception holds the prepared request, token header included.
                 raise EngineConnectionError(redact(reason, self._secrets), method=method, path=shown,
                                             attempts=attempts,
@@ -253,6 +267,8 @@ class EngineClient(object):
             self._count(method)
             status = resp.status_code
             if 200 <= status < 300:
+                if method not in READ_METHODS:
+                    self._landed_one()
                 return self._decode(resp, method, shown, attempts) if decode else None
             if 300 <= status < 400:
                 location = redact(resp.headers.get("Location") or "nowhere", self._secrets)
@@ -280,6 +296,8 @@ class EngineClient(object):
                               may_have_landed=policy.may_have_landed(method, status=status))
             if status == 429:
                 self.rate_limited = error
+            if method not in READ_METHODS and error.may_have_landed:
+                self._landed_one()
             raise error
 
     def _decode(self, resp, method, shown, attempts):
@@ -426,6 +444,16 @@ class EngineClient(object):
     def resource_get(self, ident):
         """The core resource: ``resource_type``, ``tags`` as ``[{identifier, name}]``, ..."""
         return self.request("GET", "%s/%s" % (RESOURCES, _ident(ident)))
+
+    def resource_get_listed(self, idents):
+        """``resource_get`` of each of ``idents`` (concurrently, in order), None for one answered 404: the
+        identifiers come from a listing, and a resource deleted since is gone, not an error."""
+        def get(ident):
+            try:
+                return self.resource_get(ident)
+            except NotFoundError:
+                return None
+        return self.map(get, idents)
 
     @staticmethod
     def tag_path(ident, tag):

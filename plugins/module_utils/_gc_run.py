@@ -215,9 +215,11 @@ class GcRun(object):
         # Containment made children ours without reading their tags: read them now, so that an object that
         # also carries a live owner's tag is seen (the listing-based ones were confirmed by the plan).
         unread = [a.obj for a in snap.deletes if not a.obj.get("confirmed")]
-        resources = self.client.map(self.client.resource_get, [o["id"] for o in unread])
+        resources = self.client.resource_get_listed([o["id"] for o in unread])
+        gone = set(o["id"] for o, resource in zip(unread, resources) if resource is None)   # deleted since the listing
+        snap.deletes = [a for a in snap.deletes if a.obj["id"] not in gone]
         for obj, resource in zip(unread, resources):
-            obj["tags"] = tag_names(resource)
+            obj["tags"] = tag_names(resource) if resource is not None else []
             obj["confirmed"] = True
         snap.addresses = self._addresses(owner)
         return snap

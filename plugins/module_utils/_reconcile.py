@@ -455,14 +455,14 @@ class Reconciler(object):
             raise
 
     def _writes(self):
-        counts = getattr(self.client, "request_counts", None)
-        if not isinstance(counts, dict):
-            return 0
-        return sum(n for method, n in counts.get("by_method", {}).items() if method not in ("GET", "HEAD", "OPTIONS"))
+        """The client's count of writes that landed or may have (a write the Engine refused changed nothing)."""
+        landed = getattr(self.client, "writes_landed", None)
+        return landed if isinstance(landed, int) else 0
 
     @property
     def wrote(self):
-        """Whether this run sent a write since its first round began (leases taken before it do not count)."""
+        """Whether a write of this run may have changed the Engine since its first round began (leases taken
+        before it do not count)."""
         return self._written_before is not None and self._writes() > self._written_before
 
     def _apply_rounds(self, look, planner, state, plan, first_plan, before):

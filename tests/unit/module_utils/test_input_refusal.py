@@ -3,7 +3,7 @@ answers of the wrong shape or gone since their listing, as the client turns them
 import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._durations import HAPROXY_MAX_MS, to_ms
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import UnexpectedResponseError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import EngineError, UnexpectedResponseError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import normalize_ip, one_host_ip
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import build
@@ -93,3 +93,25 @@ def test_get_many_leaves_out_objects_gone_since_their_listing(stub):
         return (200, {"identifier": req["route"].rsplit("/", 1)[-1], "name": "x"})
     stub.respond = respond
     assert [o["identifier"] for o in stub.client().lbaas_get_many("frontend", [A, B, A])] == [A, A]
+
+
+def test_resources_gone_since_their_listing_read_as_none(stub):
+    def respond(req):
+        if req["route"].endswith(B):
+            return (404, {"error": {"message": "not found"}})
+        return (200, {"identifier": A, "tags": []})
+    stub.respond = respond
+    assert stub.client().resource_get_listed([A, B]) == [{"identifier": A, "tags": []}, None]
+
+
+@pytest.mark.parametrize("status, landed", [(200, 1), (422, 0), (404, 0), (502, 1)])
+def test_only_writes_that_may_have_changed_the_engine_count_as_landed(stub, status, landed):
+    stub.respond = lambda req: (status, {"identifier": A, "name": "80.web"} if status == 200 else {})
+    client = stub.client(retries=0)
+    try:
+        client.lbaas_update("backend", A, {"name": "80.web"})
+    except EngineError:
+        pass   # the outcome of the write is beside the point here
+    assert client.writes_landed == landed
+    client.lbaas_get_many("backend", [])
+    assert client.writes_landed == landed   # reads never count
