@@ -60,6 +60,7 @@ class ServiceObserver(object):
         self.lb_listing = []
         self.listings = {}        # lb id -> frontend listing, reused for conflict detection
         self.children_seen = {}   # id of another owner's parent -> its children as read, for conflict detection
+        self.state = None         # the last observation, so a confirmation can drop what is gone from it
 
     def resolve(self, refs, gone=None):
         """The load balancers by name or id, from one listing (kept to name the ones found later).
@@ -97,10 +98,12 @@ class ServiceObserver(object):
 
     def _read_tags(self, objs):
         """Exact tags of objects whose ownership a plan depends on (unlisted candidates, confirmations)."""
-        resources = self.client.map(self.client.resource_get, [o["id"] for o in objs])
+        resources = self.client.resource_get_listed([o["id"] for o in objs])
         for obj, resource in zip(objs, resources):
-            obj["tags"] = tag_names(resource)
+            obj["tags"] = tag_names(resource) if resource is not None else []
             obj["confirmed"] = True
+            if resource is None:
+                obj["gone"] = True   # deleted since it was read: nothing to write to
 
     def _listings(self, lb):
         """The load balancer's backend and frontend listings."""
@@ -198,7 +201,8 @@ class ServiceObserver(object):
                     if obj["id"] not in seen:
                         target = observed.setdefault(lb_id, Observed(UNKNOWN_LB if lb_id is None else self._lb(lb_id)))
                         getattr(target, obj["kind"] + "s").append(obj)
-        return ServiceState(lbs, observed, lb_tags, extra)
+        self.state = ServiceState(lbs, observed, lb_tags, extra)
+        return self.state
 
     def _lb(self, lb_id):
         names = dict((i["identifier"], i.get("name")) for i in self.lb_listing)
@@ -237,7 +241,14 @@ class ServiceObserver(object):
         """Reads the exact tags of ``objs`` (found through the tag listing) before the run writes to them."""
         todo = [o for o in objs if o.get("listed") and not o.get("confirmed")]
         self._read_tags(todo)
-        return [o for o in todo if self.tag not in o["tags"]]
+        gone = set(o["id"] for o in todo if o.get("gone"))
+        if gone and self.state is not None:   # the next plan of this observation no longer sees them
+            for obs in self.state.observed.values():
+                for kind in ("backends", "frontends", "binds", "servers"):
+                    setattr(obs, kind, [o for o in getattr(obs, kind) if o["id"] not in gone])
+            for ident in gone:
+                self.state.world.pop(ident, None)
+        return [o for o in todo if self.tag not in o["tags"] and o["id"] not in gone]
 
     def frontends_using(self, obs, backend_ids, ours):
         """Frontends on the load balancer outside ``ours`` whose default backend is one of ``backend_ids``
