@@ -39,6 +39,8 @@ options:
   address:
     description:
       - The address to listen on. IPv6 addresses are compared in their canonical form.
+      - The unspecified addresses (V(0.0.0.0), V(::)) and IPv4-mapped IPv6 addresses (V(::ffff:a.b.c.d); write the
+        IPv4 address) are refused.
     type: str
   port:
     description:
@@ -72,6 +74,8 @@ options:
   state:
     description:
       - Whether the bind should exist.
+      - V(absent) is ok and unchanged when the bind, its parent or its load balancer does not exist, so a teardown
+        can run twice.
     type: str
     choices: [present, absent]
     default: present

@@ -39,6 +39,7 @@ options:
   address:
     description:
       - The address traffic is sent to (the Engine's field C(ip)); the same name as O(anxcloud.lbaas.service#module:servers[].address).
+      - The unspecified addresses (V(0.0.0.0), V(::)) and IPv4-mapped IPv6 addresses are refused.
     type: str
     aliases: [ip]
   port:
@@ -70,6 +71,8 @@ options:
   state:
     description:
       - Whether the server should exist.
+      - V(absent) is ok and unchanged when the server, its parent or its load balancer does not exist, so a teardown
+        can run twice.
     type: str
     choices: [present, absent]
     default: present
