@@ -150,7 +150,10 @@ class GcRun(object):
         if p["load_balancers"] and self.scope is None:
             self.scope = self._resolve_scope(listing)
         ids = sorted(state.lbs)
-        state.lb_tags = dict(zip(ids, client.map(lambda i: tag_names(client.resource_get(i)), ids)))
+        resources = client.resource_get_listed(ids)
+        for ident in [i for i, r in zip(ids, resources) if r is None]:
+            state.lbs.pop(ident)   # deleted since the listing: nothing of anyone's is left on it
+        state.lb_tags = dict((i, tag_names(r)) for i, r in zip(ids, resources) if r is not None)
         found = set(owners_from_tags(names, prefix))
         marker_head = "%s-reconciled." % prefix
         for tags in state.lb_tags.values():
