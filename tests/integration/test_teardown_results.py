@@ -176,3 +176,19 @@ def test_input_that_cannot_be_right_is_refused_before_any_request(engine, ansibl
         assert play.failed(index) and play[index]["msg"] == msg, (index, play[index])
         assert "Traceback" not in play[index].get("exception", "")
     assert engine.requests()["total"] == 0
+
+
+def test_a_create_that_landed_unanswered_is_adopted_and_waited_for(engine, ansible):
+    # The backend's create is carried out but its answer lost (504), and its deployment fails once: the next
+    # round adopts it (untagged, the desired name) and waits for it, which redeploys it.
+    engine.set_faults({"script": [{"method": "POST", "path": "/api/LBaaS/v1/backend.json", "commit_then": 504}],
+                       "deploy": [{"match": "http.web", "outcome": "error", "count": 1}]})
+    service = dict(SERVICE, ports=[SERVICE["ports"][0]], servers=[SERVICE["servers"][0]])
+    play = ansible.run({"anxcloud.lbaas.service": service})
+    assert not play.failed(), play
+    assert play.last["changed"] is True and play.last["interruptions"], play.last
+    (backend,) = [b for b in es.objects(engine, "backend")]   # adopted, not duplicated
+    assert backend["name"] == "http.web" and backend["state"]["title"] == "Updated"
+    assert es.tags(engine, backend["identifier"]) == ["anxlb-svc=web"]
+    redeploys = [e for e in writes_of(play, engine, 0) if e["method"] == "PUT" and e["path"].endswith(backend["identifier"])]
+    assert len(redeploys) == 1 and redeploys[0]["body"]["state"] == "0"
