@@ -192,3 +192,19 @@ def test_a_create_that_landed_unanswered_is_adopted_and_waited_for(engine, ansib
     assert es.tags(engine, backend["identifier"]) == ["anxlb-svc=web"]
     redeploys = [e for e in writes_of(play, engine, 0) if e["method"] == "PUT" and e["path"].endswith(backend["identifier"])]
     assert len(redeploys) == 1 and redeploys[0]["body"]["state"] == "0"
+
+
+def test_gc_that_removed_part_of_an_owner_then_failed_reports_changed(engine, ansible):
+    service = dict(SERVICE, ports=[SERVICE["ports"][0]], servers=[SERVICE["servers"][0]])
+    setup = ansible.run({"anxcloud.lbaas.service": service})
+    assert not setup.failed(), setup
+    # The children go; every delete of the backend then fails: the owner is left half removed.
+    engine.set_faults({"script": [{"method": "DELETE", "path": "/api/LBaaS/v1/backend.json/*", "status": 500,
+                                   "count": 100}]})
+    play = ansible.run({"anxcloud.lbaas.gc": {"remove": ["web"], "api_retries": 0}})
+    engine.clear_faults()
+    assert play.failed(), play
+    assert play.last["changed"] is True and play.last["msg"].startswith("gc could not remove everything of web: ")
+    deleted = set(e["path"].split("/")[4] for e in writes_of(play, engine, 0) if e["method"] == "DELETE")
+    assert {"server.json", "bind.json", "frontend.json"} <= deleted
+    assert es.objects(engine, "server") == [] and [b["name"] for b in es.objects(engine, "backend")] == ["http.web"]
