@@ -118,9 +118,9 @@ class AnxcloudModule(object):
             instance = cls(module)
             instance.run()
         except Failure as exc:
-            failure = dict(exc.details, msg=exc.msg)
+            failure = _with_partial(exc, dict(exc.details, msg=exc.msg))
         except EngineError as exc:
-            failure = dict(msg=str(exc), error=exc.to_dict())
+            failure = _with_partial(exc, dict(msg=str(exc), error=exc.to_dict()))
         if failure is not None:
             # Outside the except block: a user error is a message, not a traceback.
             result = dict(instance.result) if instance is not None else {}
@@ -130,3 +130,11 @@ class AnxcloudModule(object):
 
     def run(self):  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+def _with_partial(exc, failure):
+    """A failure after writes (the Reconciler marks it) reports changed=true and the plan it was executing;
+    a plan the failure names itself (the one still planned) wins."""
+    for key, value in (getattr(exc, "partial_result", None) or {}).items():
+        failure.setdefault(key, value)
+    return failure

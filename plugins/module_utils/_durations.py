@@ -20,6 +20,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Fai
 DURATION = re.compile(r"^\s*(\d+)\s*(ms|s|m|h)?\s*$")
 FACTORS = {None: 1, "ms": 1, "s": 1000, "m": 60000, "h": 3600000}
 SUSPICIOUS_BELOW = 1000
+# HAProxy refuses a timeout above 2^31-1 milliseconds (about 24.8 days): the deploy would fail.
+HAPROXY_MAX_MS = 2147483647
 
 
 def to_ms(value, option):
@@ -35,4 +37,8 @@ def to_ms(value, option):
     warning = None
     if unit is None and 0 < number < SUSPICIOUS_BELOW:
         warning = ("%s: %d is %d milliseconds; write %ds if you meant seconds" % (option, number, number, number))
-    return number * FACTORS[unit], warning
+    ms = number * FACTORS[unit]
+    if ms > HAPROXY_MAX_MS:
+        raise Failure("%s must be at most %d milliseconds (about 24 days, HAProxy's limit), got %r"
+                      % (option, HAPROXY_MAX_MS, value))
+    return ms, warning

@@ -195,6 +195,7 @@ class EngineClient(object):
         # writes go on meanwhile.
         self._tag_lock = threading.Lock()
         self._counts = {}
+        self._landed = 0   # writes carried out or maybe carried out (2xx, or an unknown outcome)
         # The hard bound on requests in flight, whatever thread sends them (map items, the tag lane).
         self._slots = threading.BoundedSemaphore(self.max_workers)
         # The caller of a map runs items too, so the pool has one thread less than the bound.
@@ -224,6 +225,17 @@ class EngineClient(object):
         """
         with self._lock:
             return {"total": sum(self._counts.values()), "by_method": dict(self._counts)}
+
+    @property
+    def writes_landed(self):
+        """Writes (any method but a read) the Engine carried out or may have: answered 2xx, or failed with an
+        unknown outcome (``may_have_landed``). A write it refused (4xx) changed nothing and does not count."""
+        with self._lock:
+            return self._landed
+
+    def _landed_one(self):
+        with self._lock:
+            self._landed += 1
 
     def reset_counts(self):
         with self._lock:
@@ -273,6 +285,8 @@ class EngineClient(object):
                     policy.sleep(policy.backoff(retries))
                     retries += 1
                     continue
+                if method not in READ_METHODS and policy.may_have_landed(method, failure):
+                    self._landed_one()
                 # "from None": the requests exception holds the prepared request, token header included.
                 raise EngineConnectionError(redact(reason, self._secrets), method=method, path=shown,
                                             attempts=attempts,
@@ -280,6 +294,8 @@ class EngineClient(object):
             self._count(method)
             status = resp.status_code
             if 200 <= status < 300:
+                if method not in READ_METHODS:
+                    self._landed_one()
                 return self._decode(resp, method, shown, attempts) if decode else None
             if 300 <= status < 400:
                 location = redact(resp.headers.get("Location") or "nowhere", self._secrets)
@@ -307,6 +323,8 @@ class EngineClient(object):
                               may_have_landed=policy.may_have_landed(method, status=status))
             if status == 429:
                 self.rate_limited = error
+            if method not in READ_METHODS and error.may_have_landed:
+                self._landed_one()
             raise error
 
     def _decode(self, resp, method, shown, attempts):
@@ -394,20 +412,30 @@ class EngineClient(object):
         if kind == "loadbalancer":
             if given:
                 raise ValueError("the LoadBalancer list takes no filters, got %s" % ", ".join(k for k, _v in given))
-            return list(self.pages(path))
-        return list(self.pages(path, {"filters": urlencode(given)}))
+            return _listed(list(self.pages(path)), path)
+        return _listed(list(self.pages(path, {"filters": urlencode(given)})), path)
 
     def lbaas_get(self, kind, ident):
-        return self.request("GET", self.lbaas_path(kind, ident))
+        path = self.lbaas_path(kind, ident)
+        return _one_object(self.request("GET", path), "GET", path)
 
     def lbaas_get_many(self, kind, idents):
-        """Full objects for ``idents`` (concurrently, in order)."""
+        """Full objects for ``idents`` (concurrently, in order), leaving out those answered 404: the
+        identifiers come from a listing, and an object deleted since (late, or by a concurrent run) is gone,
+        not an error."""
         path = self.lbaas_path(kind)   # validates kind before any thread starts
-        return self.map(lambda ident: self.request("GET", path + "/" + _ident(ident)), idents)
+
+        def get(ident):
+            try:
+                return _one_object(self.request("GET", path + "/" + _ident(ident)), "GET", path + "/" + str(ident))
+            except NotFoundError:
+                return None
+        return [obj for obj in self.map(get, idents) if obj is not None]
 
     def lbaas_create(self, kind, body):
         """POST; returns the full new object (with its ``identifier``)."""
-        return self.request("POST", self.lbaas_path(kind), body=link_ids(body))
+        path = self.lbaas_path(kind)
+        return _one_object(self.request("POST", path, body=link_ids(body)), "POST", path)
 
     def lbaas_update(self, kind, ident, body):
         """PUT of the whole object, as go-anxcloud's generic client sends it (pkg/apis/lbaas/v1/helper.go,
@@ -415,7 +443,8 @@ class EngineClient(object):
         ``lbaas_get`` will do), links become identifier strings and ``"state": "0"`` is always set,
         because the Engine serialises updates with state 0 ("Updating") and deploys them only then.
         Returns the full object."""
-        return self.request("PUT", self.lbaas_path(kind, ident), body=update_body(body))
+        path = self.lbaas_path(kind, ident)
+        return _one_object(self.request("PUT", path, body=update_body(body)), "PUT", path, empty_ok=True)
 
     def lbaas_redeploy(self, kind, ident, body=None):
         """Asks the Engine to deploy the object again: the same full PUT with state "0", as the cloud
@@ -442,6 +471,16 @@ class EngineClient(object):
     def resource_get(self, ident):
         """The core resource: ``resource_type``, ``tags`` as ``[{identifier, name}]``, ..."""
         return self.request("GET", "%s/%s" % (RESOURCES, _ident(ident)))
+
+    def resource_get_listed(self, idents):
+        """``resource_get`` of each of ``idents`` (concurrently, in order), None for one answered 404: the
+        identifiers come from a listing, and a resource deleted since is gone, not an error."""
+        def get(ident):
+            try:
+                return self.resource_get(ident)
+            except NotFoundError:
+                return None
+        return self.map(get, idents)
 
     @staticmethod
     def tag_path(ident, tag):
@@ -615,6 +654,35 @@ def unwrap_page(body, path=None):
             return data.get("data") or [], dict((k, data.get(k)) for k in PAGE_KEYS)
     shape = type(body).__name__ if not isinstance(body, dict) else "object with keys %s" % ", ".join(sorted(body))
     raise UnexpectedResponseError("not a list answer (%s)" % shape, method="GET", path=path)
+
+
+def _one_object(body, method, path, empty_ok=False):
+    """An LBaaS object answer: a JSON object with an identifier. Anything else (a list, a page, an object
+    without identifier) fails naming the request, rather than deep inside the caller; a write answered so
+    was carried out, so it may have landed. ``empty_ok``: an empty answer (None) is passed on."""
+    if body is None and empty_ok:
+        return None
+    if isinstance(body, dict) and isinstance(body.get("identifier"), str) and body["identifier"].strip():
+        return body
+    raise UnexpectedResponseError("expected one object with an identifier, got %s" % _shape(body), method=method,
+                                  path=path, may_have_landed=method not in READ_METHODS)
+
+
+def _listed(items, path):
+    """List items must each carry an identifier (the callers read details by it)."""
+    for item in items:
+        if not (isinstance(item, dict) and isinstance(item.get("identifier"), str) and item["identifier"].strip()):
+            raise UnexpectedResponseError("expected list items with an identifier, got %s" % _shape(item),
+                                          method="GET", path=path)
+    return items
+
+
+def _shape(body):
+    if isinstance(body, dict):
+        return "an object with keys %s" % (", ".join(sorted(str(k) for k in body)) or "none")
+    if isinstance(body, list):
+        return "a list of %d item%s" % (len(body), "" if len(body) == 1 else "s")
+    return "nothing" if body is None else "a %s" % type(body).__name__
 
 
 def link_ids(body):

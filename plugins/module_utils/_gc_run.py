@@ -126,7 +126,7 @@ class GcRun(object):
         failed = dict(self.failed)
         removed = [removed_entry(a) for a in plan if a.owner not in failed]
         self.result.update(
-            changed=bool(removed),
+            changed=bool(removed) or reconciler.wrote,   # an owner that failed half-way was changed all the same
             removed=removed,
             kept=decision["kept"],
             skipped_items=decision["skipped"],
@@ -155,7 +155,10 @@ class GcRun(object):
         if p["load_balancers"] and self.scope is None:
             self.scope = self._resolve_scope(listing)
         ids = sorted(state.lbs)
-        state.lb_tags = dict(zip(ids, client.map(lambda i: tag_names(client.resource_get(i)), ids)))
+        resources = client.resource_get_listed(ids)
+        for ident in [i for i, r in zip(ids, resources) if r is None]:
+            state.lbs.pop(ident)   # deleted since the listing: nothing of anyone's is left on it
+        state.lb_tags = dict((i, tag_names(r)) for i, r in zip(ids, resources) if r is not None)
         found = set(owners_from_tags(names, prefix))
         marker_head = "%s-reconciled." % prefix
         for tags in state.lb_tags.values():
@@ -230,9 +233,11 @@ class GcRun(object):
         # Containment made children ours without reading their tags: read them now, so that an object that
         # also carries a live owner's tag is seen (the listing-based ones were confirmed by the plan).
         unread = [a.obj for a in snap.deletes if not a.obj.get("confirmed")]
-        resources = self.client.map(self.client.resource_get, [o["id"] for o in unread])
+        resources = self.client.resource_get_listed([o["id"] for o in unread])
+        gone = set(o["id"] for o, resource in zip(unread, resources) if resource is None)   # deleted since the listing
+        snap.deletes = [a for a in snap.deletes if a.obj["id"] not in gone]
         for obj, resource in zip(unread, resources):
-            obj["tags"] = tag_names(resource)
+            obj["tags"] = tag_names(resource) if resource is not None else []
             obj["confirmed"] = True
         snap.addresses = self._addresses(owner)
         return snap

@@ -39,9 +39,9 @@ def tag_names(resource):
 def owned_ids(client, kind, owner, prefix):
     """Identifiers of objects of ``kind`` carrying ``owner``'s tag, with their tags."""
     ids = [r["identifier"] for r in client.resources_by_tag(owner_tag(owner, prefix))]
-    resources = client.map(client.resource_get, ids)
+    resources = client.resource_get_listed(ids)
     return dict((r["identifier"], tag_names(r)) for r in resources
-                if (r.get("resource_type") or {}).get("identifier") == KINDS[kind].resource_type)
+                if r is not None and (r.get("resource_type") or {}).get("identifier") == KINDS[kind].resource_type)
 
 
 def tree(client, lb_id):

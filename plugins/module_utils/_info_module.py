@@ -65,8 +65,9 @@ class LbaasInfoModule(AnxcloudModule):
         if p["name"] is not None:
             objs = [o for o in objs if o["name"] == p["name"]]
         if p["owner"] and tags is None:   # addressed by id: keep it only if the owner's tag is on it
-            tags = dict((r["identifier"], tag_names(r)) for r in self.client.map(self.client.resource_get, [o["id"] for o in objs]))
+            tags = dict((r["identifier"], tag_names(r)) for r in self.client.resource_get_listed([o["id"] for o in objs])
+                        if r is not None)
             wanted = owner_tag(p["owner"], p["tag_prefix"])
-            objs = [o for o in objs if wanted in tags[o["id"]]]
+            objs = [o for o in objs if wanted in tags.get(o["id"], [])]   # one gone since its read is left out
         objs.sort(key=lambda o: (o["name"] or "", o["id"]))
         self.result[kind + "s"] = [render(o, tags.get(o["id"]) if tags is not None else None, p["tag_prefix"]) for o in objs]

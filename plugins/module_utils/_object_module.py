@@ -92,9 +92,13 @@ class LbaasObjectModule(AnxcloudModule):
         return {"kind": kind, "id": placeholder(kind, ref), "name": ref, "missing": True}
 
     def lookup(self, kind, ref, option, parent=None):
+        absent = self.params["state"] == "absent"
         if parent is not None and parent.get("missing"):
-            return self.missing(kind, ref, option)
-        found = find_one(self.client, kind, ref, parent=parent, option=option, missing_ok=self.check_mode)
+            return parent if parent.get("gone") else self.missing(kind, ref, option)
+        found = find_one(self.client, kind, ref, parent=parent, option=option, missing_ok=self.check_mode or absent)
+        if found is None and absent:
+            # Nothing to delete under a parent that is gone: a teardown run twice is ok the second time.
+            return {"kind": kind, "id": None, "name": ref, "missing": True, "gone": True}
         return found if found is not None else self.missing(kind, ref, option)
 
     def resolve_parent(self):
@@ -311,7 +315,15 @@ class LbaasObjectModule(AnxcloudModule):
             del out["id"]
         return out
 
+    def check_names(self):
+        """An empty name or parent reference cannot name anything: refused before any request."""
+        for option in ("name", "id", self.kind.parent, self.scope_option):
+            value = self.params.get(option) if option else None
+            if value is not None and not str(value).strip():
+                raise Failure("%s must not be empty" % option)
+
     def run(self):
+        self.check_names()
         check_tag_prefix(self.params["tag_prefix"])
         if self.params["owner"] is not None:
             check_owner(self.params["owner"])

@@ -41,6 +41,20 @@ def normalize_ip(value, option="address"):
         raise Failure("%s: '%s' is not a valid IP address" % (option, value))
 
 
+def one_host_ip(value, option="address"):
+    """``value`` (normalized by ``normalize_ip``) if it names one host. The unspecified address (0.0.0.0, ::)
+    means every address, and an IPv4-mapped IPv6 address (::ffff:a.b.c.d) would escape the comparison with
+    its IPv4 form (conflict checks, bind names by family): both are refused, naming ``option``."""
+    if value in (None, ""):
+        return value
+    ip = netaddr.IPAddress(value)
+    if ip.value == 0:
+        raise Failure("%s: '%s' is the unspecified address, which means every address; give one address" % (option, value))
+    if ip.version == 6 and ip.is_ipv4_mapped():
+        raise Failure("%s: '%s' is an IPv4-mapped IPv6 address; write the IPv4 address %s" % (option, value, ip.ipv4()))
+    return value
+
+
 def _str(value):
     return None if value is None else str(value)
 

@@ -239,8 +239,9 @@ class Applier(object):
             self._tag(action, action.id)
             return target
         if action.op == TAG:
+            # An adopted object is waited for like a created one: it may be in DeploymentError or still deploying.
             self._tag(action, action.id)
-            return None
+            return target
         if action.op == REDEPLOY:
             self.waiter.redeploy(target, action.obj)
             return target
@@ -425,6 +426,7 @@ class Reconciler(object):
         self.max_rounds = max_rounds
         self.waiter = waiter or Waiter(client, wait_timeout)
         self.observations = 0   # how many times this run looked at the Engine (a no-op and most writing runs: once)
+        self._written_before = None   # the client's count of writes when the first round began
 
     def run(self, observe, planner):
         def look():
@@ -443,6 +445,27 @@ class Reconciler(object):
             first_plan, before = plan, state.world
             if not plan and not plan.waits:
                 return Outcome(first_plan, before, before, False, 0)
+        self._written_before = self._writes()
+        try:
+            return self._apply_rounds(look, planner, state, plan, first_plan, before)
+        except (Failure, EngineError) as exc:
+            if self.wrote:
+                # Something was written before the failure: the task changed the Engine, and says what it was doing.
+                exc.partial_result = dict(changed=True, plan=first_plan.to_list())
+            raise
+
+    def _writes(self):
+        """The client's count of writes that landed or may have (a write the Engine refused changed nothing)."""
+        landed = getattr(self.client, "writes_landed", None)
+        return landed if isinstance(landed, int) else 0
+
+    @property
+    def wrote(self):
+        """Whether a write of this run may have changed the Engine since its first round began (leases taken
+        before it do not count)."""
+        return self._written_before is not None and self._writes() > self._written_before
+
+    def _apply_rounds(self, look, planner, state, plan, first_plan, before):
         rounds = 0
         interruptions = []
         while True:

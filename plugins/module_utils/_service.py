@@ -19,7 +19,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._durations import t
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._health_check import HTTP_CHECK, TCP_CHECK, render
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_name_part
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import normalize_ip
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import normalize_ip, one_host_ip
 
 # Parts of object names: no dots (they separate the parts), no spaces or slashes.
 NAME_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$")
@@ -119,7 +119,7 @@ def build(service):
         if address is None or not str(address).strip():
             # An empty template variable would make a wildcard bind that no conflict check sees.
             raise Failure("%s must not be empty (a bind without an address listens on every address)" % option)
-        canonical = normalize_ip(str(address).strip(), option)
+        canonical = one_host_ip(normalize_ip(str(address).strip(), option), option)
         family = "v6" if ":" in canonical else "v4"
         if canonical in addresses:
             raise Failure("addresses: %s is listed twice" % canonical)
@@ -142,7 +142,8 @@ def build(service):
         address = server.get("address")
         if address is None or not str(address).strip():
             raise Failure("%s.address must not be empty" % option)
-        servers.append((server_name, normalize_ip(str(address).strip(), option + ".address"), check))
+        servers.append((server_name, one_host_ip(normalize_ip(str(address).strip(), option + ".address"), option + ".address"),
+                        check))
 
     desired = Desired(suffix)
     for port in sorted(ports, key=lambda p: str(p.get("name") or p["port"])):

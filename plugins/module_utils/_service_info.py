@@ -59,7 +59,8 @@ def inventory(client, prefix, load_balancers=(), names=(), now=None):
     lb_names = dict((i["identifier"], i.get("name") or i["identifier"]) for i in listing)
     scope = scope_ids(listing, load_balancers) if load_balancers else None
     ids = sorted(lb_names)
-    lb_tags = dict(zip(ids, client.map(lambda i: tag_names(client.resource_get(i)), ids)))
+    # a load balancer deleted since the listing (None) has no tags left to report
+    lb_tags = dict((i, tag_names(r) if r is not None else []) for i, r in zip(ids, client.resource_get_listed(ids)))
     owners = find_owners(client, prefix, lb_tags)
     if names:
         owners = [o for o in owners if o in names]

@@ -60,14 +60,19 @@ class ServiceObserver(object):
         self.lb_listing = []
         self.listings = {}        # lb id -> frontend listing, reused for conflict detection
         self.children_seen = {}   # id of another owner's parent -> its children as read, for conflict detection
+        self.state = None         # the last observation, so a confirmation can drop what is gone from it
 
-    def resolve(self, refs):
-        """The load balancers by name or id, from one listing (kept to name the ones found later)."""
+    def resolve(self, refs, gone=None):
+        """The load balancers by name or id, from one listing (kept to name the ones found later).
+        ``gone`` (a list, state absent): a missing one is appended there as (index, ref), not a failure."""
         listing = self.lb_listing = self.client.lbaas_list("loadbalancer")
         found = []
         for index, ref in enumerate(refs):
             matches = [i for i in listing if i["identifier"] == ref] if looks_like_id(ref) else []
             matches = matches or [i for i in listing if i.get("name") == ref]
+            if not matches and gone is not None:
+                gone.append((index, ref))
+                continue
             if not matches:
                 raise Failure("load_balancers[%d]: no load balancer named '%s' exists" % (index, ref))
             if len(matches) > 1:
@@ -93,10 +98,12 @@ class ServiceObserver(object):
 
     def _read_tags(self, objs):
         """Exact tags of objects whose ownership a plan depends on (unlisted candidates, confirmations)."""
-        resources = self.client.map(self.client.resource_get, [o["id"] for o in objs])
+        resources = self.client.resource_get_listed([o["id"] for o in objs])
         for obj, resource in zip(objs, resources):
-            obj["tags"] = tag_names(resource)
+            obj["tags"] = tag_names(resource) if resource is not None else []
             obj["confirmed"] = True
+            if resource is None:
+                obj["gone"] = True   # deleted since it was read: nothing to write to
 
     def _listings(self, lb):
         """The load balancer's backend and frontend listings."""
@@ -129,13 +136,16 @@ class ServiceObserver(object):
             if what == "details":
                 return self._details(kind, arg, listed)
             if what == "tags":
-                return dict(zip(arg, client.map(lambda i: tag_names(client.resource_get(i)), arg)))
+                return dict(zip(arg, client.map(_or_none(client.resource_get), arg)))
             child = child_of[kind]
             ids = [i["identifier"] for i in client.lbaas_list(child, **{KINDS[child].parent: arg})]
             return self._details(child, ids, listed)
         results = client.map(run, jobs)
         parents = {"backend": results[0], "frontend": results[1]}
         tags = dict(results[2], **results[3])
+        gone = set(i for i, resource in tags.items() if resource is None)   # deleted since the listing
+        parents = dict((kind, [o for o in objs if o["id"] not in gone]) for kind, objs in parents.items())
+        tags = dict((i, tag_names(resource)) for i, resource in tags.items() if resource is not None)
         for obj in parents["backend"] + parents["frontend"]:
             if obj["id"] in tags:
                 obj["tags"] = tags[obj["id"]]
@@ -191,7 +201,8 @@ class ServiceObserver(object):
                     if obj["id"] not in seen:
                         target = observed.setdefault(lb_id, Observed(UNKNOWN_LB if lb_id is None else self._lb(lb_id)))
                         getattr(target, obj["kind"] + "s").append(obj)
-        return ServiceState(lbs, observed, lb_tags, extra)
+        self.state = ServiceState(lbs, observed, lb_tags, extra)
+        return self.state
 
     def _lb(self, lb_id):
         names = dict((i["identifier"], i.get("name")) for i in self.lb_listing)
@@ -232,7 +243,14 @@ class ServiceObserver(object):
         makes it not ours)."""
         todo = [o for o in objs if not o.get("confirmed")]
         self._read_tags(todo)
-        return [o for o in todo if o.get("listed") and self.tag not in o["tags"]]
+        gone = set(o["id"] for o in todo if o.get("gone"))
+        if gone and self.state is not None:   # the next plan of this observation no longer sees them
+            for obs in self.state.observed.values():
+                for kind in ("backends", "frontends", "binds", "servers"):
+                    setattr(obs, kind, [o for o in getattr(obs, kind) if o["id"] not in gone])
+            for ident in gone:
+                self.state.world.pop(ident, None)
+        return [o for o in todo if o.get("listed") and self.tag not in o["tags"] and o["id"] not in gone]
 
     def frontends_using(self, obs, backend_ids, ours):
         """Frontends on the load balancer outside ``ours`` whose default backend is one of ``backend_ids``
@@ -263,7 +281,9 @@ class ServiceObserver(object):
         if wanted is not None:
             wanted = set(wanted)
             binds = [b for b in binds if (b.get("address"), b.get("port")) in wanted]
-        tags = dict((r["identifier"], tag_names(r)) for r in client.map(client.resource_get, [b["id"] for b in binds]))
+        tags = dict((r["identifier"], tag_names(r)) for r in client.map(_or_none(client.resource_get), [b["id"] for b in binds])
+                    if r is not None)
+        binds = [b for b in binds if b["id"] in tags]   # a bind deleted since the listing holds nothing
         for bind in binds:
             bind["tags"] = tags.get(bind["id"], [])
         return [b for b in binds if self.tag not in b["tags"]]

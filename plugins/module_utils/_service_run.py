@@ -80,7 +80,10 @@ class ServiceRun(object):
             self.observer.lb_listing = lb_listing
             self.lbs = []
         else:
-            self.lbs = self.observer.resolve(p["load_balancers"])
+            gone = [] if p["state"] == "absent" else None   # nothing of the service can be left on a load balancer that is gone
+            self.lbs = self.observer.resolve(p["load_balancers"], gone)
+            for index, ref in gone or ():
+                self.warn("load_balancers[%d]: no load balancer named '%s' exists; nothing to remove there" % (index, ref))
         self.guard = ServiceGuard(self.client, p, self.desired, warn=self.warn)
         self.result["declaration_hash"] = self.guard.digest
         self.state = None

@@ -49,6 +49,7 @@ options:
     description:
       - Server timeout, milliseconds (V(30000)) or an HAProxy-style duration (V(30s), V(500ms), V(5m), V(1h)).
       - A bare number below 1000 is accepted with a warning, as it is most likely meant as seconds.
+      - At most 2147483647 milliseconds (about 24 days), the longest timeout HAProxy takes.
     type: raw
   owner:
     description:
@@ -73,6 +74,8 @@ options:
   state:
     description:
       - Whether the backend should exist.
+      - V(absent) is ok and unchanged when the backend, its parent or its load balancer does not exist, so a teardown
+        can run twice.
     type: str
     choices: [present, absent]
     default: present

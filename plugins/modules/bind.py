@@ -39,6 +39,8 @@ options:
   address:
     description:
       - The address to listen on. IPv6 addresses are compared in their canonical form.
+      - The unspecified addresses (V(0.0.0.0), V(::)) and IPv4-mapped IPv6 addresses (V(::ffff:a.b.c.d); write the
+        IPv4 address) are refused.
     type: str
   port:
     description:
@@ -77,6 +79,8 @@ options:
   state:
     description:
       - Whether the bind should exist.
+      - V(absent) is ok and unchanged when the bind, its parent or its load balancer does not exist, so a teardown
+        can run twice.
     type: str
     choices: [present, absent]
     default: present
@@ -148,7 +152,7 @@ plan:
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._object_module import (
     LbaasObjectModule, check_port, object_argument_spec)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import BIND
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import BIND, normalize_ip, one_host_ip
 
 
 class BindModule(LbaasObjectModule):
@@ -166,6 +170,7 @@ class BindModule(LbaasObjectModule):
 
     def validate(self):
         check_port(self.params)
+        one_host_ip(normalize_ip(self.params["address"], "address"), "address")
 
 
 def main():

@@ -45,6 +45,7 @@ options:
       - Client timeout, milliseconds (V(30000)) or an HAProxy-style duration (V(30s), V(500ms), V(5m), V(1h));
         sent to the Engine as a string of milliseconds.
       - A bare number below 1000 is accepted with a warning, as it is most likely meant as seconds.
+      - At most 2147483647 milliseconds (about 24 days), the longest timeout HAProxy takes.
     type: raw
   owner:
     description:
@@ -69,6 +70,8 @@ options:
   state:
     description:
       - Whether the frontend should exist.
+      - V(absent) is ok and unchanged when the frontend, its parent or its load balancer does not exist, so a teardown
+        can run twice.
     type: str
     choices: [present, absent]
     default: present

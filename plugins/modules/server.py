@@ -39,6 +39,7 @@ options:
   address:
     description:
       - The address traffic is sent to (the Engine's field C(ip)); the same name as O(anxcloud.lbaas.service#module:servers[].address).
+      - The unspecified addresses (V(0.0.0.0), V(::)) and IPv4-mapped IPv6 addresses are refused.
     type: str
     aliases: [ip]
   port:
@@ -75,6 +76,8 @@ options:
   state:
     description:
       - Whether the server should exist.
+      - V(absent) is ok and unchanged when the server, its parent or its load balancer does not exist, so a teardown
+        can run twice.
     type: str
     choices: [present, absent]
     default: present
@@ -144,7 +147,7 @@ plan:
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._object_module import (
     LbaasObjectModule, check_port, object_argument_spec)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import SERVER
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import SERVER, normalize_ip, one_host_ip
 
 
 class ServerModule(LbaasObjectModule):
@@ -162,6 +165,7 @@ class ServerModule(LbaasObjectModule):
 
     def validate(self):
         check_port(self.params)
+        one_host_ip(normalize_ip(self.params["address"], "address"), "address")
 
 
 def main():

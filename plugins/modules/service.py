@@ -110,6 +110,7 @@ options:
           - Backend server timeout; unset when left out.
           - Milliseconds (V(30000)) or an HAProxy-style duration (V(30s), V(500ms), V(5m), V(1h)). A bare number
             below 1000 is accepted with a warning, as it is most likely meant as seconds.
+          - At most 2147483647 milliseconds (about 24 days), the longest timeout HAProxy takes.
         type: raw
       client_timeout:
         description:
@@ -125,7 +126,8 @@ options:
   addresses:
     description:
       - External addresses the service listens on; at most one IPv4 and one IPv6 address.
-      - An empty entry is refused (a bind without an address would listen on every address).
+      - An empty entry is refused (a bind without an address would listen on every address), and so are the
+        unspecified addresses (V(0.0.0.0), V(::)) and IPv4-mapped IPv6 addresses (V(::ffff:a.b.c.d); write the IPv4 address).
     type: list
     elements: str
     default: []
@@ -170,6 +172,8 @@ options:
   state:
     description:
       - V(present) reconciles the service; V(absent) deletes every object carrying its owner tag.
+      - With V(absent), a load balancer of O(load_balancers) that does not exist is skipped with a warning (nothing
+        of the service can be left there); with V(present) it fails the run.
     type: str
     choices: [present, absent]
     default: present

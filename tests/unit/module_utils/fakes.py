@@ -77,6 +77,9 @@ class FakeClient(object):
         self.tags.setdefault(ident, set()).add(tag)
         self.entities.setdefault(tag, "%032x" % (10 ** 6 + len(self.entities)))
 
+    def resource_get_listed(self, idents):
+        return [self.resource_get(i) if i in self.objects or i in self.tags else None for i in idents]
+
     def resource_tags(self, ident):
         return [t["name"] for t in self.resource_get(ident)["tags"]]
 
