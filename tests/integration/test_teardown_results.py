@@ -96,8 +96,8 @@ def test_an_adopted_object_in_deployment_error_is_redeployed_then_fails_clearly(
     assert len(play.records) == 2, play
     result = play[0]
     assert play.failed(0) and result["changed"] is True, result
-    assert result["msg"] == ("backend '80.web' (%s) failed to deploy (DeploymentError) again after a redeploy request"
-                             % failed_twice)
+    assert result["msg"] == ("backend '80.web' (%s) failed to deploy (DeploymentError) again after a redeploy request: "
+                             "the Engine gives no reason; its fields: mode=tcp" % failed_twice)
     assert [(a["action"], a["reason"]) for a in result["plan"]] == [("tag", "owner tag missing")]
     redeploys = [e for e in writes_of(play, engine, 0) if e["method"] == "PUT"]
     assert len(redeploys) == 1 and redeploys[0]["body"]["state"] == "0" and failed_twice in redeploys[0]["path"]
