@@ -10,6 +10,7 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._predictions import PredictedEngine, Predictions
 
 try:
     from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine import (
@@ -90,7 +91,6 @@ class AnxcloudModule(object):
         self.predictions = None
         if self.predicts and self.check_mode and self.params.get("check_mode_predictions") is not None:
             # Check mode only: observe the Engine as the play's earlier check-mode tasks predicted it.
-            from ansible_collections.anxcloud.lbaas.plugins.module_utils._predictions import Predictions, PredictedEngine
             self.predictions = Predictions(self.params["check_mode_predictions"], self.params["api_url"])
             self.client = PredictedEngine(self.client, self.predictions)
 

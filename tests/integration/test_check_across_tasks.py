@@ -7,6 +7,8 @@ see what earlier ones predicted (the collection's action plugin carries the pred
 fact), so a teardown in dependency order, a release after the service that used the address, and
 allocations in a loop predict what the real run does instead of failing or colliding.
 """
+import json
+
 import yaml
 
 from localengine.testing import MUTATING
@@ -42,15 +44,16 @@ def writes(engine):
     return [(e["method"], e["path"]) for e in engine.requests()["log"] if e["method"] in MUTATING]
 
 
-def check_then_real(ansible, engine, tasks):
+def check_then_real(ansible, engine, tasks, play=None):
     """The play with --check --diff (nothing written, nothing changed), then for real; both runs."""
     before = state(engine)
     engine.reset_requests()
-    check = ansible.run(tasks, check=True, diff=True)
+    check = ansible.run(tasks, check=True, diff=True, play=play)
     assert check.rc == 0 and not any(r["status"] == "failed" for r in check.records), check
     assert writes(engine) == []
     assert state(engine) == before
-    real = ansible.run(tasks, diff=True)
+    assert engine.token not in json.dumps(check.records)
+    real = ansible.run(tasks, diff=True, play=play)
     assert real.rc == 0 and not any(r["status"] == "failed" for r in real.records), real
     assert len(check.records) == len(real.records)
     for record in real.records:   # a real run records nothing
@@ -161,17 +164,31 @@ def test_service_absent_then_release_its_address(engine, ansible):
     assert not [o for o in es.snapshot(engine).values() if "anxlb-svc=shop" in o["tags"]]
 
 
-def test_addresses_in_a_loop(engine, ansible):
+def test_addresses_in_a_loop(engine, ansible, tmp_path, monkeypatch):
     """(c) ip_address in a loop over two owners of one pool: the second item knows the first one's
-    predicted allocation, so check mode predicts two different addresses, the ones the real run takes."""
-    tasks = [{"anxcloud.lbaas.ip_address": {"pool": ["anxlb-pool=demo"], "owner": "{{ item }}", "family": "v4"},
-              "loop": ["one", "two"]}]
-    check, real = check_then_real(ansible, engine, tasks)
+    predicted allocation, so check mode predicts two different addresses, the ones the real run takes.
+
+    The pool comes from module_defaults of the action group (through the action plugin), and the facts
+    are kept in a persistent cache: a second playbook run must not start from the first one's predictions."""
+    cache = tmp_path / "facts"
+    monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN", "jsonfile")
+    monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN_CONNECTION", str(cache))
+    monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN_TIMEOUT", "3600")
+    play = {"module_defaults": {"group/anxcloud.lbaas.lbaas": {"pool": ["anxlb-pool=demo"], "family": "v4"}}}
+    tasks = [{"anxcloud.lbaas.ip_address": {"owner": "{{ item }}"}, "loop": ["one", "two"]}]
+    first = ansible.run(tasks, check=True, play=play)
+    assert first.rc == 0, first
+    cached = json.loads((cache / "localhost").read_text())[FACT]
+    assert [a["owner"] for r in cached["records"] for a in r["allocated"]] == ["one", "two"]
+
+    check, real = check_then_real(ansible, engine, tasks, play=play)
     predicted = [r["addresses"][0]["address"] for r in check[0]["results"]]
     taken = [r["addresses"][0]["address"] for r in real[0]["results"]]
+    assert predicted == [r["addresses"][0]["address"] for r in first[0]["results"]]   # not the cached ones
     assert len(set(predicted)) == 2
     assert predicted == taken
     for one, two in zip(check[0]["results"], real[0]["results"]):
         same_plan(one, two)
+        assert side(one, "after") == side(two, "after")
     stored = addresses(engine)
     assert [stored[a][0] for a in taken] == ["anxcloud.lbaas: one", "anxcloud.lbaas: two"]
