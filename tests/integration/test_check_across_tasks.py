@@ -61,6 +61,14 @@ def check_then_real(ansible, engine, tasks, play=None):
     return check, real
 
 
+def cached_facts(cache):
+    """localhost's facts in a jsonfile fact cache (ansible-core 2.19 names the file s1_localhost and
+    wraps the facts in a JSON text under __payload__)."""
+    (path,) = [p for p in cache.iterdir() if p.name.endswith("localhost")]
+    data = json.loads(path.read_text())
+    return json.loads(data["__payload__"]) if "__payload__" in data else data
+
+
 def same_plan(check, real, ids=None):
     """Check mode's plan equals the real run's, creates compared without their (placeholder) ids; ``ids``
     maps the placeholders check mode links to onto the identifiers the real run created."""
@@ -178,7 +186,7 @@ def test_addresses_in_a_loop(engine, ansible, tmp_path, monkeypatch):
     tasks = [{"anxcloud.lbaas.ip_address": {"owner": "{{ item }}"}, "loop": ["one", "two"]}]
     first = ansible.run(tasks, check=True, play=play)
     assert first.rc == 0, first
-    cached = json.loads((cache / "localhost").read_text())[FACT]
+    cached = cached_facts(cache)[FACT]
     assert [a["owner"] for r in cached["records"] for a in r["allocated"]] == ["one", "two"]
 
     check, real = check_then_real(ansible, engine, tasks, play=play)
