@@ -7,7 +7,7 @@ __metaclass__ = type
 
 
 class ModuleDocFragment(object):
-    # Check mode across the tasks of a play (plugins/action/check_predictions.py, module_utils/_predictions.py).
+    # Check mode across the tasks of a play (plugin_utils/_check_predictions.py, module_utils/_predictions.py).
     DOCUMENTATION = r"""
 options:
   check_mode_predictions:
@@ -23,7 +23,7 @@ options:
     elements: dict
 attributes:
   action:
-    description: Runs through the collection's action plugin C(anxcloud.lbaas.check_predictions), which carries
-      check mode predictions from task to task on the controller.
+    description: Runs through an action plugin of the same name, which carries check mode predictions from task
+      to task on the controller.
     support: full
 """

@@ -10,8 +10,8 @@ __metaclass__ = type
 In a real run a task sees what the tasks before it did, because they did it. In check mode nothing
 is done, so a task would see the Engine as it was before the play: a frontend whose binds an earlier
 task removed still "has" them, an address an earlier task allocated is still free. The collection's
-action plugin (``plugins/action/check_predictions.py``) therefore keeps, per host and per Engine, the
-predictions of the play's check-mode tasks so far and hands them to each module (option
+action plugins (``plugin_utils/_check_predictions.py``) therefore keep, per host and per Engine, the
+predictions of the play's check-mode tasks so far and hand them to each module (option
 ``check_mode_predictions``, internal). The module then observes through ``PredictedEngine``: the real
 client for every read, with the predictions laid over each answer, one overlay per endpoint kind:
 
@@ -31,6 +31,11 @@ recorded: object fields, tags and addresses, keyed by the Engine URL without any
 """
 
 import copy
+
+try:
+    import netaddr
+except ImportError:  # pragma: no cover - reported by the module base class
+    netaddr = None
 
 try:
     from urllib.parse import urlsplit
@@ -321,5 +326,5 @@ def _matches(obj, given):
 def _address_of(summary):
     try:
         return canonical(summary.get("name"))
-    except Exception:   # pylint: disable=broad-except - not an address: it cannot be the one allocated
-        return None
+    except (netaddr.AddrFormatError, ValueError, TypeError):
+        return None   # not an address: it cannot be the one allocated

@@ -5,12 +5,12 @@
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
-"""The action plugin of the collection's writing modules: check mode predicts across the tasks of a play.
+"""The action of the collection's writing modules: check mode predicts across the tasks of a play.
 
-meta/runtime.yml routes the modules that write (backend, frontend, bind, server, service, ip_address)
-here (``plugin_routing: modules: <name>: action_plugin``); it runs the module as the ``normal``
-action would, and in check mode also carries the predictions of the run's earlier check-mode tasks
-to it and the module's own predictions back:
+Each module that writes (backend, frontend, bind, server, service, ip_address) has an action plugin
+of its name in plugins/action/ that is this class. It runs the module as the ``normal`` action
+would, and in check mode also carries the predictions of the run's earlier check-mode tasks to it
+and the module's own predictions back:
 
 * in check mode the module gets what was recorded for this host in this playbook run (option
   ``check_mode_predictions``), observes the Engine with it laid over (module_utils/_predictions.py)
@@ -63,13 +63,13 @@ def plain(value):
     return str(value)
 
 
-class ActionModule(ActionBase):
+class PredictingAction(ActionBase):
 
     _supports_check_mode = True
     _supports_async = True
 
     def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
+        result = super(PredictingAction, self).run(tmp, task_vars)
         del tmp  # tmp no longer has any effect
         task_vars = task_vars or {}
         wrap_async = self._task.async_val and not self._connection.has_native_async
