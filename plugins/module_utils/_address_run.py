@@ -19,6 +19,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_plan impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._predictions import record
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import Reconciler
 
 
@@ -75,6 +76,7 @@ class AddressRun(object):
             self.observer.resolve_pools((p["range_start"], p["range_end"], p["exclude"]))
         reconciler = Reconciler(self.client, self.check_mode, applier=self._applier)
         outcome = reconciler.run(self.observe, self.plan)
+        record(self.client, outcome)   # check mode: what later tasks of the play see
         order = self.state.prefix_order
         after = [entry(o) for o in sorted(outcome.after.values(), key=sort_key(order))]
         self.result.update(changed=outcome.changed, plan=outcome.plan.to_list(), addresses=after)

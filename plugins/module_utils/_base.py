@@ -11,6 +11,7 @@ from ansible.module_utils.basic import env_fallback, missing_required_lib
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._arguments import ArgumentsModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._predictions import PredictedEngine, Predictions
 
 try:
     from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine import (
@@ -48,6 +49,11 @@ def engine_argument_spec():
     )
 
 
+def predictions_argument_spec():
+    """The internal option of doc fragment anxcloud.lbaas.predictions (set by the collection's action plugin)."""
+    return dict(check_mode_predictions=dict(type="list", elements="dict"))
+
+
 def wait_argument_spec():
     """Options of doc fragment anxcloud.lbaas.wait."""
     return dict(
@@ -67,6 +73,7 @@ class AnxcloudModule(object):
     argument_spec = {}
     module_kwargs = {}
     wait_options = False
+    predicts = False        # takes and returns check mode predictions across tasks (_predictions.py)
 
     def __init__(self, module):
         self.module = module
@@ -82,12 +89,19 @@ class AnxcloudModule(object):
             max_workers=self.params["api_concurrency"],
             allow_insecure_http=self.params["allow_insecure_http"],
         )
+        self.predictions = None
+        if self.predicts and self.check_mode and self.params.get("check_mode_predictions") is not None:
+            # Check mode only: observe the Engine as the play's earlier check-mode tasks predicted it.
+            self.predictions = Predictions(self.params["check_mode_predictions"], self.params["api_url"])
+            self.client = PredictedEngine(self.client, self.predictions)
 
     @classmethod
     def full_argument_spec(cls):
         spec = engine_argument_spec()
         if cls.wait_options:
             spec.update(wait_argument_spec())
+        if cls.predicts:
+            spec.update(predictions_argument_spec())
         spec.update(cls.argument_spec)
         return spec
 
@@ -126,6 +140,8 @@ class AnxcloudModule(object):
             result = dict(instance.result) if instance is not None else {}
             result.update(failure)
             module.fail_json(**result)
+        if instance.predictions is not None:
+            instance.result["check_mode_predictions"] = instance.predictions.dump()   # the action plugin keeps them
         module.exit_json(**instance.result)
 
     def run(self):  # pragma: no cover - abstract

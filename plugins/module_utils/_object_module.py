@@ -20,6 +20,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lookup import LABELS, describe, find_by_name, find_one
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import (
     foreign_tags, owner_from_tags, owner_tag, state_class)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._predictions import record
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import (
     CREATE, DELETE, REDEPLOY, TAG, UPDATE, Action, Plan, Reconciler, placeholder)
 
@@ -58,6 +59,7 @@ class ObjectState(object):
 
 class LbaasObjectModule(AnxcloudModule):
     kind = None             # a Kind from _objects
+    predicts = True
     scope_option = None     # option naming the load balancer a parent is looked up in (bind, server)
     wait_options = True
     module_kwargs = dict(required_one_of=[("name", "id")])
@@ -336,6 +338,7 @@ class LbaasObjectModule(AnxcloudModule):
         reconciler = Reconciler(self.client, self.check_mode, wait=self.params["wait"],
                                 wait_timeout=self.params["wait_timeout"])
         outcome = reconciler.run(self.observe, self.plan)
+        record(self.client, outcome)   # check mode: what later tasks of the play see
         predicted = outcome.plan.predict(outcome.before)
         before = next(iter(outcome.before.values()), None)
         after = next(iter(outcome.after.values()), None)

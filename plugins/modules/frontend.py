@@ -80,6 +80,7 @@ extends_documentation_fragment:
   - anxcloud.lbaas.wait
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup
+  - anxcloud.lbaas.predictions
 attributes:
   check_mode:
     support: full

@@ -123,6 +123,7 @@ extends_documentation_fragment:
   - anxcloud.lbaas.engine
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup
+  - anxcloud.lbaas.predictions
 attributes:
   check_mode:
     support: full
@@ -205,6 +206,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import Anxclo
 
 
 class IpAddressModule(AnxcloudModule):
+    predicts = True
     argument_spec = dict(
         pool=dict(type="list", elements="str"),
         owner=dict(type="str", required=True),

@@ -182,6 +182,7 @@ extends_documentation_fragment:
   - anxcloud.lbaas.wait
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup
+  - anxcloud.lbaas.predictions
 attributes:
   check_mode:
     support: full
@@ -271,6 +272,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_run import
 
 
 class ServiceModule(AnxcloudModule):
+    predicts = True
     wait_options = True
     argument_spec = dict(
         name=dict(type="str", required=True),

@@ -1,0 +1,29 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+
+class ModuleDocFragment(object):
+    # Check mode across the tasks of a play (plugin_utils/_check_predictions.py, module_utils/_predictions.py).
+    DOCUMENTATION = r"""
+options:
+  check_mode_predictions:
+    description:
+      - Internal, do not set. The collection's action plugin fills it in check mode with what the play's
+        earlier check-mode tasks on this host predicted (objects deleted or created, addresses allocated or
+        released), so that this task predicts from the world they left, as a real run would find it.
+        Any value given in a task is dropped.
+      - The module returns its own predictions back to the action plugin, which keeps them for the rest of
+        the playbook run as the host fact C(anxcloud_lbaas_predictions). A task of the collection that runs
+        for real clears them.
+    type: list
+    elements: dict
+attributes:
+  action:
+    description: Runs through an action plugin of the same name, which carries check mode predictions from task
+      to task on the controller.
+    support: full
+"""

@@ -1,0 +1,202 @@
+"""Check mode predicts across the tasks of a play (issue 18, point 4): a play run with --check --diff
+writes nothing, leaves the Engine as it was, and predicts per task exactly what the same play then
+does for real, read back from the Engine.
+
+Each scenario is one play, run twice: --check --diff, then for real. Later tasks of the check run
+see what earlier ones predicted (the collection's action plugin carries the predictions as a host
+fact), so a teardown in dependency order, a release after the service that used the address, and
+allocations in a loop predict what the real run does instead of failing or colliding.
+"""
+import json
+
+import yaml
+
+from localengine.testing import MUTATING
+
+from . import engine_state as es
+
+V4 = "0a11ce11000000000000000000000001"   # 127.0.10.0/24, tagged anxlb-pool=demo (seeds/default.yml)
+FACT = "anxcloud_lbaas_predictions"
+
+
+def side(result, which):
+    s = result["diff"][which]
+    return yaml.safe_load(s) if isinstance(s, str) else s
+
+
+def addresses(engine, prefix=V4):
+    """The prefix's address objects as {address: (description, status)} (status shows a release)."""
+    resp = engine.api("GET", "/api/ipam/v1/address/filtered.json", params={"prefix": prefix, "page": 1, "limit": 1000})
+    resp.raise_for_status()
+    out = {}
+    for summary in resp.json()["data"]["data"]:
+        full = engine.api("GET", "/api/ipam/v1/address.json/" + summary["identifier"]).json()
+        out[summary["name"]] = (summary.get("description_customer"), full.get("status"))
+    return out
+
+
+def state(engine):
+    """Everything a play here may change: LBaaS objects with their tags, and the pool's addresses."""
+    return es.snapshot(engine), addresses(engine)
+
+
+def writes(engine):
+    return [(e["method"], e["path"]) for e in engine.requests()["log"] if e["method"] in MUTATING]
+
+
+def check_then_real(ansible, engine, tasks, play=None):
+    """The play with --check --diff (nothing written, nothing changed), then for real; both runs."""
+    before = state(engine)
+    engine.reset_requests()
+    check = ansible.run(tasks, check=True, diff=True, play=play)
+    assert check.rc == 0 and not any(r["status"] == "failed" for r in check.records), check
+    assert writes(engine) == []
+    assert state(engine) == before
+    assert engine.token not in json.dumps(check.records)
+    real = ansible.run(tasks, diff=True, play=play)
+    assert real.rc == 0 and not any(r["status"] == "failed" for r in real.records), real
+    assert len(check.records) == len(real.records)
+    for record in real.records:   # a real run records nothing
+        assert FACT not in (record["result"].get("ansible_facts") or {})
+    return check, real
+
+
+def cached_facts(cache):
+    """localhost's facts in a jsonfile fact cache (ansible-core 2.19 names the file s1_localhost and
+    wraps the facts in a JSON text under __payload__)."""
+    (path,) = [p for p in cache.iterdir() if p.name.endswith("localhost")]
+    data = json.loads(path.read_text())
+    return json.loads(data["__payload__"]) if "__payload__" in data else data
+
+
+def same_plan(check, real, ids=None):
+    """Check mode's plan equals the real run's, creates compared without their (placeholder) ids; ``ids``
+    maps the placeholders check mode links to onto the identifiers the real run created."""
+    def plain(plan):
+        return [dict(a, id=None) if a["action"] in ("create", "allocate") else a for a in plan]
+    text = yaml.safe_dump(plain(check["plan"]))
+    for placeholder, ident in (ids or {}).items():
+        text = text.replace(placeholder, ident)
+    assert yaml.safe_load(text) == plain(real["plan"])
+    assert check["changed"] == real["changed"]
+
+
+def obj(kind, name, owner="web", **args):
+    return {"name": "%s %s absent" % (kind, name),
+            "anxcloud.lbaas.%s" % kind: dict(args, name=name, owner=owner, state="absent")}
+
+
+def seed_service(engine, owner="web", address="127.0.10.9"):
+    """A service's four objects on lb1, tagged as the service module tags them; their ids by kind."""
+    lb = es.lb_id(engine)
+    suffix = "80.%s" % owner
+    ids = {"backend": es.create(engine, "backend", name=suffix, mode="tcp", load_balancer=lb)}
+    ids["frontend"] = es.create(engine, "frontend", name=suffix, mode="tcp", load_balancer=lb, default_backend=ids["backend"])
+    ids["bind"] = es.create(engine, "bind", name="v4." + suffix, frontend=ids["frontend"], address=address, port=80)
+    ids["server"] = es.create(engine, "server", name="n1." + suffix, backend=ids["backend"], ip="127.0.0.2", port=8080,
+                              check="enabled")
+    for ident in ids.values():
+        es.tag(engine, ident, "anxlb-svc=%s" % owner)
+    return ids
+
+
+def test_teardown_in_dependency_order(engine, ansible):
+    """(a) bind, frontend, server, backend absent, one task each: the frontend task knows the bind task
+    predicted its delete, the backend task that the frontend and server are gone."""
+    ids = seed_service(engine)
+    tasks = [obj("bind", "v4.80.web", load_balancer="lb1", frontend="80.web"),
+             obj("frontend", "80.web", load_balancer="lb1"),
+             obj("server", "n1.80.web", load_balancer="lb1", backend="80.web"),
+             obj("backend", "80.web", load_balancer="lb1")]
+    check, real = check_then_real(ansible, engine, tasks)
+    for index, kind in enumerate(("bind", "frontend", "server", "backend")):
+        assert check[index]["plan"] == [dict(check[index]["plan"][0], action="delete", type=kind, id=ids[kind])]
+        assert check[index][kind] == {}
+        assert side(check[index], "after") == {} and side(check[index], "before")["name"]
+        same_plan(check[index], real[index])
+        assert side(check[index], "before") == side(real[index], "before")
+        assert side(check[index], "after") == side(real[index], "after")
+    left = es.snapshot(engine)
+    assert not set(ids.values()) & set(left)
+
+
+def test_create_then_children_in_check_mode(engine, ansible):
+    """A backend and frontend created in check mode, then a bind and a server under them: the later
+    tasks find the predicted parents (no "predicting as if" warning) and plan what the real run does."""
+    tasks = [
+        {"anxcloud.lbaas.backend": {"load_balancer": "lb1", "name": "80.new", "mode": "tcp", "owner": "new"}},
+        {"anxcloud.lbaas.frontend": {"load_balancer": "lb1", "name": "80.new", "mode": "tcp", "default_backend": "80.new",
+                                     "owner": "new"}},
+        {"anxcloud.lbaas.bind": {"load_balancer": "lb1", "frontend": "80.new", "name": "v4.80.new", "address": "127.0.10.8",
+                                 "port": 80, "owner": "new"}},
+        {"anxcloud.lbaas.server": {"load_balancer": "lb1", "backend": "80.new", "name": "n1.80.new", "ip": "127.0.0.3",
+                                   "port": 8080, "owner": "new"}},
+        # the same frontend again: it exists after the create above, so nothing to do
+        {"anxcloud.lbaas.frontend": {"load_balancer": "lb1", "name": "80.new", "mode": "tcp", "owner": "new"}},
+    ]
+    check, real = check_then_real(ansible, engine, tasks)
+    ids = dict((check[i][kind]["id"], real[i][kind]["id"]) for i, kind in enumerate(("backend", "frontend")))
+    for index in range(len(tasks)):
+        assert not check[index].get("warnings"), check[index]
+        same_plan(check[index], real[index], ids)
+    assert check[2]["bind"]["frontend"] == check[1]["frontend"]["id"] == "(new frontend 80.new)"
+    assert check[1]["frontend"]["default_backend"] == check[0]["backend"]["id"]
+    assert check[4]["changed"] is False and real[4]["changed"] is False
+    stored = es.by_name(engine, "bind")["v4.80.new"]
+    assert stored["frontend"]["identifier"] == real[1]["frontend"]["id"]
+
+
+def test_service_absent_then_release_its_address(engine, ansible):
+    """(b) the service goes, then its address is released: the release knows the service's binds are
+    predicted gone."""
+    setup = ansible.run([
+        {"anxcloud.lbaas.ip_address": {"pool": ["anxlb-pool=demo"], "owner": "shop", "family": "v4"}, "register": "ip"},
+        {"anxcloud.lbaas.service": {"name": "shop", "load_balancers": ["lb1"], "ports": [{"port": 443}],
+                                    "addresses": ["{{ ip.addresses[0].address }}"],
+                                    "servers": [{"name": "n1", "address": "127.0.0.4"}]}},
+    ])
+    assert setup.rc == 0, setup
+    ip = setup[0]["addresses"][0]["address"]
+    tasks = [
+        {"anxcloud.lbaas.service": {"name": "shop", "load_balancers": ["lb1"], "state": "absent"}},
+        {"anxcloud.lbaas.ip_address": {"owner": "shop", "state": "absent"}},
+    ]
+    check, real = check_then_real(ansible, engine, tasks)
+    for index in range(2):
+        same_plan(check[index], real[index])
+        assert side(check[index], "after") == side(real[index], "after")
+    assert sorted(a["type"] for a in check[0]["plan"]) == ["backend", "bind", "frontend", "server"]
+    assert check[1]["plan"] == [dict(check[1]["plan"][0], action="release", address=ip)]
+    assert check[1]["addresses"] == real[1]["addresses"] == []
+    assert ip not in [a for a, (desc, status) in addresses(engine).items() if status != "Marked for deletion"]
+    assert not [o for o in es.snapshot(engine).values() if "anxlb-svc=shop" in o["tags"]]
+
+
+def test_addresses_in_a_loop(engine, ansible, tmp_path, monkeypatch):
+    """(c) ip_address in a loop over two owners of one pool: the second item knows the first one's
+    predicted allocation, so check mode predicts two different addresses, the ones the real run takes.
+
+    The pool comes from module_defaults of the action group (through the action plugin), and the facts
+    are kept in a persistent cache: a second playbook run must not start from the first one's predictions."""
+    cache = tmp_path / "facts"
+    monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN", "jsonfile")
+    monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN_CONNECTION", str(cache))
+    monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN_TIMEOUT", "3600")
+    play = {"module_defaults": {"group/anxcloud.lbaas.lbaas": {"pool": ["anxlb-pool=demo"], "family": "v4"}}}
+    tasks = [{"anxcloud.lbaas.ip_address": {"owner": "{{ item }}"}, "loop": ["one", "two"]}]
+    first = ansible.run(tasks, check=True, play=play)
+    assert first.rc == 0, first
+    cached = cached_facts(cache)[FACT]
+    assert [a["owner"] for r in cached["records"] for a in r["allocated"]] == ["one", "two"]
+
+    check, real = check_then_real(ansible, engine, tasks, play=play)
+    predicted = [r["addresses"][0]["address"] for r in check[0]["results"]]
+    taken = [r["addresses"][0]["address"] for r in real[0]["results"]]
+    assert predicted == [r["addresses"][0]["address"] for r in first[0]["results"]]   # not the cached ones
+    assert len(set(predicted)) == 2
+    assert predicted == taken
+    for one, two in zip(check[0]["results"], real[0]["results"]):
+        same_plan(one, two)
+        assert side(one, "after") == side(two, "after")
+    stored = addresses(engine)
+    assert [stored[a][0] for a in taken] == ["anxcloud.lbaas: one", "anxcloud.lbaas: two"]

@@ -1,0 +1,309 @@
+"""Check mode predictions across tasks (module_utils/_predictions.py): what a plan records, and how the
+predicting view lays the records over each kind of observation, with the real observation code on top."""
+import json
+
+import pytest
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_observe import AddressObserver, binds_using
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_plan import (
+    ADOPT, ALLOCATE, RELEASE, AddressAction, AddressPlan, flat, plan_owner, placeholder as address_placeholder)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import DELETING, Prefix
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._predictions import (
+    Predictions, PredictedEngine, engine_key, record)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import CREATE, DELETE, UPDATE, Action, Outcome, Plan
+
+URL = "http://127.0.0.1:8080"
+LB = "0a11ba1a000000000000000000000001"
+PREFIX = "0a11ce11000000000000000000000001"
+RESOURCE_TYPES = {"backend": "33164a3066a04a52be43c607f0c5dd8c", "frontend": "da9d14b9d95840c08213de67f9cee6e2",
+                  "bind": "bd24def982aa478fb3352cb5f49aab47", "server": "01f321a4875446409d7d8469503a905f"}
+DEPLOYED = {"id": "3", "title": "Deployed", "type": 1}
+
+
+class Engine(object):
+    """Just enough of EngineClient's reads, in memory; every call is recorded, writes are not offered."""
+
+    def __init__(self):
+        self.lbaas = {}        # id -> (kind, engine object)
+        self.tags = {}         # id -> [tag names]
+        self.addresses = {}    # id -> address object (with prefix and status)
+        self.calls = []
+
+    def add(self, kind, ident, name, tags=(), **fields):
+        self.lbaas[ident] = (kind, dict(fields, identifier=ident, name=name, state=dict(DEPLOYED)))
+        self.tags[ident] = list(tags)
+        return ident
+
+    def add_address(self, ident, ip, description="", status="Active", role="Default", tags=()):
+        self.addresses[ident] = {"identifier": ident, "name": ip, "description_customer": description, "role_text": role,
+                                 "rdns_name": "", "prefix": PREFIX, "status": status}
+        self.tags[ident] = list(tags)
+
+    def map(self, fn, items):
+        return [fn(i) for i in items]
+
+    @staticmethod
+    def lbaas_path(kind):
+        return "/api/LBaaS/v1/%s.json" % kind
+
+    def lbaas_list(self, kind, **filters):
+        self.calls.append(("list", kind, tuple(sorted(filters.items()))))
+        return [{"identifier": i, "name": o["name"]} for i, (k, o) in sorted(self.lbaas.items())
+                if k == kind and all(o.get(f) == v for f, v in filters.items() if v is not None)]
+
+    def lbaas_get(self, kind, ident):
+        self.calls.append(("get", kind, ident))
+        if ident not in self.lbaas or self.lbaas[ident][0] != kind:
+            raise NotFoundError("gone", status=404, method="GET", path="/x")
+        return dict(self.lbaas[ident][1])
+
+    def lbaas_get_many(self, kind, idents):
+        return [self.lbaas_get(kind, i) for i in idents]
+
+    def resources_by_tag(self, tag):
+        return [{"identifier": i, "name": None} for i, tags in sorted(self.tags.items()) if tag in tags]
+
+    def resource_get(self, ident):
+        if ident not in self.tags:
+            raise NotFoundError("gone", status=404, method="GET", path="/x")
+        kind = self.lbaas.get(ident, (None,))[0]
+        return {"identifier": ident, "tags": [{"name": t} for t in self.tags[ident]],
+                "resource_type": {"identifier": RESOURCE_TYPES.get(kind)}}
+
+    def address_list(self, prefix=None, version=None, search=None, status=None):
+        return [dict((k, a[k]) for k in ("identifier", "name", "description_customer", "role_text", "rdns_name"))
+                for a in self.addresses.values()
+                if prefix in (None, a["prefix"]) and (search or "") in a["name"] and status in (None, a["status"])]
+
+    def address_get(self, ident):
+        return dict(self.addresses[ident])
+
+    def prefix_list(self, search=None):
+        return [{"identifier": PREFIX, "name": "127.0.10.0/24"}]
+
+
+def service(engine, owner="web", address="127.0.10.9"):
+    """A service's four objects on the load balancer, tagged with its owner tag."""
+    tag = ["anxlb-svc=%s" % owner]
+    engine.add("backend", "b" * 32, "80.web", tag, load_balancer=LB, mode="tcp")
+    engine.add("frontend", "f" * 32, "80.web", tag, load_balancer=LB, mode="tcp", default_backend="b" * 32)
+    engine.add("bind", "c" * 32, "v4.80.web", tag, frontend="f" * 32, address=address, port=80)
+    engine.add("server", "d" * 32, "n1.80.web", tag, backend="b" * 32, ip="127.0.0.2", port=8080, check="enabled")
+
+
+def predicted(engine, records=None):
+    return PredictedEngine(engine, Predictions(records or [], URL))
+
+
+def flat_obj(engine, ident):
+    kind, raw = engine.lbaas[ident]
+    return KINDS[kind].from_engine(raw)
+
+
+def delete(engine, ident):
+    obj = flat_obj(engine, ident)
+    return Action(DELETE, obj["kind"], obj)
+
+
+def outcome(plan):
+    return Outcome(plan, {}, plan.predict({}), bool(plan), 0)
+
+
+def reload(view):
+    """The predictions as the action plugin carries them to the next task: JSON and back."""
+    return predicted(view._client, json.loads(json.dumps(view.predictions.dump())))
+
+
+# ---- the record ------------------------------------------------------------------------------------
+def test_engine_key_has_no_userinfo():
+    assert engine_key("https://user:secret@Engine.Example:8443/api/") == "https://engine.example:8443/api"
+    assert engine_key("http://[::1]:9000") == "http://[::1]:9000"
+
+
+def test_a_real_client_records_nothing():
+    engine = Engine()
+    service(engine)
+    record(engine, outcome(Plan([delete(engine, "c" * 32)])))   # not a PredictedEngine: a real run
+    assert not hasattr(engine, "predictions")
+
+
+def test_deletes_and_creates_survive_the_trip_to_the_next_task():
+    engine = Engine()
+    service(engine)
+    view = predicted(engine)
+    new = {"kind": "backend", "id": "(new backend 81.web)", "name": "81.web", "load_balancer": LB, "mode": "tcp",
+           "health_check": None, "server_timeout": None, "raw": {"secret": "x"}}
+    plan = Plan([delete(engine, "c" * 32), Action(CREATE, "backend", new, tags=["anxlb-svc=web"])])
+    record(view, outcome(plan))
+    dumped = view.predictions.dump()
+    assert [r["api_url"] for r in dumped] == [URL]
+    assert dumped[0]["deleted"] == [{"id": "c" * 32, "kind": "bind"}]
+    assert dumped[0]["objects"] == [{"kind": "backend", "id": "(new backend 81.web)", "name": "81.web", "tags": ["anxlb-svc=web"],
+                                     "load_balancer": LB, "mode": "tcp", "health_check": None, "server_timeout": None}]
+    nxt = reload(view)
+    assert nxt.predictions.deleted == {"c" * 32: "bind"}
+    # created then deleted again in check mode: simply not there, and no delete of a placeholder recorded
+    record(nxt, outcome(Plan([Action(DELETE, "backend", dict(new))])))
+    assert nxt.predictions.objects == {} and "(new backend 81.web)" not in nxt.predictions.deleted
+
+
+def test_other_engines_records_pass_untouched_and_an_empty_record_is_left_out():
+    other = {"api_url": "https://engine.example", "deleted": [{"id": "e" * 32, "kind": "bind"}], "objects": [],
+             "allocated": [], "released": [], "tags": []}
+    view = PredictedEngine(Engine(), Predictions([other], URL))
+    assert view.predictions.deleted == {}
+    assert view.predictions.dump() == [other]
+
+
+def test_same_placeholder_under_another_parent_gets_its_own_key():
+    view = predicted(Engine())
+    for lb in (LB, "0a11ba1a000000000000000000000002"):
+        new = {"kind": "frontend", "id": "(new frontend 80.web)", "name": "80.web", "load_balancer": lb, "mode": "tcp",
+               "default_backend": None, "client_timeout": None}
+        record(view, outcome(Plan([Action(CREATE, "frontend", new)])))
+    assert sorted(view.predictions.objects) == ["(new frontend 80.web #2)", "(new frontend 80.web)"]
+    assert view.lbaas_list("frontend", load_balancer="0a11ba1a000000000000000000000002") == [
+        {"identifier": "(new frontend 80.web #2)", "name": "80.web"}]
+
+
+def test_address_actions():
+    prefix = Prefix({"identifier": PREFIX, "name": "127.0.10.0/24"})
+    view = predicted(Engine())
+    new = flat(prefix, "127.0.10.2", address_placeholder(PREFIX, "127.0.10.2"), "one")
+    old = flat(prefix, "127.0.10.7", "a" * 32, "one")
+    loose = flat(prefix, "127.0.10.8", "9" * 32, "one")
+    plan = AddressPlan([AddressAction(RELEASE, old, "x"), AddressAction(ADOPT, loose, "y", tags=["anxlb-svc=one"]),
+                        AddressAction(ALLOCATE, new, "z", tags=["anxlb-svc=one"])])
+    record(view, outcome(plan))
+    p = view.predictions
+    assert p.released == {"a" * 32: {"id": "a" * 32, "address": "127.0.10.7", "prefix_id": PREFIX}}
+    assert p.tags == {"9" * 32: ["anxlb-svc=one"]}
+    assert list(p.allocated) == [new["id"]] and p.allocated[new["id"]]["owner"] == "one"
+    # releasing a predicted allocation again: it was never there
+    record(view, outcome(AddressPlan([AddressAction(RELEASE, dict(new), "again")])))
+    assert p.allocated == {} and new["id"] not in p.released
+
+
+# ---- the overlays ----------------------------------------------------------------------------------
+def test_lbaas_overlay_hides_deleted_and_shows_created_and_changed():
+    engine = Engine()
+    service(engine)
+    view = predicted(engine)
+    frontend = flat_obj(engine, "f" * 32)
+    new_bind = {"kind": "bind", "id": "(new bind v6.80.web)", "name": "v6.80.web", "frontend": "f" * 32, "address": "::1",
+                "port": 80, "ssl": None, "ssl_certificate_path": None}
+    plan = Plan([delete(engine, "c" * 32), Action(CREATE, "bind", new_bind),
+                 Action(UPDATE, "frontend", frontend, {"client_timeout": (None, "5000")})])
+    record(view, outcome(plan))
+    view = reload(view)
+    assert view.lbaas_list("bind", frontend="f" * 32) == [{"identifier": "(new bind v6.80.web)", "name": "v6.80.web"}]
+    assert [b["identifier"] for b in view.lbaas_list("bind")] == ["(new bind v6.80.web)"]
+    with pytest.raises(NotFoundError):
+        view.lbaas_get("bind", "c" * 32)
+    got = view.lbaas_get("bind", "(new bind v6.80.web)")
+    assert got["frontend"] == "f" * 32 and got["address"] == "::1" and got["state"] == DEPLOYED
+    assert view.lbaas_get("frontend", "f" * 32)["client_timeout"] == "5000"
+    assert [o["identifier"] for o in view.lbaas_get_many("bind", ["(new bind v6.80.web)"])] == ["(new bind v6.80.web)"]
+
+
+def test_children_of_a_predicted_parent_never_reach_the_engine():
+    engine = Engine()
+    view = predicted(engine)
+    parent = {"kind": "frontend", "id": "(new frontend 80.new)", "name": "80.new", "load_balancer": LB, "mode": "tcp",
+              "default_backend": None, "client_timeout": None}
+    child = {"kind": "bind", "id": "(new bind v4.80.new)", "name": "v4.80.new", "frontend": parent["id"],
+             "address": "127.0.10.8", "port": 80, "ssl": None, "ssl_certificate_path": None}
+    record(view, outcome(Plan([Action(CREATE, "frontend", parent), Action(CREATE, "bind", child)])))
+    assert view.lbaas_list("frontend", load_balancer=LB) == [{"identifier": parent["id"], "name": "80.new"}]
+    assert view.lbaas_list("bind", frontend=parent["id"]) == [{"identifier": child["id"], "name": "v4.80.new"}]
+    assert ("list", "bind", (("frontend", parent["id"]),)) not in engine.calls
+    assert not [c for c in engine.calls if c[0] == "get"]
+
+
+def test_tags_overlay():
+    engine = Engine()
+    service(engine)
+    engine.add("backend", "e" * 32, "81.web", [], load_balancer=LB, mode="tcp")
+    view = predicted(engine)
+    untagged = flat_obj(engine, "e" * 32)
+    new = {"kind": "backend", "id": "(new backend 82.web)", "name": "82.web", "load_balancer": LB, "mode": "tcp",
+           "health_check": None, "server_timeout": None}
+    record(view, outcome(Plan([delete(engine, "c" * 32), Action("tag", "backend", untagged, tags=["anxlb-svc=web"]),
+                               Action(CREATE, "backend", new, tags=["anxlb-svc=web"])])))
+    listed = [r["identifier"] for r in view.resources_by_tag("anxlb-svc=web")]
+    assert "c" * 32 not in listed and "e" * 32 in listed and new["id"] in listed
+    assert view.resource_tags("e" * 32) == ["anxlb-svc=web"]
+    assert view.resource_get(new["id"])["resource_type"] == {"identifier": RESOURCE_TYPES["backend"]}
+    with pytest.raises(NotFoundError):
+        view.resource_get("c" * 32)
+
+
+def test_release_after_the_binds_are_predicted_gone():
+    """Service absent, then ip_address absent: the binds on the address no longer count."""
+    engine = Engine()
+    service(engine, address="127.0.10.9")
+    assert list(binds_using(engine, ["127.0.10.9"])) == ["127.0.10.9"]
+    view = predicted(engine)
+    record(view, outcome(Plan([delete(engine, i) for i in ("c" * 32, "d" * 32, "f" * 32, "b" * 32)])))
+    assert binds_using(reload(view), ["127.0.10.9"]) == {}
+
+
+def test_second_owner_gets_the_next_address():
+    """ip_address in a loop: the second owner's observation sees the first one's predicted allocation."""
+    engine = Engine()
+    engine.add_address("1" * 32, "127.0.10.0", role="Network")
+    engine.add_address("2" * 32, "127.0.10.1", role="Gateway")
+    engine.add_address("3" * 32, "127.0.10.255", role="Broadcast")
+    view = predicted(engine)
+    picked = []
+    for owner in ("one", "two"):
+        view = reload(view)
+        observer = AddressObserver(view, owner, "anxlb", pool=["127.0.10.0/24"], family="v4")
+        observer.resolve()
+        observer.resolve_pools((None, None, []))
+        plan = plan_owner(observer.observe(), owner, 1, True, "anxlb-svc=%s" % owner)
+        picked.append(plan[0].obj["address"])
+        record(view, outcome(plan))
+    assert picked == ["127.0.10.2", "127.0.10.3"]
+    # the first owner asking again holds its predicted address: nothing to allocate
+    view = reload(view)
+    observer = AddressObserver(view, "one", "anxlb", pool=["127.0.10.0/24"], family="v4")
+    observer.resolve()
+    observer.resolve_pools((None, None, []))
+    state = observer.observe()
+    assert [o["address"] for o in state.held] == ["127.0.10.2"]
+    assert plan_owner(state, "one", 1, True, "anxlb-svc=one") == []
+
+
+def test_released_address_reads_as_being_deleted_and_a_claim_takes_the_unclaimed_object():
+    engine = Engine()
+    engine.add_address("a" * 32, "127.0.10.7", description="anxcloud.lbaas: one", tags=["anxlb-svc=one"])
+    engine.add_address("b" * 32, "127.0.10.2", status="Inactive")   # unclaimed (create_empty=false prefix)
+    prefix = Prefix({"identifier": PREFIX, "name": "127.0.10.0/24"})
+    view = predicted(engine)
+    record(view, outcome(AddressPlan([
+        AddressAction(RELEASE, flat(prefix, "127.0.10.7", "a" * 32, "one"), "x"),
+        AddressAction(ALLOCATE, flat(prefix, "127.0.10.2", address_placeholder(PREFIX, "127.0.10.2"), "two"), "y",
+                      tags=["anxlb-svc=two"])])))
+    assert [s["identifier"] for s in view.address_list(prefix=PREFIX, status=DELETING)] == ["a" * 32]
+    assert [s["identifier"] for s in view.address_list(prefix=PREFIX, status="Active")] == []
+    assert view.address_get("a" * 32)["status"] == DELETING
+    listing = dict((s["name"], s) for s in view.address_list(prefix=PREFIX))
+    assert listing["127.0.10.7"]["identifier"] == "a" * 32   # still listed while it is being deleted
+    assert listing["127.0.10.2"]["description_customer"] == "anxcloud.lbaas: two"
+    assert view.address_get(listing["127.0.10.2"]["identifier"])["prefix"] == PREFIX
+
+
+@pytest.mark.parametrize("write", ["lbaas_create", "lbaas_update", "lbaas_delete", "tag_add", "tag_remove",
+                                   "address_create", "address_delete", "address_update"])
+def test_the_view_refuses_writes(write):
+    with pytest.raises(RuntimeError, match="check mode must not write"):
+        getattr(predicted(Engine()), write)("x", "y")
+
+
+def test_the_view_refuses_a_raw_write_request():
+    view = predicted(Engine())
+    with pytest.raises(RuntimeError):
+        view.request("DELETE", "/api/LBaaS/v1/bind.json/x")
