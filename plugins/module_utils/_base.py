@@ -9,6 +9,7 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._diff_text import readable_diff
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 
 try:
@@ -124,8 +125,8 @@ class AnxcloudModule(object):
             # Outside the except block: a user error is a message, not a traceback.
             result = dict(instance.result) if instance is not None else {}
             result.update(failure)
-            module.fail_json(**result)
-        module.exit_json(**instance.result)
+            module.fail_json(**readable_diff(result))
+        module.exit_json(**readable_diff(instance.result))
 
     def run(self):  # pragma: no cover - abstract
         raise NotImplementedError

@@ -62,6 +62,10 @@ class LbaasObjectModule(AnxcloudModule):
     module_kwargs = dict(required_one_of=[("name", "id")])
     recreated = None        # name of the object a recreate=true plan replaced
 
+    def __init__(self, module):
+        super(LbaasObjectModule, self).__init__(module)
+        self.names = {}     # id -> name of the parents and links looked up
+
     # ---- input ---------------------------------------------------------------------------------
     def validate(self):
         """Per-module checks of the options; raise Failure naming the option."""
@@ -89,9 +93,12 @@ class LbaasObjectModule(AnxcloudModule):
 
     def lookup(self, kind, ref, option, parent=None):
         if parent is not None and parent.get("missing"):
-            return self.missing(kind, ref, option)
-        found = find_one(self.client, kind, ref, parent=parent, option=option, missing_ok=self.check_mode)
-        return found if found is not None else self.missing(kind, ref, option)
+            found = self.missing(kind, ref, option)
+        else:
+            found = find_one(self.client, kind, ref, parent=parent, option=option, missing_ok=self.check_mode)
+            found = found if found is not None else self.missing(kind, ref, option)
+        self.names[found["id"]] = found.get("name") or found["id"]   # the diff names what it links to
+        return found
 
     def resolve_parent(self):
         option = self.kind.parent
@@ -272,9 +279,21 @@ class LbaasObjectModule(AnxcloudModule):
             out["owner"] = owners[0] if len(owners) == 1 else (owners or None)
         if with_state:
             out["state"] = (obj.get("state") or {}).get("title")
-        else:
+        else:   # the diff, for a person: no ids, the parent and links by name
             del out["id"]
+            for field in (kind.parent,) + tuple(kind.links):
+                if out.get(field):
+                    out[field] = self.name_of(kind.links.get(field, kind.parent_kind), out[field])
         return out
+
+    def name_of(self, kind, ident):
+        """The name of a linked object for the diff: looked up already, else read (a read, in diff mode only)."""
+        if ident not in self.names:
+            try:
+                self.names[ident] = self.client.lbaas_get(kind, ident).get("name") or ident
+            except NotFoundError:
+                self.names[ident] = ident
+        return self.names[ident]
 
     def run(self):
         check_tag_prefix(self.params["tag_prefix"])

@@ -7,7 +7,7 @@ import os
 import yaml
 
 from . import engine_state as es
-from .conftest import ROOT
+from .conftest import ROOT, side
 
 SERVICES = os.path.join(ROOT, "playbooks", "service_loadbalancer.yml")
 GC = os.path.join(ROOT, "playbooks", "garbage_collection.yml")
@@ -108,8 +108,8 @@ def test_from_shop_and_api_to_shop_with_distinct_predicted_addresses_and_the_inv
     assert [(r["name"], r["prefix"]) for r in planned["removed"] if r["type"] == "address"] == [("127.0.10.3", "127.0.10.0/24")]
     assert sorted(r["load_balancer"] for r in planned["removed"] if r["type"] == "marker") == ["lb1", "lb2"]
     assert set(r["owner"] for r in planned["removed"]) == {"api"} and planned["kept"] == {"shop": 9}
-    assert planned["diff"]["before"]["api"]["addresses"] == ["127.0.10.3 (127.0.10.0/24)"]
-    assert planned["diff"]["after"]["api"] == {"load_balancers": {lb: {"backends": [], "frontends": []}
+    assert side(planned, "before")["api"]["addresses"] == ["127.0.10.3 (127.0.10.0/24)"]
+    assert side(planned, "after")["api"] == {"load_balancers": {lb: {"backends": [], "frontends": []}
                                                                   for lb in ("lb1", "lb2")}, "addresses": []}
     report = preview.task("Report what goes, per load balancer and pool")["result"]["msg"]
     assert "pool 127.0.10.0/24: would remove address 127.0.10.3 of api" in report

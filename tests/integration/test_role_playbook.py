@@ -11,7 +11,7 @@ import yaml
 from localengine.testing import MUTATING
 
 from . import engine_state as es
-from .conftest import ROOT, Run
+from .conftest import ROOT, Run, side
 
 PLAYBOOK = os.path.join(ROOT, "playbooks", "service_loadbalancer.yml")
 VARS = os.path.join(ROOT, "playbooks", "vars")
@@ -112,8 +112,8 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
     predicted = reconcile(check)
     assert predicted["changed"] is True and len(predicted["plan"]) == 2 + 2 + 2 + 6
     assert predicted["status"]["all"] == {"127.0.10.2": [8080, 8081]}
-    assert predicted["diff"]["before"] == {"lb1": {"backends": [], "frontends": []}}
-    assert [b["name"] for b in predicted["diff"]["after"]["lb1"]["backends"]] == ["admin.demo-web", "http.demo-web"]
+    assert side(predicted, "before") == {"lb1": {"backends": [], "frontends": []}}
+    assert [b["name"] for b in side(predicted, "after")["lb1"]["backends"]] == ["admin.demo-web", "http.demo-web"]
     planned = ["%s %s %s" % (a["action"], a["type"], a["name"]) for a in predicted["plan"]]
     assert sorted(planned) == sorted(
         ["create backend http.demo-web", "create backend admin.demo-web", "create frontend http.demo-web",

@@ -3,6 +3,7 @@ prediction equals what the real run then does, then for real, then a no-op rerun
 import copy
 
 from . import engine_state as es
+from .conftest import side
 
 SERVICE = {
     "name": "web",
@@ -33,8 +34,8 @@ def converge(ansible, engine, service):
     assert real["diff"] == check["diff"] and real["plan"] == check["plan"]
     assert real["changed"] == check["changed"]
     # what check mode predicted is what the Engine now holds (a load balancer the service left is empty)
-    for lb, predicted in real["diff"]["after"].items():
-        assert rerun["diff"]["before"].get(lb, {"backends": [], "frontends": []}) == predicted, lb
+    for lb, predicted in side(real, "after").items():
+        assert side(rerun, "before").get(lb, {"backends": [], "frontends": []}) == predicted, lb
     assert rerun["changed"] is False and play.writes(engine, 2) == 0
     return check, real
 
@@ -49,7 +50,7 @@ def setup(ansible, service):
 def test_fresh_create_and_noop_rerun(engine, ansible):
     check, real = converge(ansible, engine, SERVICE)
     assert check["changed"] is True and len(check["plan"]) == 2 + 2 + 2 + 4
-    lb1 = check["diff"]["after"]["lb1"]
+    lb1 = side(check, "after")["lb1"]
     assert [b["name"] for b in lb1["backends"]] == ["http.web", "https.web"]
     assert [s["name"] for s in lb1["backends"][0]["servers"]] == ["n1.http.web", "n2.http.web"]
     assert lb1["frontends"][0]["default_backend"] == "http.web"
@@ -206,8 +207,8 @@ def strip_lb(node):
 def test_two_load_balancers_converge_in_one_run(engine, ansible):
     both = dict(copy.deepcopy(SERVICE), load_balancers=["lb1", "lb2"])
     check, real = converge(ansible, engine, both)
-    assert sorted(check["diff"]["after"]) == ["lb1", "lb2"]
-    assert strip_lb(check["diff"]["after"]["lb1"]) == strip_lb(check["diff"]["after"]["lb2"])
+    assert sorted(side(check, "after")) == ["lb1", "lb2"]
+    assert strip_lb(side(check, "after")["lb1"]) == strip_lb(side(check, "after")["lb2"])
     assert check["summary"] == "lb1: 10 to add, 0 to change, 0 to destroy; lb2: 10 to add, 0 to change, 0 to destroy"
     assert real["status"]["all"] == {"127.0.10.5": [8080, 8443]}
     assert len(es.objects(engine, "server")) == 8
