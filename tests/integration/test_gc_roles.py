@@ -140,6 +140,11 @@ def test_a_dropped_family_and_an_absent_service_without_its_pool_leave_no_addres
     out = playbook(ansible, tmp_path, SERVICES, [web])
     assert sorted(results(out)["web"]["addresses"]) == ["127.0.10.2", "fd00:10::2"]
     assert pool(engine, V6) == ["fd00:10::2"]
+    # both families declared: no family dropped, so no release task runs and the summary says nothing of one
+    assert [r["status"] for r in out.records if r["task"].startswith("Release the addresses")] in ([], ["skipped"])
+    assert out.task("Summary of web")["result"]["msg"][2:4] == ["addresses: 127.0.10.2, fd00:10::2",
+                                                              "listening: 127.0.10.2:8080, [fd00:10::2]:8080"]
+    assert not [line for line in out.task("Summary of web")["result"]["msg"] if "release" in line]
 
     # v6 no longer declared: its bind goes and so does its address (check mode first: predicted, nothing written).
     v4_only = dict(web, address_families=["v4"])
@@ -148,6 +153,7 @@ def test_a_dropped_family_and_an_absent_service_without_its_pool_leave_no_addres
     assert writes(engine) == [] and results(check)["web"]["released"] == ["fd00:10::2"]
     out = playbook(ansible, tmp_path, SERVICES, [v4_only])
     assert results(out)["web"]["released"] == ["fd00:10::2"] and results(out)["web"]["addresses"] == ["127.0.10.2"]
+    assert "released: fd00:10::2" in out.task("Summary of web")["result"]["msg"]
     assert pool(engine, V6) == [] and pool(engine, V4) == ["127.0.10.2"]
     assert sorted(b["address"] for b in es.objects(engine, "bind")) == ["127.0.10.2"]
 
