@@ -62,6 +62,9 @@ def cycle(play, engine, first=0):
     assert play.requests(engine, first) and play.writes(engine, first) == 0
     assert [dict(a, id=None) for a in real["plan"]] == [dict(a, id=None) for a in check["plan"]]
     assert real["diff"] == check["diff"] and real["changed"] == check["changed"]
+    for result in (check, real):   # the plain list of addresses, in the order of ``addresses``
+        assert result["address_list"] == [a["address"] for a in result["addresses"]]
+    assert side(real, "after")["addresses"] == real["address_list"]
     for index in (first + 2, first + 3):
         again = play[index]
         assert again["changed"] is False and again["plan"] == []
