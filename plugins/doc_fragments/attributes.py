@@ -14,7 +14,10 @@ attributes:
   check_mode:
     description: Can run in C(check_mode) and return changed status prediction without modifying target.
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in C(check_mode)), when in diff mode.
+    description:
+      - Will return details on what has changed (or possibly needs changing in C(check_mode)), when in diff mode.
+      - The diff's C(before) and C(after) are YAML text (load balancers and linked objects by name, unset fields left out),
+        so that C(--diff) shows the lines that change; the same data is in the other return values.
 """
 
     ACTIONGROUP = r"""

@@ -79,7 +79,8 @@ class AddressRun(object):
         record(self.client, outcome)   # check mode: what later tasks of the play see
         order = self.state.prefix_order
         after = [entry(o) for o in sorted(outcome.after.values(), key=sort_key(order))]
-        self.result.update(changed=outcome.changed, plan=outcome.plan.to_list(), addresses=after)
+        self.result.update(changed=outcome.changed, plan=outcome.plan.to_list(), addresses=after,
+                           address_list=[a["address"] for a in after])   # the plain list, for templates
         if after:
             self.result["prefix"] = after[0]["prefix"]
         if diff:

@@ -10,6 +10,7 @@ import traceback
 from ansible.module_utils.basic import env_fallback, missing_required_lib
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._arguments import ArgumentsModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._diff_text import readable_diff
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._predictions import PredictedEngine, Predictions
 
@@ -139,10 +140,10 @@ class AnxcloudModule(object):
             # Outside the except block: a user error is a message, not a traceback.
             result = dict(instance.result) if instance is not None else {}
             result.update(failure)
-            module.fail_json(**result)
+            module.fail_json(**readable_diff(result))
         if instance.predictions is not None:
             instance.result["check_mode_predictions"] = instance.predictions.dump()   # the action plugin keeps them
-        module.exit_json(**instance.result)
+        module.exit_json(**readable_diff(instance.result))
 
     def run(self):  # pragma: no cover - abstract
         raise NotImplementedError

@@ -30,6 +30,7 @@ import copy
 import time
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lease import when
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import DELETE_ORDER, foreign_tags, owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import DELETE
 
@@ -74,7 +75,7 @@ def age_reason(now, stamps, min_age):
         return ("its age is unknown (no marker on a load balancer, no creation time on its objects) and min_age is "
                 "%ds; collect it with min_age: 0" % min_age)
     if now - newest < min_age:
-        return "last written %ds ago, younger than min_age (%ds)" % (max(0, int(now - newest)), min_age)
+        return "last written %s (%ds ago), younger than min_age (%ds)" % (when(newest), max(0, int(now - newest)), min_age)
     return None
 
 

@@ -29,6 +29,7 @@ import json
 import time
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lease import when
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import TAG_MAX
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._version import COLLECTION_VERSION
 
@@ -88,7 +89,7 @@ class Marker(object):
 
     def as_dict(self):
         return dict(scheme=self.scheme, collection_version=self.version, declaration_hash=self.digest,
-                    reconciled_at=self.stamp)
+                    reconciled_at=when(self.stamp) if self.stamp else None)   # ISO 8601 for people; the tag keeps Unix seconds
 
 
 def refuse_newer(lb, markers):

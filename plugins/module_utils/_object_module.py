@@ -65,6 +65,10 @@ class LbaasObjectModule(AnxcloudModule):
     module_kwargs = dict(required_one_of=[("name", "id")])
     recreated = None        # name of the object a recreate=true plan replaced
 
+    def __init__(self, module):
+        super(LbaasObjectModule, self).__init__(module)
+        self.names = {}     # id -> name of the parents and links looked up
+
     # ---- input ---------------------------------------------------------------------------------
     def validate(self):
         """Per-module checks of the options; raise Failure naming the option."""
@@ -96,12 +100,16 @@ class LbaasObjectModule(AnxcloudModule):
     def lookup(self, kind, ref, option, parent=None):
         absent = self.params["state"] == "absent"
         if parent is not None and parent.get("missing"):
-            return parent if parent.get("gone") else self.missing(kind, ref, option)
-        found = find_one(self.client, kind, ref, parent=parent, option=option, missing_ok=self.check_mode or absent)
-        if found is None and absent:
-            # Nothing to delete under a parent that is gone: a teardown run twice is ok the second time.
-            return {"kind": kind, "id": None, "name": ref, "missing": True, "gone": True}
-        return found if found is not None else self.missing(kind, ref, option)
+            found = parent if parent.get("gone") else self.missing(kind, ref, option)
+        else:
+            found = find_one(self.client, kind, ref, parent=parent, option=option, missing_ok=self.check_mode or absent)
+            if found is None and absent:
+                # Nothing to delete under a parent that is gone: a teardown run twice is ok the second time.
+                found = {"kind": kind, "id": None, "name": ref, "missing": True, "gone": True}
+            elif found is None:
+                found = self.missing(kind, ref, option)
+        self.names[found["id"]] = found.get("name") or found["id"]   # the diff names what it links to
+        return found
 
     def resolve_parent(self):
         option = self.kind.parent
@@ -313,8 +321,11 @@ class LbaasObjectModule(AnxcloudModule):
             out["owner"] = owners[0] if len(owners) == 1 else (owners or None)
         if with_state:
             out["state"] = (obj.get("state") or {}).get("title")
-        else:
+        else:   # the diff, for a person: no ids, the parent and links by name
             del out["id"]
+            for field in (kind.parent,) + tuple(kind.links):
+                if out.get(field):
+                    out[field] = self.name_of(kind.links.get(field, kind.parent_kind), out[field])
         return out
 
     def check_names(self):
@@ -323,6 +334,15 @@ class LbaasObjectModule(AnxcloudModule):
             value = self.params.get(option) if option else None
             if value is not None and not str(value).strip():
                 raise Failure("%s must not be empty" % option)
+
+    def name_of(self, kind, ident):
+        """The name of a linked object for the diff: looked up already, else read (a read, in diff mode only)."""
+        if ident not in self.names:
+            try:
+                self.names[ident] = self.client.lbaas_get(kind, ident).get("name") or ident
+            except NotFoundError:
+                self.names[ident] = ident
+        return self.names[ident]
 
     def run(self):
         self.check_names()

@@ -49,6 +49,7 @@ class ServiceRun(object):
         self.warn = warn
         self.anywhere = anywhere
         self.result = {"changed": False, "conflicts": []}
+        self.renumber_warned = False
 
     def validate(self):
         p = self.params
@@ -149,6 +150,7 @@ class ServiceRun(object):
             for warning in planner.out.warnings:
                 self.warn(warning)
         self._taken(planners)
+        self._renumbered(plan)
         self._conflicts(state, planners)
         self._blocked(planners)
         return plan
@@ -171,6 +173,28 @@ class ServiceRun(object):
         raise Failure("service %s (owner tag %s) would take over objects of another owner: %s. Objects carrying another "
                       "owner tag are never adopted, changed or deleted by this service; %s"
                       % (self.params["name"], self.tag, why, "; ".join(fixes)), taken=taken)
+
+    def _renumbered(self, plan):
+        """A port without a name is named by its number: a new number replaces its objects (``<p1>.S`` deleted,
+        ``<p2>.S`` created, an interruption), where a named port's would be updated in place. Say so."""
+        suffix = self.desired.suffix
+        unnamed = dict((str(p["port"]), i) for i, p in enumerate(self.params["ports"] or []) if not p.get("name"))
+
+        def numbers(op):
+            heads = set(a.obj.get("name", "").partition(".")[0] for a in plan
+                        if a.op == op and a.kind.name in ("backend", "frontend") and self.desired.names_a_parent(a.obj.get("name")))
+            return sorted((h for h in heads if h.isdigit()), key=int)
+
+        created = [n for n in numbers(CREATE) if n in unnamed]
+        deleted = [n for n in numbers(DELETE) if n not in unnamed]
+        if created and deleted and not self.renumber_warned:
+            self.renumber_warned = True
+            self.warn("ports[%s] without a name: objects are named by the port number, so the objects of port %s "
+                      "(%s) are deleted and those of port %s (%s) created, not updated in place; give the port a name "
+                      "(ports[].name) to keep its objects when its number changes"
+                      % (", ".join(str(unnamed[n]) for n in created), ", ".join(deleted),
+                         ", ".join("%s.%s" % (n, suffix) for n in deleted), ", ".join(created),
+                         ", ".join("%s.%s" % (n, suffix) for n in created)))
 
     def _blocked(self, planners):
         """A backend of ours that a frontend not ours points at cannot be deleted (the Engine answers

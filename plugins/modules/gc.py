@@ -229,9 +229,15 @@ summary:
   type: str
   sample: "lb1: 10 to destroy; 127.0.10.0/24: 1 to release | owners collected: api | kept: 1 owner(s) | skipped: nothing"
 diff:
-  description: Per owner collected, its objects per load balancer and its addresses, before and after.
+  description:
+    - Per owner collected, its objects per load balancer (by name) and its addresses, before and after.
+    - Each side is YAML text, so that C(--diff) shows the lines that go; unset fields are left out.
+      RV(removed) has the same as data.
   returned: when diff mode is on
   type: dict
+  contains:
+    before: {description: YAML text of what the collected owners have before the run., type: str}
+    after: {description: YAML text of what they have after it (predicted in check mode)., type: str}
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule

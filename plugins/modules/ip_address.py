@@ -177,6 +177,12 @@ addresses:
     family: {description: V(v4) or V(v6)., type: str}
   sample: [{address: 198.51.100.2, id: 5b6e4f0d9a0c4c63b1a6a5c6f4e3d2c1, prefix: 198.51.100.0/24,
             prefix_id: 0a11ce11000000000000000000000001, family: v4}]
+address_list:
+  description: The addresses of RV(addresses) alone, in the same order, for templates and O(anxcloud.lbaas.service#module:addresses).
+  returned: always
+  type: list
+  elements: str
+  sample: [198.51.100.2]
 prefix:
   description: The prefix (CIDR) of the first address, for the common case of one address.
   returned: when the owner holds an address
@@ -195,10 +201,13 @@ plan:
     id: {description: Identifier of the address object to release or adopt; V(null) for an allocation., type: str}
     reason: {description: Why., type: str}
 diff:
-  description: The owner's addresses before and after, in the same shape; equal when nothing changed.
+  description: The owner's addresses before and after, each side as YAML text in the same shape; equal when nothing changed.
   returned: when diff mode is on
   type: dict
-  sample: {before: {owner: shop, family: v4, addresses: []}, after: {owner: shop, family: v4, addresses: [198.51.100.2]}}
+  contains:
+    before: {description: "YAML text: owner, family and addresses before the run.", type: str}
+    after: {description: "YAML text: the same after the run (predicted in check mode).", type: str}
+  sample: {before: "owner: shop\nfamily: v4\naddresses: []\n", after: "owner: shop\nfamily: v4\naddresses:\n- 198.51.100.2\n"}
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_run import AddressRun

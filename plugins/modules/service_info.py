@@ -113,7 +113,7 @@ services:
       type: list
       elements: dict
     markers:
-      description: "Per load balancer, the last-reconciled markers: scheme, collection_version, declaration_hash, reconciled_at."
+      description: "Per load balancer, the last-reconciled markers: scheme, collection_version, declaration_hash, reconciled_at (ISO 8601, UTC)."
       type: dict
     leases: {description: "Live leases on its load balancers: load_balancer, holder, until.", type: list, elements: dict}
     lease_held: {description: Whether a run holds a lease on one of its load balancers now., type: bool}
@@ -127,7 +127,7 @@ services:
       objects: {lb1: {backends: 1, frontends: 1, binds: 1, servers: 2}}
       orphans: 0
       not_ok: []
-      markers: {lb1: [{scheme: 1, collection_version: 0.1.0, declaration_hash: 5f0c1e9a3b7d2c44, reconciled_at: 1767225600}]}
+      markers: {lb1: [{scheme: 1, collection_version: 0.1.0, declaration_hash: 5f0c1e9a3b7d2c44, reconciled_at: '2026-01-01T00:00:00Z'}]}
       leases: []
       lease_held: false
 """

@@ -109,6 +109,12 @@ class Ansible(object):
         return Run(proc, records)
 
 
+def side(result, which):
+    """One side (``before``/``after``) of a module's diff as data: the modules render it as YAML text."""
+    text = result["diff"][which]
+    return yaml.safe_load(text) if isinstance(text, str) else text
+
+
 @pytest.fixture
 def ansible(engine, tmp_path):
     return Ansible(engine, tmp_path)

@@ -41,5 +41,7 @@ def test_docs_render(kind, ansible):
     if kind == "module":   # one page per module, each with examples, return values and its requirements
         for marker in ("EXAMPLES", "RETURN VALUES", "api_token", "netaddr", "requests"):
             assert text.count(marker) >= len(plugins), marker
+    # markup escapes that leak into the page (a C(...) holding a parenthesis renders as "shop\')")
+    assert not re.findall(r"\\['\")]", text), re.findall(r".{30}\\['\")].{10}", text)
     if kind == "role":
         assert re.search(r"ENTRY POINT: \*?main\b", text) and re.search(r"ENTRY POINT: \*?service_declaration\b", text)

@@ -7,7 +7,7 @@ import os
 import yaml
 
 from . import engine_state as es
-from .conftest import ROOT
+from .conftest import ROOT, side
 
 SERVICES = os.path.join(ROOT, "playbooks", "service_loadbalancer.yml")
 GC = os.path.join(ROOT, "playbooks", "garbage_collection.yml")
@@ -108,9 +108,9 @@ def test_from_shop_and_api_to_shop_with_distinct_predicted_addresses_and_the_inv
     assert [(r["name"], r["prefix"]) for r in planned["removed"] if r["type"] == "address"] == [("127.0.10.3", "127.0.10.0/24")]
     assert sorted(r["load_balancer"] for r in planned["removed"] if r["type"] == "marker") == ["lb1", "lb2"]
     assert set(r["owner"] for r in planned["removed"]) == {"api"} and planned["kept"] == {"shop": 9}
-    assert planned["diff"]["before"]["api"]["addresses"] == ["127.0.10.3 (127.0.10.0/24)"]
-    assert planned["diff"]["after"]["api"] == {"load_balancers": {lb: {"backends": [], "frontends": []}
-                                                                  for lb in ("lb1", "lb2")}, "addresses": []}
+    assert side(planned, "before")["api"]["addresses"] == ["127.0.10.3 (127.0.10.0/24)"]
+    assert side(planned, "after")["api"] == {"load_balancers": {lb: {"backends": [], "frontends": []} for lb in ("lb1", "lb2")},
+                                             "addresses": []}
     report = preview.task("Report what goes, per load balancer and pool")["result"]["msg"]
     assert "pool 127.0.10.0/24: would remove address 127.0.10.3 of api" in report
     assert "load balancer lb2: would remove bind v4.grpc.api of api" in report
@@ -140,6 +140,11 @@ def test_a_dropped_family_and_an_absent_service_without_its_pool_leave_no_addres
     out = playbook(ansible, tmp_path, SERVICES, [web])
     assert sorted(results(out)["web"]["addresses"]) == ["127.0.10.2", "fd00:10::2"]
     assert pool(engine, V6) == ["fd00:10::2"]
+    # both families declared: no family dropped, so no release task runs and the summary says nothing of one
+    assert [r["status"] for r in out.records if r["task"].startswith("Release the addresses")] in ([], ["skipped"])
+    lines = out.task("Summary of web")["result"]["msg"]
+    assert lines[2:4] == ["addresses: 127.0.10.2, fd00:10::2", "listening: 127.0.10.2:8080, [fd00:10::2]:8080"]
+    assert not [line for line in lines if "release" in line]
 
     # v6 no longer declared: its bind goes and so does its address (check mode first: predicted, nothing written).
     v4_only = dict(web, address_families=["v4"])
@@ -148,6 +153,7 @@ def test_a_dropped_family_and_an_absent_service_without_its_pool_leave_no_addres
     assert writes(engine) == [] and results(check)["web"]["released"] == ["fd00:10::2"]
     out = playbook(ansible, tmp_path, SERVICES, [v4_only])
     assert results(out)["web"]["released"] == ["fd00:10::2"] and results(out)["web"]["addresses"] == ["127.0.10.2"]
+    assert "released: fd00:10::2" in out.task("Summary of web")["result"]["msg"]
     assert pool(engine, V6) == [] and pool(engine, V4) == ["127.0.10.2"]
     assert sorted(b["address"] for b in es.objects(engine, "bind")) == ["127.0.10.2"]
 

@@ -7,7 +7,7 @@ import pytest
 from localengine.testing import LocalEngine
 
 from ..conftest import DEFAULT_SEED
-from .conftest import Ansible
+from .conftest import Ansible, side
 
 V4 = "0a11ce11000000000000000000000001"   # 127.0.10.0/24, tagged anxlb-pool=demo (seeds/default.yml)
 V6 = "0a11ce11000000000000000000000002"   # fd00:10::/64, same tag
@@ -62,11 +62,14 @@ def cycle(play, engine, first=0):
     assert play.requests(engine, first) and play.writes(engine, first) == 0
     assert [dict(a, id=None) for a in real["plan"]] == [dict(a, id=None) for a in check["plan"]]
     assert real["diff"] == check["diff"] and real["changed"] == check["changed"]
+    for result in (check, real):   # the plain list of addresses, in the order of ``addresses``
+        assert result["address_list"] == [a["address"] for a in result["addresses"]]
+    assert side(real, "after")["addresses"] == real["address_list"]
     for index in (first + 2, first + 3):
         again = play[index]
         assert again["changed"] is False and again["plan"] == []
         assert again["addresses"] == real["addresses"]
-        assert again["diff"]["before"] == again["diff"]["after"] == real["diff"]["after"]
+        assert side(again, "before") == side(again, "after") == side(real, "after")
         assert play.writes(engine, index) == 0
     return check, real
 
@@ -85,8 +88,8 @@ def test_allocate_rerun_and_release(engine, ansible):
     assert allocated["address"] not in taken_before and real["prefix"] == "127.0.10.0/24"
     assert addresses(engine) == sorted(taken_before + [allocated["address"]])
     assert tags_of(engine, allocated["id"]) == ["anxlb-svc=web"]
-    assert check["diff"] == {"before": {"owner": "web", "family": "v4", "addresses": []},
-                             "after": {"owner": "web", "family": "v4", "addresses": [allocated["address"]]}}
+    assert side(check, "before") == {"owner": "web", "family": "v4", "addresses": []}
+    assert side(check, "after") == {"owner": "web", "family": "v4", "addresses": [allocated["address"]]}
     check, real = cycle(ansible.run(cycle_tasks({"state": "absent"})), engine)
     assert [(a["action"], a["address"]) for a in check["plan"]] == [("release", allocated["address"])]
     assert real["addresses"] == [] and addresses(engine) == taken_before   # api's address is still there
@@ -322,7 +325,7 @@ def test_an_address_being_deleted_is_neither_held_nor_reused(slow_deletes, tmp_p
                         {"anxcloud.lbaas.ip_pool_info": {"pool": [V4]}}])
     assert len(play.records) == 3 and not any(play.failed(i) for i in range(3)), play
     check, real = play[0], play[1]
-    assert check["diff"]["before"]["addresses"] == []   # not held: Terraform treats it as gone
+    assert side(check, "before")["addresses"] == []   # not held: Terraform treats it as gone
     assert [(a["action"], a["address"]) for a in check["plan"]] == [("allocate", "127.0.10.3")]   # not free either
     assert [a["address"] for a in real["addresses"]] == ["127.0.10.3"]
     info = play[2]["prefixes"][0]

@@ -6,6 +6,7 @@ import re
 import pytest
 
 from . import engine_state as es
+from .conftest import side
 
 HC = '"adv_check": "tcp-check"'
 
@@ -59,7 +60,13 @@ def module_task(kind, args):
     return {"name": "%s under test" % kind, "anxcloud.lbaas.%s" % kind: args}
 
 
-def converge(ansible, engine, task, expect_diff):
+def shown(diff, names):
+    """A diff of object dicts as the modules show it: ids in ``names`` by name, no None values."""
+    return dict((which, dict((k, names.get(v, v)) for k, v in fields.items() if v is not None))
+                for which, fields in diff.items())
+
+
+def converge(ansible, engine, task, expect_diff, names):
     """The four runs of the matrix as four tasks of one play (each task's requests told apart in the
     local Engine's log by time); returns the real run's result."""
     engine.reset_requests()
@@ -68,8 +75,10 @@ def converge(ansible, engine, task, expect_diff):
     assert len(play.records) == 4 and not any(play.failed(i) for i in range(4)), play
     check, real, rerun, recheck = (play[i] for i in range(4))
     assert check["changed"] is True
-    assert check["diff"] == expect_diff
-    assert list(check["diff"]["after"]) == list(expect_diff["after"])
+    # the diff as a person reads it: YAML text, parent and links by name (not id), unset fields left out
+    assert all(isinstance(check["diff"][which], str) for which in ("before", "after"))
+    assert dict(before=side(check, "before"), after=side(check, "after")) == shown(expect_diff, names)
+    assert list(side(check, "after")) == list(shown(expect_diff, names)["after"])
     assert play.writes(engine, 0) == 0
 
     assert real["changed"] is True
@@ -78,7 +87,7 @@ def converge(ansible, engine, task, expect_diff):
 
     assert rerun["changed"] is False
     assert rerun["plan"] == []
-    assert rerun["diff"]["before"] == rerun["diff"]["after"]
+    assert side(rerun, "before") == side(rerun, "after")
     assert play.writes(engine, 2) == 0
 
     assert recheck["changed"] is False
@@ -91,9 +100,11 @@ def test_create_update_delete(kind, engine, ansible):
     case = CASES[kind]
     ids = case["setup"](engine)
     args = dict(case["task"])
+    # what the setup created, by name: the load balancer lb1, a backend and a frontend both named 80.web
+    names = dict((i, "lb1" if i == es.lb_id(engine) else "80.web") for i in ids.values())
 
     # create
-    result = converge(ansible, engine, module_task(kind, args), {"before": {}, "after": case["after"](ids)})
+    result = converge(ansible, engine, module_task(kind, args), {"before": {}, "after": case["after"](ids)}, names)
     obj = result[kind]
     assert re.match(r"^[0-9a-f]{32}$", obj["id"])
     assert obj["state"] in ("Deployed", "Updated")
@@ -110,7 +121,7 @@ def test_create_update_delete(kind, engine, ansible):
     before = case["after"](ids)
     after = dict(before)
     after[field] = new
-    result = converge(ansible, engine, module_task(kind, args), {"before": before, "after": after})
+    result = converge(ansible, engine, module_task(kind, args), {"before": before, "after": after}, names)
     assert result[kind]["id"] == obj["id"]
     assert result["plan"] == [{"load_balancer": "lb1", "action": "update", "type": kind, "name": args["name"], "id": obj["id"],
                                "changes": {field: {"before": old, "after": new}}, "tags": [],
@@ -120,6 +131,6 @@ def test_create_update_delete(kind, engine, ansible):
     # delete
     gone = {"name": args["name"], "state": "absent", "owner": "web"}
     gone.update(dict((k, v) for k, v in args.items() if k in ("load_balancer", "frontend", "backend")))
-    result = converge(ansible, engine, module_task(kind, gone), {"before": after, "after": {}})
+    result = converge(ansible, engine, module_task(kind, gone), {"before": after, "after": {}}, names)
     assert result[kind] == {}
     assert args["name"] not in es.by_name(engine, kind)

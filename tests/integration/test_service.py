@@ -1,8 +1,10 @@
 """The service module against the local Engine: every scenario first in check mode, asserting the
 prediction equals what the real run then does, then for real, then a no-op rerun."""
 import copy
+import json
 
 from . import engine_state as es
+from .conftest import side
 
 SERVICE = {
     "name": "web",
@@ -33,8 +35,8 @@ def converge(ansible, engine, service):
     assert real["diff"] == check["diff"] and real["plan"] == check["plan"]
     assert real["changed"] == check["changed"]
     # what check mode predicted is what the Engine now holds (a load balancer the service left is empty)
-    for lb, predicted in real["diff"]["after"].items():
-        assert rerun["diff"]["before"].get(lb, {"backends": [], "frontends": []}) == predicted, lb
+    for lb, predicted in side(real, "after").items():
+        assert side(rerun, "before").get(lb, {"backends": [], "frontends": []}) == predicted, lb
     assert rerun["changed"] is False and play.writes(engine, 2) == 0
     return check, real
 
@@ -49,12 +51,12 @@ def setup(ansible, service):
 def test_fresh_create_and_noop_rerun(engine, ansible):
     check, real = converge(ansible, engine, SERVICE)
     assert check["changed"] is True and len(check["plan"]) == 2 + 2 + 2 + 4
-    lb1 = check["diff"]["after"]["lb1"]
+    lb1 = side(check, "after")["lb1"]
     assert [b["name"] for b in lb1["backends"]] == ["http.web", "https.web"]
     assert [s["name"] for s in lb1["backends"][0]["servers"]] == ["n1.http.web", "n2.http.web"]
     assert lb1["frontends"][0]["default_backend"] == "http.web"
     assert lb1["frontends"][1]["binds"] == [{"load_balancer": "lb1", "name": "v4.https.web", "address": "127.0.10.5",
-                                             "port": 8443, "ssl": False, "ssl_certificate_path": None, "owner": "web"}]
+                                             "port": 8443, "ssl": False, "owner": "web"}]
     assert check["summary"] == "lb1: 10 to add, 0 to change, 0 to destroy"
     assert all(a["load_balancer"] == "lb1" for a in check["plan"])
     assert real["status"] == {"load_balancers": {"lb1": {"127.0.10.5": [8080, 8443]}}, "all": {"127.0.10.5": [8080, 8443]}}
@@ -113,6 +115,29 @@ def test_add_a_port_change_a_target_port_and_add_a_node(engine, ansible):
         + [("update", "server", "n1.https.web"), ("update", "server", "n2.https.web")])
     after = ids_by_name(engine)
     assert all(after[name] == ident for name, ident in before.items())   # updated in place, nothing recreated
+
+
+def warning_texts(result):
+    """The task's warnings as text: strings, or (ansible-core 2.19) dicts with the text in ``msg``."""
+    return [w if isinstance(w, str) else w.get("msg", json.dumps(w)) for w in result.get("warnings") or []]
+
+
+def test_an_unnamed_port_whose_number_changes_is_replaced_with_a_warning(engine, ansible):
+    unnamed = copy.deepcopy(SERVICE)
+    unnamed["ports"][0] = {"port": 8080, "target_port": 18080}   # named by its number: 8080.web
+    setup(ansible, unnamed)
+    before = ids_by_name(engine)
+    moved = copy.deepcopy(unnamed)
+    moved["ports"][0]["port"] = 8081
+    moved["ports"][1]["port"] = 9443   # a named port: updated in place, nothing to warn about
+    check, real = converge(ansible, engine, moved)
+    assert ("delete", "backend", "8080.web") in plan_of(check) and ("create", "backend", "8081.web") in plan_of(check)
+    for result in (check, real):
+        (warning,) = [w for w in warning_texts(result) if "without a name" in w]
+        assert "objects of port 8080 (8080.web) are deleted and those of port 8081 (8081.web) created" in warning
+        assert warning.startswith("ports[0] without a name") and "https" not in warning
+    after = ids_by_name(engine)
+    assert after["v4.https.web"] == before["v4.https.web"] and "8080.web" not in after and "8081.web" in after
 
 
 def test_ipv6_address_added_and_another_text_form_causes_no_churn(engine, ansible):
@@ -206,8 +231,8 @@ def strip_lb(node):
 def test_two_load_balancers_converge_in_one_run(engine, ansible):
     both = dict(copy.deepcopy(SERVICE), load_balancers=["lb1", "lb2"])
     check, real = converge(ansible, engine, both)
-    assert sorted(check["diff"]["after"]) == ["lb1", "lb2"]
-    assert strip_lb(check["diff"]["after"]["lb1"]) == strip_lb(check["diff"]["after"]["lb2"])
+    assert sorted(side(check, "after")) == ["lb1", "lb2"]
+    assert strip_lb(side(check, "after")["lb1"]) == strip_lb(side(check, "after")["lb2"])
     assert check["summary"] == "lb1: 10 to add, 0 to change, 0 to destroy; lb2: 10 to add, 0 to change, 0 to destroy"
     assert real["status"]["all"] == {"127.0.10.5": [8080, 8443]}
     assert len(es.objects(engine, "server")) == 8

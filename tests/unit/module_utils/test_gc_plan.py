@@ -33,7 +33,7 @@ def test_the_live_set_decides_and_remove_goes_in_any_case():
 def test_age_is_the_youngest_known_time_and_unknown_counts_as_young_when_min_age_is_set():
     assert parse_created("2026-01-01 00:00:00") == NOW and parse_created(None) is None and parse_created("x") is None
     assert age_reason(NOW, [], 0) is None
-    assert age_reason(NOW, [NOW - 1000, NOW - 10], 600) == "last written 10s ago, younger than min_age (600s)"
+    assert age_reason(NOW, [NOW - 1000, NOW - 10], 600) == "last written 2025-12-31T23:59:50Z (10s ago), younger than min_age (600s)"
     assert age_reason(NOW, [NOW - 1000, None], 600) is None
     assert age_reason(NOW, [None], 600).startswith("its age is unknown")
 
@@ -144,7 +144,7 @@ def test_young_or_ageless_owners_stay_whole_with_min_age():
     tags = {LB1["id"]: ["anxlb-reconciled.api=1,0.1.0,abc,%d" % (NOW - 60)], LB2["id"]: []}
     plan = decide(state(snapshot(), snapshot("old", lbs=[LB2]), lb_tags=tags), min_age=600)
     reasons = dict((s["owner"], s["reason"]) for s in plan.decision["skipped"])
-    assert reasons["api"] == "last written 60s ago, younger than min_age (600s)"
+    assert reasons["api"] == "last written 2025-12-31T23:59:00Z (60s ago), younger than min_age (600s)"
     assert reasons["old"].startswith("its age is unknown")
     assert plan == []
 

@@ -141,7 +141,7 @@ def test_marker_names_scheme_version_and_hash():
     found = Marker.find("anxlb", "web", [marker.name, "anxlb-reconciled.webshop=1,0.1.0,x,1", "anxlb-svc=web"])
     assert [m.name for m in found] == [marker.name]
     assert found[0].as_dict() == {"scheme": SCHEME, "collection_version": COLLECTION_VERSION,
-                                  "declaration_hash": "0123456789abcdef", "reconciled_at": NOW}
+                                  "declaration_hash": "0123456789abcdef", "reconciled_at": "2027-01-15T08:00:00Z"}
 
 
 def test_a_marker_of_a_newer_scheme_is_refused_an_equal_or_older_one_is_not():

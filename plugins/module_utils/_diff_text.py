@@ -1,0 +1,50 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+"""A module's ``diff`` as text a person reads: ``before`` and ``after`` rendered as YAML strings.
+
+Ansible shows a string diff as a unified text diff (a dict as one JSON blob each side), so ``--diff``
+points at the lines that change. Unset keys (``None``) are dropped: they are noise, not a difference.
+Every module's diff passes through ``readable_diff`` once, when its result is finished (``_base``);
+the structured data stays in the other result keys (``objects``, ``removed``, ``addresses``, ...).
+"""
+
+import json
+
+try:
+    import yaml
+    HAS_YAML = True
+except ImportError:  # pragma: no cover - PyYAML comes with ansible-core; JSON text then
+    HAS_YAML = False
+
+
+def drop_unset(value):
+    """``value`` without the keys whose value is None, at every depth (lists keep their items)."""
+    if isinstance(value, dict):
+        return dict((k, drop_unset(v)) for k, v in value.items() if v is not None)
+    if isinstance(value, (list, tuple)):
+        return [drop_unset(v) for v in value]
+    return value
+
+
+def as_text(value):
+    """YAML block text, keys in the order the module built them; JSON text without PyYAML."""
+    value = drop_unset(value)
+    if HAS_YAML:
+        return yaml.safe_dump(value, default_flow_style=False, sort_keys=False, allow_unicode=True)
+    return json.dumps(value, indent=2) + "\n"
+
+
+def readable_diff(result):
+    """Renders ``result['diff']`` before/after in place (a side already text stays as it is)."""
+    diff = result.get("diff")
+    if not isinstance(diff, dict):
+        return result
+    for side in ("before", "after"):
+        if side in diff and not isinstance(diff[side], str):
+            diff[side] = as_text(diff[side] if diff[side] is not None else {})
+    return result
