@@ -138,6 +138,7 @@ extends_documentation_fragment:
   - anxcloud.lbaas.engine
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup
+  - anxcloud.lbaas.wait.ignored_flag
 attributes:
   check_mode:
     support: full
@@ -236,10 +237,11 @@ diff:
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_run import GcRun
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._group_options import with_ignored_wait
 
 
 class GcModule(AnxcloudModule):
-    argument_spec = dict(
+    argument_spec = with_ignored_wait(dict(
         keep=dict(type="list", elements="str"),
         keep_new=dict(type="list", elements="str", default=[]),
         collect_all=dict(type="bool", default=False),
@@ -254,7 +256,7 @@ class GcModule(AnxcloudModule):
         lease_timeout=dict(type="int", default=1800),
         lease_holder=dict(type="str"),
         wait_timeout=dict(type="int", default=600),
-    )
+    ), only=["wait"])
 
     def run(self):
         run = GcRun(self.client, self.params, self.check_mode, warn=self.module.warn)

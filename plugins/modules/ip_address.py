@@ -123,6 +123,7 @@ extends_documentation_fragment:
   - anxcloud.lbaas.engine
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup
+  - anxcloud.lbaas.wait.ignored
 attributes:
   check_mode:
     support: full
@@ -202,10 +203,11 @@ diff:
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_run import AddressRun
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._group_options import with_ignored_wait
 
 
 class IpAddressModule(AnxcloudModule):
-    argument_spec = dict(
+    argument_spec = with_ignored_wait(dict(
         pool=dict(type="list", elements="str"),
         owner=dict(type="str", required=True),
         family=dict(type="str", choices=["v4", "v6"]),
@@ -218,7 +220,7 @@ class IpAddressModule(AnxcloudModule):
         state=dict(type="str", choices=["present", "absent"], default="present"),
         force=dict(type="bool", default=False),
         ignore_binds=dict(type="list", elements="str", default=[]),
-    )
+    ))
 
     def run(self):
         run = AddressRun(self.client, self.params, self.check_mode, warn=self.module.warn)
