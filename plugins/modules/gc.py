@@ -199,7 +199,11 @@ keep_unmatched:
   elements: str
   sample: [apii]
 kept:
-  description: The owners of the live set that were found, with the number of resources carrying their owner tag.
+  description:
+    - The owners of the live set that were found, with the number of resources carrying their owner tag.
+    - Counted on each resource's own tags, as the Engine's tag listing need not match exactly (it may return
+      C(xanxlb-svc=web) or C(anxlb-svc=web2) for C(anxlb-svc=web)). Costs one tag listing per kept owner and
+      one read per resource those listings return whose tags the run has not read already, once per run.
   returned: always
   type: dict
   sample: {shop: 11}
