@@ -23,3 +23,28 @@ options:
     type: int
     default: 600
 """
+
+    # The wait options of a module that waits for nothing (module_utils._group_options).
+    IGNORED = r"""
+options:
+  wait:
+    description:
+      - Ignored. Accepted so that C(module_defaults) for C(group/anxcloud.lbaas.lbaas) that set it for the modules
+        that wait apply to this one too.
+    type: bool
+  wait_timeout:
+    description:
+      - Ignored. Accepted so that C(module_defaults) for C(group/anxcloud.lbaas.lbaas) that set it for the modules
+        that wait apply to this one too.
+    type: int
+"""
+
+    # The same for a module that uses O(wait_timeout) but has no O(wait) to turn waiting off (gc).
+    IGNORED_FLAG = r"""
+options:
+  wait:
+    description:
+      - Ignored. Accepted so that C(module_defaults) for C(group/anxcloud.lbaas.lbaas) that set it for the modules
+        that wait apply to this one too; this module always waits for what it deletes to be gone.
+    type: bool
+"""

@@ -29,6 +29,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import owned, resolve
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import EngineError, RateLimitedError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_kept import kept_counts
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_live import check_keep, check_not_all, live_set
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_plan import (
     MARKER, GcPlan, MarkerAction, age_reason, check_cap, owners_from_tags, parse_created, protected, removed_entry,
@@ -37,7 +38,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_na
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lease import Leases, default_holder, leases, when
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._marker import Marker
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_holder, check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS, looks_like_id, owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS, looks_like_id
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import DELETE, Applier, Interrupted, Plan, Reconciler
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_run import ServiceRun
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_tree import tree
@@ -85,6 +86,7 @@ class GcRun(object):
         self.applied = False
         self.live = None           # the owners alive (keep and keep_new), None with remove only
         self.live_checked = False  # the live set is checked against the first observation only (before any write)
+        self.kept = {}             # owner -> its objects, counted once, on their own tags (_gc_kept)
 
     # ---- options -------------------------------------------------------------------------------
     def validate(self):
@@ -174,8 +176,6 @@ class GcRun(object):
         if first:
             self.result["keep_unmatched"] = check_keep(p, valid, self.warn)
         state.collect, kept = select(valid, self.live, p["remove"] or [])
-        counts = client.map(lambda o: len(client.resources_by_tag(owner_tag(o, prefix))), kept)
-        state.kept = dict(zip(kept, counts))
         if self.prefixes is not None:
             observe_prefixes(client, self.prefixes)
         for owner in state.collect:
@@ -190,6 +190,12 @@ class GcRun(object):
             for lb in snap.lbs:
                 if lb["id"] is not None and lb["id"] not in state.lb_tags:
                     state.lb_tags[lb["id"]] = snap.lb_tags.get(lb["id"], [])
+        uncounted = [owner for owner in kept if owner not in self.kept]
+        if uncounted:   # once per owner and run: gc writes nothing a kept owner's tag is on
+            known = dict(state.lb_tags)
+            known.update((a.id, a.obj["tags"]) for s in state.owners for a in s.deletes if a.obj.get("confirmed"))
+            self.kept.update(kept_counts(client, uncounted, prefix, known))
+        state.kept = dict((owner, self.kept[owner]) for owner in kept)
         if first:
             # owners with something left to remove (a tag entity nothing carries any more is no owner)
             collected = [s.owner for s in state.owners if s.owner not in (p["remove"] or []) and (

@@ -9,6 +9,7 @@ __metaclass__ = type
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._group_options import with_ignored_wait
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import details, owned_ids, render, tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lookup import find_one, get_by_id
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_owner, check_tag_prefix
@@ -23,7 +24,7 @@ def info_argument_spec(parents):
         tag_prefix=dict(type="str", default="anxlb"),
     )
     spec.update(parents)
-    return spec
+    return with_ignored_wait(spec)
 
 
 class LbaasInfoModule(AnxcloudModule):

@@ -44,6 +44,7 @@ extends_documentation_fragment:
   - anxcloud.lbaas.engine
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup
+  - anxcloud.lbaas.wait.ignored
   - anxcloud.lbaas.attributes.info_module
 """
 

@@ -138,6 +138,7 @@ extends_documentation_fragment:
   - anxcloud.lbaas.engine
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup
+  - anxcloud.lbaas.wait.ignored_flag
 attributes:
   check_mode:
     support: full
@@ -198,7 +199,11 @@ keep_unmatched:
   elements: str
   sample: [apii]
 kept:
-  description: The owners of the live set that were found, with the number of resources carrying their owner tag.
+  description:
+    - The owners of the live set that were found, with the number of resources carrying their owner tag.
+    - Counted on each resource's own tags, as the Engine's tag listing need not match exactly (it may return
+      C(xanxlb-svc=web) or C(anxlb-svc=web2) for C(anxlb-svc=web)). Costs one tag listing per kept owner and
+      one read per resource those listings return whose tags the run has not read already, once per run.
   returned: always
   type: dict
   sample: {shop: 11}
@@ -242,10 +247,11 @@ diff:
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_run import GcRun
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._group_options import with_ignored_wait
 
 
 class GcModule(AnxcloudModule):
-    argument_spec = dict(
+    argument_spec = with_ignored_wait(dict(
         keep=dict(type="list", elements="str"),
         keep_new=dict(type="list", elements="str", default=[]),
         collect_all=dict(type="bool", default=False),
@@ -260,7 +266,7 @@ class GcModule(AnxcloudModule):
         lease_timeout=dict(type="int", default=1800),
         lease_holder=dict(type="str"),
         wait_timeout=dict(type="int", default=600),
-    )
+    ), only=["wait"])
 
     def run(self):
         run = GcRun(self.client, self.params, self.check_mode, warn=self.module.warn)

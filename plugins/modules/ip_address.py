@@ -124,6 +124,7 @@ extends_documentation_fragment:
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup
   - anxcloud.lbaas.predictions
+  - anxcloud.lbaas.wait.ignored
 attributes:
   check_mode:
     support: full
@@ -212,11 +213,12 @@ diff:
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_run import AddressRun
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._group_options import with_ignored_wait
 
 
 class IpAddressModule(AnxcloudModule):
     predicts = True
-    argument_spec = dict(
+    argument_spec = with_ignored_wait(dict(
         pool=dict(type="list", elements="str"),
         owner=dict(type="str", required=True),
         family=dict(type="str", choices=["v4", "v6"]),
@@ -229,7 +231,7 @@ class IpAddressModule(AnxcloudModule):
         state=dict(type="str", choices=["present", "absent"], default="present"),
         force=dict(type="bool", default=False),
         ignore_binds=dict(type="list", elements="str", default=[]),
-    )
+    ))
 
     def run(self):
         run = AddressRun(self.client, self.params, self.check_mode, warn=self.module.warn)

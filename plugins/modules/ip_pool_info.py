@@ -46,6 +46,7 @@ extends_documentation_fragment:
   - anxcloud.lbaas.engine
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup
+  - anxcloud.lbaas.wait.ignored
   - anxcloud.lbaas.attributes.info_module
 """
 
@@ -88,16 +89,17 @@ prefixes:
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import address_int, observe, owners, resolve
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._group_options import with_ignored_wait
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._ippool import Pool
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_tag_prefix
 
 
 class IpPoolInfoModule(AnxcloudModule):
-    argument_spec = dict(
+    argument_spec = with_ignored_wait(dict(
         pool=dict(type="list", elements="str", required=True),
         family=dict(type="str", choices=["v4", "v6"]),
         tag_prefix=dict(type="str", default="anxlb"),
-    )
+    ))
 
     def run(self):
         check_tag_prefix(self.params["tag_prefix"], "tag_prefix")

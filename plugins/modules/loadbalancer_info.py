@@ -34,6 +34,7 @@ extends_documentation_fragment:
   - anxcloud.lbaas.engine
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup
+  - anxcloud.lbaas.wait.ignored
   - anxcloud.lbaas.attributes.info_module
 """
 
@@ -81,16 +82,17 @@ load_balancers:
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._group_options import with_ignored_wait
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import details, render, tree
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lookup import get_by_id
 
 
 class LoadBalancerInfo(AnxcloudModule):
-    argument_spec = dict(
+    argument_spec = with_ignored_wait(dict(
         id=dict(type="str"),
         name=dict(type="str"),
         tree=dict(type="bool", default=False),
-    )
+    ))
     module_kwargs = dict(mutually_exclusive=[("id", "name")])
 
     def run(self):

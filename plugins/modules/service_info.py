@@ -41,17 +41,6 @@ options:
       - Prefix of the owner tags, markers and leases.
     type: str
     default: anxlb
-  wait:
-    description:
-      - Not used (an info module waits for nothing). Accepted so that C(module_defaults) for
-        C(group/anxcloud.lbaas.lbaas) that set it (for the other modules) do not fail this one.
-    type: bool
-  wait_timeout:
-    description:
-      - Not used (an info module waits for nothing). Accepted so that C(module_defaults) for
-        C(group/anxcloud.lbaas.lbaas) that set it (for the other modules) do not fail this one; the role
-        C(anxcloud.lbaas.service_loadbalancer) runs this module in such plays.
-    type: int
   declared:
     description:
       - The owners the caller declares (for example a role's live set). Each service found that is not among them is
@@ -63,6 +52,7 @@ extends_documentation_fragment:
   - anxcloud.lbaas.engine
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup
+  - anxcloud.lbaas.wait.ignored
   - anxcloud.lbaas.attributes.info_module
 """
 
@@ -135,20 +125,18 @@ services:
 import time
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._group_options import with_ignored_wait
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_info import inventory, undeclared
 
 
 class ServiceInfoModule(AnxcloudModule):
-    argument_spec = dict(
+    argument_spec = with_ignored_wait(dict(
         load_balancers=dict(type="list", elements="str", default=[]),
         names=dict(type="list", elements="str", default=[]),
         tag_prefix=dict(type="str", default="anxlb"),
         declared=dict(type="list", elements="str"),
-        # ignored: the group's module_defaults may set them for the modules that wait
-        wait=dict(type="bool"),
-        wait_timeout=dict(type="int"),
-    )
+    ))
 
     def run(self):
         p = self.params

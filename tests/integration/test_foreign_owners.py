@@ -117,3 +117,40 @@ def test_two_prefixes_same_service_name_never_touch_each_other(engine, ansible):
     assert writes_to(engine, mine) == []
     assert carrying(engine, "xanxlb-svc=web") == mine, "the xanxlb team's objects changed"
     assert carrying(engine, "anxlb-svc=web") == {}
+
+
+def test_gc_kept_counts_only_objects_carrying_the_owner_tag_exactly(engine, ansible):
+    """The substring listing for ``anxlb-svc=web`` also returns ``xanxlb-svc=web``'s and ``anxlb-svc=web2``'s
+    objects; gc's ``kept`` counts, of either prefix, in check mode and real, equal the truth of the admin dump."""
+    engine.set_options(tag_match="substring")
+    web2 = dict(WEB, name="web2", addresses=["127.0.10.42"], ports=[{"name": "http", "port": 8082}],
+                servers=[{"name": "n3", "address": "127.0.0.3"}])
+    run = ansible.run([service(WEB), ip("anxlb"), service(XWEB, name_suffix="b"), ip("xanxlb"), service(web2),
+                       {"anxcloud.lbaas.ip_address": {"pool": [V4], "owner": "gone", "family": "v4"}}])
+    assert not run.failed(), run
+
+    def truth(tag):
+        return len([o for o in engine.dump()["objects"] if tag in o["_tags"]])
+
+    def lenient(tag):   # what the listing returns under substring matching
+        return len([o for o in engine.dump()["objects"] if any(tag in t for t in o["_tags"])])
+
+    before = dict((p + "-svc=" + o, truth(p + "-svc=" + o)) for p in ("anxlb", "xanxlb") for o in ("web", "web2"))
+    assert lenient("anxlb-svc=web") > before["anxlb-svc=web"] > 0   # the scenario is the lenient one
+    engine.reset_requests()
+    gc = {"keep": ["web", "web2"]}
+    run = ansible.run([dict({"anxcloud.lbaas.gc": gc}, check_mode=True), {"anxcloud.lbaas.gc": gc},
+                       {"anxcloud.lbaas.gc": dict(gc, tag_prefix="xanxlb", keep=["web"])}])
+    assert not any(run.failed(i) for i in range(3)), run
+    for index in (0, 1):
+        assert run[index]["kept"] == {"web": before["anxlb-svc=web"], "web2": before["anxlb-svc=web2"]}
+        assert [r["owner"] for r in run[index]["removed"]] == ["gone"]
+    assert run[2]["kept"] == {"web": before["xanxlb-svc=web"]}
+    # nothing a kept owner's tag is on was written: the truth read back is what it was
+    assert dict((tag, truth(tag)) for tag in before) == before
+    # the cost: each resource the kept owners' listings return is read (GET) at most once per run
+    listed = [o["identifier"] for o in engine.dump()["objects"] if any("anxlb-svc=web" in t for t in o["_tags"])]
+    for index in (0, 1):
+        gets = [e["path"].rsplit("/", 1)[-1] for e in run.requests(engine, index)
+                if e["method"] == "GET" and e["path"].startswith("/api/core/v1/resource.json/")]
+        assert max(gets.count(i) for i in listed) == 1, gets

@@ -1,5 +1,11 @@
 """The read-only modules: loadbalancer_info with its tree, and <type>_info by parent, id and owner."""
+import os
+
+import yaml
+
 from . import engine_state as es
+from .conftest import ROOT
+from .test_ip_address import V4, addresses
 
 
 def seed_tree(engine):
@@ -42,3 +48,49 @@ def test_loadbalancer_info_tree_and_type_info_by_parent_id_and_owner(engine, ans
     assert run[6]["frontends"] == []
     assert run.failed(7) and run[7]["msg"] == "one of load_balancer, id or owner is required"
     assert engine.mutating_requests() == 0   # read-only, in check mode and out of it
+
+
+def modules_without_their_own_wait():
+    """The action group's modules that do not take the wait options from the ``anxcloud.lbaas.wait`` fragment."""
+    with open(os.path.join(ROOT, "meta", "runtime.yml")) as f:
+        group = yaml.safe_load(f)["action_groups"]["lbaas"]
+    out = []
+    for name in group:
+        with open(os.path.join(ROOT, "plugins", "modules", name + ".py")) as f:
+            if "  - anxcloud.lbaas.wait\n" not in f.read():
+                out.append(name)
+    return sorted(out)
+
+
+def test_group_module_defaults_with_wait_apply_to_every_module(engine, ansible):
+    """A play that sets wait and wait_timeout for the whole group (as the user guide and the roles do) runs the
+    modules that wait for nothing too: they accept both options and ignore them."""
+    ids = seed_tree(engine)
+    tasks = {
+        "loadbalancer_info": {"name": "lb1", "tree": True},
+        "backend_info": {"load_balancer": "lb1"},
+        "frontend_info": {"owner": "web"},
+        "bind_info": {"id": ids["bind"]},
+        "server_info": {"backend": "80.web", "load_balancer": "lb1"},
+        "ip_pool_info": {"pool": [V4]},
+        "service_info": {},
+        "ip_address": {"pool": [V4], "owner": "web", "family": "v4"},
+        "gc": {"keep": ["web"]},
+    }
+    assert sorted(tasks) == modules_without_their_own_wait()
+    engine.reset_requests()
+    run = ansible.run([{"anxcloud.lbaas." + name: options} for name, options in tasks.items()],
+                      play={"module_defaults": {"group/anxcloud.lbaas.lbaas": {"wait": True, "wait_timeout": 77}}})
+    assert len(run.records) == len(tasks) and not any(run.failed(i) for i in range(len(tasks))), run
+    results = dict(zip(tasks, (run[i] for i in range(len(tasks)))))
+    assert results["loadbalancer_info"]["load_balancers"][0]["backends"][0]["id"] == ids["backend"]
+    assert [f["id"] for f in results["frontend_info"]["frontends"]] == [ids["frontend"]]
+    assert [b["id"] for b in results["bind_info"]["binds"]] == [ids["bind"]]
+    assert [s["id"] for s in results["server_info"]["servers"]] == [ids["server"]]
+    assert results["gc"]["removed"] == [] and results["gc"]["changed"] is False
+    # the read-only ones wrote nothing; the one allocation is the only write of the play
+    names = list(tasks)
+    assert [run.writes(engine, i) for i, name in enumerate(names) if name not in ("ip_address", "gc")] == [0] * 7
+    assert run.writes(engine, names.index("gc")) == 0
+    (address,) = results["ip_address"]["addresses"]
+    assert address["address"] in addresses(engine, V4)
