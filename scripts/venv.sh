@@ -21,7 +21,7 @@ echo "== setting up $venv from $requirements (${PYTHON})"
 export UV_LINK_MODE=copy UV_SYSTEM_CERTS=${UV_SYSTEM_CERTS:-1}
 pip=("$venv/bin/python" -m pip --disable-pip-version-check)
 uv=$(command -v uv || true)
-python=$(command -v "$PYTHON")
+python=$(command -v "$PYTHON") || { echo "$PYTHON not found (set PYTHON to a Python 3.11)" >&2; exit 1; }
 if [ -n "$uv" ] && "$uv" venv --quiet --allow-existing --seed --python "$python" "$venv"; then
   :
 else
