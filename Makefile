@@ -10,8 +10,9 @@ venv:
 demo: venv
 	@scripts/demo.sh
 
-test: venv
-	@scripts/test.sh
+# test.sh sets up .venv itself, while it installs the Debian packages
+test:
+	@PYTHON=$(PYTHON) scripts/test.sh
 
 unit contract integration e2e: venv
 	@scripts/test.sh --only $@

@@ -12,13 +12,15 @@ export PATH="$root/$venv/bin:$PATH"
 command -v shellcheck > /dev/null || { echo "shellcheck is missing: scripts/apt-deps.sh shellcheck" >&2; exit 1; }
 
 # ansible-test bootstraps pip in its per-test virtual environments with a script it downloads from a
-# host this machine cannot reach; it looks in its cache first, so put our stand-in there.
+# host this machine cannot reach; it looks in its cache first, so put our stand-in there (and refresh an
+# older copy of it; a real script found there stays). Copied and renamed: two sanity runs may do this at once.
 src=$(python -c 'import ansible_test, os; print(os.path.dirname(ansible_test.__file__))')
 pip_version=$(sed -n "s/.*pip='\([0-9.]*\)'.*/\1/p" "$src/_internal/python_requirements.py" | head -n1)
 cache="$HOME/.ansible/test/cache/get_pip_${pip_version//./_}.py"
-if [ ! -f "$cache" ]; then
+stand_in=scripts/ansible-test-get-pip.py
+if [ ! -f "$cache" ] || { grep -q '^# Stand-in for the pip bootstrap script' "$cache" && ! cmp -s "$stand_in" "$cache"; }; then
   mkdir -p "$(dirname "$cache")"
-  cp scripts/ansible-test-get-pip.py "$cache"
+  cp "$stand_in" "$cache.$$" && mv -f "$cache.$$" "$cache"
 fi
 
 core=$(python -c 'import ansible.release as r; print(r.__version__)')

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
+UV_VERSION=0.13.9
 venv=${1:-.venv}
 requirements=${2:-requirements-dev.txt}
 stamp=$venv/.requirements.sha256
@@ -12,7 +13,25 @@ if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; the
   exit 0
 fi
 echo "== setting up $venv from $requirements (${PYTHON})"
-"$PYTHON" -m venv "$venv"
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+# uv makes the environment and installs the requirements in a fraction of pip's CPU time (in native
+# code, in parallel; and like `pip --no-compile` it leaves the bytecode to Python's first import).
+# A uv on PATH is used as it is (scripts/test.sh has .venv/bin there, so .venv-2.16 reuses .venv's);
+# else the new environment gets a pinned one from PyPI with pip first. pip stays the fallback, without
+# uv or when uv fails (uv reads no pip.conf: an index or certificate set up only for pip is one reason).
+export UV_LINK_MODE=copy UV_SYSTEM_CERTS=${UV_SYSTEM_CERTS:-1}
+pip=("$venv/bin/python" -m pip --disable-pip-version-check)
+uv=$(command -v uv || true)
+python=$(command -v "$PYTHON") || { echo "$PYTHON not found (set PYTHON to a Python 3.11)" >&2; exit 1; }
+if [ -n "$uv" ] && "$uv" venv --quiet --allow-existing --seed --python "$python" "$venv"; then
+  :
+else
+  "$PYTHON" -m venv "$venv"
+  uv=
+  ! "${pip[@]}" install --quiet "uv==$UV_VERSION" || uv=$venv/bin/uv
+fi
+if [ -z "$uv" ] || ! "$uv" pip install --quiet --python "$venv/bin/python" --upgrade-package pip pip -r "$requirements"; then
+  [ -z "$uv" ] || echo "uv failed; installing with pip" >&2
+  "${pip[@]}" install --quiet --upgrade pip
+  "${pip[@]}" install --quiet -r "$requirements"
+fi
 echo "$want" > "$stamp"
