@@ -14,7 +14,10 @@ if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; the
 fi
 echo "== setting up $venv from $requirements (${PYTHON})"
 # uv makes the environment and installs the requirements in a fraction of pip's CPU time (in native
-# code, in parallel; and like `pip --no-compile` it leaves the bytecode to Python's first import).
+# code, in parallel). It compiles the bytecode at install time as pip does: left to the first imports,
+# every process that starts at once (pytest's workers, their local Engines and ansible-playbook runs, the
+# lanes) compiles the same modules side by side, and on a fresh machine the local Engines then missed
+# their start deadline.
 # A uv on PATH is used as it is (scripts/test.sh has .venv/bin there, so .venv-2.16 reuses .venv's);
 # else the new environment gets a pinned one from PyPI with pip first. pip stays the fallback, without
 # uv or when uv fails (uv reads no pip.conf: an index or certificate set up only for pip is one reason).
@@ -29,7 +32,7 @@ else
   uv=
   ! "${pip[@]}" install --quiet "uv==$UV_VERSION" || uv=$venv/bin/uv
 fi
-if [ -z "$uv" ] || ! "$uv" pip install --quiet --python "$venv/bin/python" --upgrade-package pip pip -r "$requirements"; then
+if [ -z "$uv" ] || ! "$uv" pip install --quiet --compile-bytecode --python "$venv/bin/python" --upgrade-package pip pip -r "$requirements"; then
   [ -z "$uv" ] || echo "uv failed; installing with pip" >&2
   "${pip[@]}" install --quiet --upgrade pip
   "${pip[@]}" install --quiet -r "$requirements"

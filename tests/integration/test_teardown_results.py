@@ -187,7 +187,7 @@ def test_a_create_that_landed_unanswered_is_adopted_and_waited_for(engine, ansib
     play = ansible.run({"anxcloud.lbaas.service": service})
     assert not play.failed(), play
     assert play.last["changed"] is True and play.last["interruptions"], play.last
-    (backend,) = [b for b in es.objects(engine, "backend")]   # adopted, not duplicated
+    (backend,) = list(es.objects(engine, "backend"))   # adopted, not duplicated
     assert backend["name"] == "http.web" and backend["state"]["title"] == "Updated"
     assert es.tags(engine, backend["identifier"]) == ["anxlb-svc=web"]
     redeploys = [e for e in writes_of(play, engine, 0) if e["method"] == "PUT" and e["path"].endswith(backend["identifier"])]

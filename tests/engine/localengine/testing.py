@@ -43,8 +43,9 @@ class LocalEngine(object):
         self.http = None
         self._out = self._err = None
 
-    def start(self, timeout=15):
-        """Starts the Engine and waits (at most ``timeout`` seconds) for its ready line."""
+    def start(self, timeout=60):
+        """Starts the Engine and waits (at most ``timeout`` seconds) for its ready line: generous, since on a
+        fresh, busy machine the first start competes with every other process for two cores."""
         self._out, self._err = tempfile.TemporaryFile(), tempfile.TemporaryFile()   # files: no pipe can fill up
         self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err)
         deadline = time.monotonic() + timeout

@@ -41,4 +41,4 @@ def test_plain_data():
     class Text(str):
         pass
     assert plain({Text("a"): [Text("b"), 1, 2.5, True, None, (3,)]}) == {"a": ["b", 1, 2.5, True, None, [3]]}
-    assert type(plain([Text("b")])[0]) is str
+    assert type(plain([Text("b")])[0]) is str  # pylint: disable=unidiomatic-typecheck  # exactly str, not a subclass

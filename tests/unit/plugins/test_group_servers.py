@@ -27,7 +27,8 @@ def test_expressions_for_address_and_name_and_a_check_for_all():
     (["bare"], {}, "group_servers: host bare has no address: the expression ansible_host found nothing in its variables"),
     (["named"], {}, "group_servers: host named: the expression ansible_host gives 'db.example.com', not an IP address"),
     (["web2.example.com", "web2.example.org"], {}, "the server name(s) web2 would be used twice"),
-    (["web1.example.com"], {"name": "inventory_hostname"}, "the server name must be 1-63 letters, digits, '-' or '_', starting and ending with a letter or digit (no '.': "
+    (["web1.example.com"], {"name": "inventory_hostname"},
+     "the server name must be 1-63 letters, digits, '-' or '_', starting and ending with a letter or digit (no '.': "
      "it separates the parts of object names), got 'web1.example.com'"),
     (["nowhere"], {}, "group_servers: nowhere is not a host of the inventory"),
     ("web1.example.com", {}, "the input must be a list of inventory host names, such as groups['web'], got str"),
