@@ -79,4 +79,3 @@ def test_request_body_leaves_unset_fields_out():
 ])
 def test_state_classes(state, cls):
     assert state_class(state) == cls
-
