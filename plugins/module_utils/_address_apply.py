@@ -36,7 +36,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_plan import ADOPT, ALLOCATE, RELEASE, flat, pick
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import EngineError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import foreign_tags, owner_from_tags, owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import foreign_tags, owner_from_tags, owner_tag
 
 ATTEMPTS = 5
 

@@ -30,7 +30,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_plan import flat
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS, link_id, owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS, link_id
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import owner_tag
 
 LBAAS_TYPES = set(k.resource_type for k in KINDS.values() if k.resource_type)
 

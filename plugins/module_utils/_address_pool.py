@@ -30,7 +30,8 @@ except ImportError:  # pragma: no cover - reported by the module base class
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import foreign_tags, looks_like_id, owner_from_tags, owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import looks_like_id
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import foreign_tags, owner_from_tags, owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._ippool import Pool
 
 FAMILIES = {"v4": 4, "v6": 6}

@@ -18,7 +18,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_observe im
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_plan import RELEASE, entry, in_use_message, plan_owner, sort_key
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._predictions import record
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import Reconciler
 

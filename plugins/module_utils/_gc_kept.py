@@ -17,7 +17,7 @@ resource those listings return whose tags the run has not read.
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import owner_tag
 
 
 def kept_counts(client, owners, prefix, known):

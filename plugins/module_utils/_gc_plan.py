@@ -31,17 +31,11 @@ import time
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lease import when
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import DELETE_ORDER, foreign_tags, owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import DELETE_ORDER
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import foreign_tags, owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import DELETE
 
 MARKER = "marker"
-
-
-def owners_from_tags(names, prefix):
-    """Owner ids named by owner tags (``<prefix>-svc=<owner>``) among tag entity names (the Engine's
-    query is not known to match exactly, so names are compared here)."""
-    head = "%s-svc=" % prefix
-    return sorted(set(n[len(head):] for n in names if n.startswith(head) and len(n) > len(head)))
 
 
 def select(found, keep, remove):
@@ -149,7 +143,7 @@ def skip(owner, reason, load_balancer=None, prefix=None, objects=()):
 
 def protected(objs, collecting, prefix):
     """Objects that carry the owner tag of an owner not being collected, of this prefix or any other
-    (``_objects.foreign_tags``; read from their own tags)."""
+    (``_ownership.foreign_tags``; read from their own tags)."""
     own = [owner_tag(owner, prefix) for owner in collecting]
     return [o for o in objs if foreign_tags(o.get("tags"), own)]
 

@@ -32,13 +32,14 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Fai
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_kept import kept_counts
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_live import check_keep, check_not_all, live_set
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_plan import (
-    MARKER, GcPlan, MarkerAction, age_reason, check_cap, owners_from_tags, parse_created, protected, removed_entry,
+    MARKER, GcPlan, MarkerAction, age_reason, check_cap, parse_created, protected, removed_entry,
     select, skip, summary)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lease import Leases, default_holder, leases, when
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._marker import Marker
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_holder, check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS, looks_like_id
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import discover, owner_tag_names, resolve_lbs
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import DELETE, Applier, Interrupted, Plan, Reconciler
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_run import ServiceRun
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_tree import tree
@@ -150,27 +151,19 @@ class GcRun(object):
         client = self.client
         prefix = p["tag_prefix"]
         state = GcState()
-        names = [t.get("name") or "" for t in client.tag_entities("%s-svc=" % prefix)]
+        names = owner_tag_names(client, prefix)
         listing = client.lbaas_list("loadbalancer")
         state.lbs = dict((i["identifier"], {"kind": "loadbalancer", "id": i["identifier"], "name": i.get("name") or i["identifier"]})
                          for i in listing)
         if p["load_balancers"] and self.scope is None:
-            self.scope = self._resolve_scope(listing)
+            self.scope = set(lb["id"] for lb in resolve_lbs(listing, p["load_balancers"]))
         ids = sorted(state.lbs)
         resources = client.resource_get_listed(ids)
         for ident in [i for i, r in zip(ids, resources) if r is None]:
             state.lbs.pop(ident)   # deleted since the listing: nothing of anyone's is left on it
         state.lb_tags = dict((i, tag_names(r)) for i, r in zip(ids, resources) if r is not None)
-        found = set(owners_from_tags(names, prefix))
-        marker_head = "%s-reconciled." % prefix
-        for tags in state.lb_tags.values():
-            found.update(t[len(marker_head):].split("=", 1)[0] for t in tags if t.startswith(marker_head) and "=" in t)
-        valid = []
-        for owner in sorted(found):
-            try:
-                valid.append(check_owner(owner, "owner"))
-            except Failure:
-                state.skipped.append(skip(owner, "not an owner id this collection writes (its tag is left alone)"))
+        valid, invalid = discover(names, state.lb_tags, prefix)
+        state.skipped.extend(skip(owner, "not an owner id this collection writes (its tag is left alone)") for owner in invalid)
         first = not self.live_checked
         self.live_checked = True
         if first:
@@ -204,18 +197,6 @@ class GcRun(object):
             check_not_all(p, collected, kept, self.result["keep_unmatched"])
         self.owner_of.update(state.owner_of)
         return state
-
-    def _resolve_scope(self, listing):
-        scope = set()
-        for index, ref in enumerate(self.params["load_balancers"]):
-            matches = [i for i in listing if i["identifier"] == ref] if looks_like_id(ref) else []
-            matches = matches or [i for i in listing if i.get("name") == ref]
-            if not matches:
-                raise Failure("load_balancers[%d]: no load balancer named '%s' exists" % (index, ref))
-            if len(matches) > 1:
-                raise Failure("load_balancers[%d]: %d load balancers are named '%s'; give the id" % (index, len(matches), ref))
-            scope.add(matches[0]["identifier"])
-        return scope
 
     def _owner(self, owner, listing):
         """The owner's removal as the service module plans it, and its addresses; only reads."""

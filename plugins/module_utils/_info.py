@@ -7,7 +7,8 @@ __metaclass__ = type
 
 """Read-only views: load balancers with their object trees, and objects of one type by parent or owner."""
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS, owner_from_tags, owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import owner_from_tags, owner_tag
 
 
 def render(obj, tags=None, prefix="anxlb"):

@@ -13,7 +13,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._group_options impo
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import details, owned_ids, render, tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lookup import find_one, get_by_id
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import owner_tag
 
 
 def info_argument_spec(parents):

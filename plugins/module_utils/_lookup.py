@@ -10,6 +10,7 @@ __metaclass__ = type
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS, looks_like_id
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import not_found, not_unique
 
 LABELS = {"loadbalancer": "load balancer", "backend": "backend", "frontend": "frontend", "bind": "bind", "server": "server"}
 
@@ -46,10 +47,9 @@ def find_one(client, kind, ref, parent=None, option="name", missing_ok=False, al
     found = find_by_name(client, kind, ref, parent, option)
     where = " on %s" % describe(parent["kind"], parent) if parent else ""
     if len(found) > 1:
-        raise Failure("%s: %d %ss named '%s'%s (ids %s); give the id to pick one"
-                      % (option, len(found), LABELS[kind], ref, where, ", ".join(sorted(o["id"] for o in found))))
+        raise not_unique(option, LABELS[kind], ref, [o["id"] for o in found], where)
     if not found:
         if missing_ok:
             return None
-        raise Failure("%s: no %s named '%s' exists%s" % (option, LABELS[kind], ref, where))
+        raise not_found(option, LABELS[kind], ref, where)
     return found[0]

@@ -31,6 +31,7 @@ import time
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lease import when
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import TAG_MAX
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import marker_head
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._version import COLLECTION_VERSION
 
 SCHEME = 1
@@ -65,12 +66,11 @@ class Marker(object):
     def name(self):
         if self.tag is not None:
             return self.tag
-        return "%s-reconciled.%s=%d,%s,%s,%d" % (self.prefix, self.service, self.scheme, self.version, self.digest,
-                                                 self.stamp)
+        return self.head(self.prefix, self.service) + "%d,%s,%s,%d" % (self.scheme, self.version, self.digest, self.stamp)
 
     @staticmethod
     def head(prefix, service):
-        return "%s-reconciled.%s=" % (prefix, service)
+        return "%s%s=" % (marker_head(prefix), service)
 
     @classmethod
     def find(cls, prefix, service, tags):

@@ -18,8 +18,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_na
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._durations import to_ms
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lookup import LABELS, describe, find_by_name, find_one
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import (
-    foreign_tags, owner_from_tags, owner_tag, state_class)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import state_class
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import foreign_tags, owner_from_tags, owner_tag, split_owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._predictions import record
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import (
     CREATE, DELETE, REDEPLOY, TAG, UPDATE, Action, Plan, Reconciler, placeholder)
@@ -202,7 +202,7 @@ class LbaasObjectModule(AnxcloudModule):
         return [owner_tag(owner, self.params["tag_prefix"])] if owner else []
 
     def check_owner(self, obj, doing):
-        """Proof of ownership before any write. An object carrying an owner tag (of any prefix, _objects.foreign_tags)
+        """Proof of ownership before any write. An object carrying an owner tag (of any prefix, _ownership.foreign_tags)
         other than this task's is someone's: never changed, tagged, moved or deleted here. Without ``owner`` only
         objects carrying no owner tag at all are written (a user's own untagged objects); with ``owner``, objects
         carrying exactly its tag, or none (adopted on change)."""
@@ -224,7 +224,7 @@ class LbaasObjectModule(AnxcloudModule):
         owners = owner_from_tags(others, self.params["tag_prefix"])
         whose = ("is owned by '%s', not '%s'" % ("', '".join(owners), owner) if owner and owners else
                  "carries the owner tag %s%s" % (", ".join(others), ", not %s" % self.owner_tags()[0] if owner else ""))
-        theirs = others[0].split("-svc=", 1)
+        theirs = split_owner_tag(others[0])
         raise Failure("%s (%s) %s; refusing to %s: an object carrying another owner tag belongs to that owner. "
                       "Give this task another name (a %s of its own), or, if it is yours to manage, set owner: %s "
                       "and tag_prefix: %s" % (describe(kind, obj), obj["id"], whose, doing, LABELS[kind],

@@ -200,29 +200,3 @@ KINDS = dict((k.name, k) for k in (LOADBALANCER, BACKEND, FRONTEND, BIND, SERVER
 # Creation order; deletion runs the other way round.
 DEPENDENCY_ORDER = ("backend", "frontend", "bind", "server")
 DELETE_ORDER = ("bind", "server", "frontend", "backend")
-
-
-def owner_tag(owner, prefix="anxlb"):
-    return "%s-svc=%s" % (prefix, owner)
-
-
-def is_owner_tag(name):
-    """Whether a tag name is an owner tag of any prefix: ``<anything>-svc=<anything>``.
-
-    The one rule for "is this someone's object" (issue 18): a team using another ``tag_prefix``, or
-    another tool writing the same shape, owns what carries its tag just as we own what carries ours.
-    """
-    return isinstance(name, str) and name.find("-svc=") > 0
-
-
-def foreign_tags(tags, own=()):
-    """The owner tags among ``tags`` other than ``own`` (ours): any one makes the object foreign, never
-    adopted, updated, moved, tagged or deleted by a run whose owner tags are ``own``."""
-    own = set([own] if isinstance(own, str) else own)
-    return sorted(t for t in tags or () if is_owner_tag(t) and t not in own)
-
-
-def owner_from_tags(tags, prefix="anxlb"):
-    """The owners named by our tags (``<prefix>-svc=<owner>``) among a resource's tag names."""
-    head = "%s-svc=" % prefix
-    return sorted(t[len(head):] for t in tags if t.startswith(head))

@@ -15,53 +15,25 @@ carries any more (what a collected service leaves in the account) is no service.
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_observe import by_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_plan import owners_from_tags
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lease import leases, when
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._marker import Marker
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_owner
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import looks_like_id, state_class
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import state_class
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import discover, owner_tag_names, resolve_lbs
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_run import ServiceRun
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_tree import lb_of, status
 
 KINDS = ("backend", "frontend", "bind", "server")
 
 
-def find_owners(client, prefix, lb_tags):
-    names = [t.get("name") or "" for t in client.tag_entities("%s-svc=" % prefix)]
-    found = set(owners_from_tags(names, prefix))
-    head = "%s-reconciled." % prefix
-    for tags in lb_tags.values():
-        found.update(t[len(head):].split("=", 1)[0] for t in tags if t.startswith(head) and "=" in t)
-    out = []
-    for owner in sorted(found):
-        try:
-            out.append(check_owner(owner))
-        except Failure:
-            continue   # not a name this collection writes
-    return out
-
-
-def scope_ids(listing, refs):
-    out = set()
-    for index, ref in enumerate(refs):
-        matches = [i for i in listing if i["identifier"] == ref] if looks_like_id(ref) else []
-        matches = matches or [i for i in listing if i.get("name") == ref]
-        if not matches:
-            raise Failure("load_balancers[%d]: no load balancer named '%s' exists" % (index, ref))
-        out.update(m["identifier"] for m in matches)
-    return out
-
-
 def inventory(client, prefix, load_balancers=(), names=(), now=None):
     listing = client.lbaas_list("loadbalancer")
     lb_names = dict((i["identifier"], i.get("name") or i["identifier"]) for i in listing)
-    scope = scope_ids(listing, load_balancers) if load_balancers else None
+    scope = set(lb["id"] for lb in resolve_lbs(listing, load_balancers)) if load_balancers else None
     ids = sorted(lb_names)
     # a load balancer deleted since the listing (None) has no tags left to report
     lb_tags = dict((i, tag_names(r) if r is not None else []) for i, r in zip(ids, client.resource_get_listed(ids)))
-    owners = find_owners(client, prefix, lb_tags)
+    owners = discover(owner_tag_names(client, prefix), lb_tags, prefix)[0]   # a name we do not write is no service
     if names:
         owners = [o for o in owners if o in names]
     out = []

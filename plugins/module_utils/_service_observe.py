@@ -21,9 +21,9 @@ for objects it is about to write to.
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS, foreign_tags, looks_like_id
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import foreign_tags, resolve_lbs
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_plan import Observed
 
 TYPE_BY_RESOURCE = dict((k.resource_type, k.name) for k in KINDS.values() if k.resource_type)
@@ -66,22 +66,7 @@ class ServiceObserver(object):
         """The load balancers by name or id, from one listing (kept to name the ones found later).
         ``gone`` (a list, state absent): a missing one is appended there as (index, ref), not a failure."""
         listing = self.lb_listing = self.client.lbaas_list("loadbalancer")
-        found = []
-        for index, ref in enumerate(refs):
-            matches = [i for i in listing if i["identifier"] == ref] if looks_like_id(ref) else []
-            matches = matches or [i for i in listing if i.get("name") == ref]
-            if not matches and gone is not None:
-                gone.append((index, ref))
-                continue
-            if not matches:
-                raise Failure("load_balancers[%d]: no load balancer named '%s' exists" % (index, ref))
-            if len(matches) > 1:
-                raise Failure("load_balancers[%d]: %d load balancers are named '%s' (ids %s); give the id"
-                              % (index, len(matches), ref, ", ".join(sorted(m["identifier"] for m in matches))))
-            lb = {"kind": "loadbalancer", "id": matches[0]["identifier"], "name": matches[0].get("name")}
-            if lb["id"] not in [l["id"] for l in found]:
-                found.append(lb)
-        return found
+        return resolve_lbs(listing, refs, gone=gone)
 
     # ---- reading -------------------------------------------------------------------------------
     def _flat(self, kind, raw, listed):

@@ -24,8 +24,8 @@ controller tears down every frontend, bind and server when one port changes, REC
   ever written.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import (
-    BACKEND, BIND, FRONTEND, SERVER, foreign_tags, state_class)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import BACKEND, BIND, FRONTEND, SERVER, state_class
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import foreign_tags, owner_from_tags
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import (
     CREATE, DELETE, REDEPLOY, TAG, UPDATE, Action, placeholder)
 
@@ -68,7 +68,7 @@ def _owned(obj, tag):
 
 
 def _foreign(obj, tag):
-    """Carries an owner tag other than ours, of any prefix (``_objects.foreign_tags``)."""
+    """Carries an owner tag other than ours, of any prefix (``_ownership.foreign_tags``)."""
     return bool(foreign_tags(obj.get("tags"), tag))
 
 
@@ -239,7 +239,7 @@ class LbPlanner(object):
         for address, port, name in self.out.binds_to_check:
             for other in self.obs.foreign_binds or []:
                 if other.get("address") == address and other.get("port") == port:
-                    owners = [t.split("=", 1)[1] for t in other.get("tags", []) if t.startswith("%s-svc=" % self.prefix)]
+                    owners = owner_from_tags(other.get("tags", []), self.prefix)
                     owners = owners or foreign_tags(other.get("tags"), self.tag)   # another prefix's: its whole tag
                     found.append(dict(load_balancer=self.obs.lb["name"], load_balancer_id=self.obs.lb["id"],
                                       address=address, port=port, bind=name,

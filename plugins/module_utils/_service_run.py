@@ -17,7 +17,7 @@ plan, a per-load-balancer summary and a diff keyed by load balancer.
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_holder, check_name_part, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._predictions import record
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import CREATE, DELETE, Plan, Reconciler
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import Desired, build, warnings

@@ -12,7 +12,8 @@ an owner tag added (``owner``), a redeploy (``deployment``), a delete on a load 
 no longer names. Every node names its load balancer, so a diff hunk says where it is.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import owner_from_tags, state_class
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import state_class
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import owner_from_tags
 
 CONFIG = {
     "backend": ("name", "mode", "health_check", "server_timeout"),

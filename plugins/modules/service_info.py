@@ -27,6 +27,7 @@ options:
   load_balancers:
     description:
       - Only services with objects or a marker on one of these load balancers (names or identifiers). Default all.
+        A name that more than one load balancer has is refused; give the identifier.
     type: list
     elements: str
     default: []

@@ -6,7 +6,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_plan impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import Prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_plan import (
-    age_reason, owners_from_tags, parse_created, select)
+    age_reason, parse_created, select)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_run import GcRun, GcState, OwnerSnapshot
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import DELETE, Action
 
@@ -15,12 +15,6 @@ LB1 = {"kind": "loadbalancer", "id": "1" * 32, "name": "lb1"}
 LB2 = {"kind": "loadbalancer", "id": "2" * 32, "name": "lb2"}
 UNKNOWN = {"kind": "loadbalancer", "id": None, "name": "(unknown load balancer)"}
 PREFIX = Prefix({"identifier": "p" * 32, "name": "192.0.2.0/24"})
-
-
-def test_owners_come_from_tag_names_of_our_prefix_only():
-    names = ["anxlb-svc=api", "anxlb-svc=shop", "anxlb-svc=", "anxlbx-svc=other", "xyz-svc=api", "anxlb-lease=a@1",
-             "anxlb-svc=api"]
-    assert owners_from_tags(names, "anxlb") == ["api", "shop"]
 
 
 def test_the_live_set_decides_and_remove_goes_in_any_case():

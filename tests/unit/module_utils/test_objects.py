@@ -2,7 +2,7 @@ import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import (
-    BACKEND, BIND, FRONTEND, normalize_ip, owner_from_tags, owner_tag, state_class)
+    BACKEND, BIND, FRONTEND, normalize_ip, state_class)
 
 
 @pytest.mark.parametrize("given, expected", [
@@ -79,20 +79,3 @@ def test_request_body_leaves_unset_fields_out():
 ])
 def test_state_classes(state, cls):
     assert state_class(state) == cls
-
-
-def test_owner_tags():
-    assert owner_tag("shop") == "anxlb-svc=shop"
-    assert owner_from_tags(["anxlb-svc=shop", "other", "x-svc=y", "anxlb-svc=b"]) == ["b", "shop"]
-    assert owner_from_tags(["x-svc=y"], prefix="x") == ["y"]
-
-
-def test_every_svc_tag_is_an_owner_tag_and_foreign_unless_it_is_ours():
-    from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import foreign_tags, is_owner_tag
-    assert [is_owner_tag(t) for t in ("anxlb-svc=web", "xanxlb-svc=web", "Team.A-svc=", "-svc=web", "svc=web",
-                                      "anxlb-lease=h@1", "anxccm-svc-uid=1", None)] == [
-        True, True, True, False, False, False, False, False]
-    tags = ["anxlb-svc=web", "xanxlb-svc=web", "anxlb-reconciled.web=x", "env=prod"]
-    assert foreign_tags(tags, "anxlb-svc=web") == ["xanxlb-svc=web"]
-    assert foreign_tags(tags, ["anxlb-svc=web", "xanxlb-svc=web"]) == []
-    assert foreign_tags(tags) == ["anxlb-svc=web", "xanxlb-svc=web"]
