@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """The action of the collection's writing modules: check mode predicts across the tasks of a play.
 
 Each module that writes (backend, frontend, bind, server, service, ip_address) has an action plugin
