@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """Argument errors that name the fix: the closest known option for an unknown one, where the token comes from.
 
 AnsibleModule validates its arguments inside its constructor and fails there through ``fail_json``, so
@@ -12,11 +9,7 @@ the hint is added in that one place, after Ansible's own message, which stays as
 """
 
 import difflib
-
-try:
-    from urllib.parse import urlsplit
-except ImportError:  # pragma: no cover - Python 2 is not supported; keeps the import sanity test quiet
-    from urlparse import urlsplit  # type: ignore
+from urllib.parse import urlsplit
 
 from ansible.module_utils.basic import AnsibleModule
 

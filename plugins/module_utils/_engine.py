@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 # The collection's only HTTP client for the Anexia Engine (facts: ENGINE_API.md).
 #
 # * one requests.Session per client: ``Authorization: Token <token>``, JSON bodies, a user agent
@@ -26,12 +23,7 @@ import platform
 import re
 import threading
 import traceback
-
-try:
-    from urllib.parse import quote, urlencode, urlsplit
-except ImportError:  # pragma: no cover - Python 2 is not supported; keeps the import sanity test quiet
-    from urllib import quote, urlencode  # type: ignore
-    from urlparse import urlsplit  # type: ignore
+from urllib.parse import quote, urlencode, urlsplit
 
 try:
     import requests
@@ -132,7 +124,7 @@ def is_loopback(host):
         return False
 
 
-class _TokenAuth(object):
+class _TokenAuth:
     """Adds ``Authorization: Token <token>``. Being the session's ``auth``, it also keeps a ~/.netrc
     entry from replacing the header, and requests drops it on a redirect to another host."""
 
@@ -147,7 +139,7 @@ class _TokenAuth(object):
         return "_TokenAuth(<hidden>)"
 
 
-class EngineClient(object):
+class EngineClient:
     """Talks to the Engine. Options (all keyword arguments):
 
     ``api_url`` (default https://engine.anexia-it.com; trailing slash dropped, a path prefix kept),

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 # The collection's one retry policy (the rules; the loop that applies them is EngineClient.request).
 #
 # What is retried, and why only that: no official client retries a write (go-anxcloud
@@ -37,7 +34,7 @@ RETRY_STATUSES = READ_RETRY_STATUSES          # kept for callers of the old name
 READ_METHODS = ("GET", "HEAD")
 
 
-class RetryPolicy(object):
+class RetryPolicy:
     """Bounded attempts, exponential backoff with jitter and a cap; the special cases 409 and 429.
 
     ``retries``: how many times one call is retried at most (so ``retries + 1`` requests), for

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """A backend's health check: the structured form users write -> the Engine's fragment (pure, no I/O).
 
 The Engine stores ``health_check`` as text holding a JSON fragment without its braces, the form

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """The "last reconciled" marker a service leaves on each of its load balancers.
 
 A tag ``<prefix>-reconciled.<service>=<scheme>,<collection version>,<declaration hash>,<time>``. The scheme
@@ -42,7 +39,7 @@ def declaration_hash(desired):
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-class Marker(object):
+class Marker:
     def __init__(self, prefix, service, scheme, version, digest, stamp=0, tag=None):
         self.tag = tag          # the tag as found (kept verbatim, also when it does not parse)
         self.prefix = prefix

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """The per-object modules (backend, frontend, bind, server): one object, identified inside its parent.
 
 openstack.cloud's StateMachine shape: find the parent and the object, compare only the fields the
@@ -46,7 +43,7 @@ def check_port(params, option="port"):
         raise Failure("%s must be between 1 and 65535, got %d" % (option, port))
 
 
-class ObjectState(object):
+class ObjectState:
     """What one observation found: the parent, the object (flat, or None) and resolved links."""
 
     def __init__(self, parent, obj, links):

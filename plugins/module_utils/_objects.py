@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """What each LBaaS object type looks like: its parent, its links, its fields and how to compare them.
 
 Everything that compares Engine objects goes through ``normalize()`` first, so that the text form
@@ -86,7 +83,7 @@ def _opt_count(value):
 READ_ONLY = ("customer_identifier", "reseller_identifier", "state", "automation_rules")
 
 
-class Kind(object):
+class Kind:
     """One LBaaS object type."""
 
     def __init__(self, name, parent, parent_kind, fields, links=None, resource_type=None):

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """observe -> plan -> (check mode: predict | apply -> wait -> observe and plan again).
 
 A plan is data: ordered actions, each with its object, the fields that differ and a reason.
@@ -39,7 +36,7 @@ def is_placeholder(value):
     return isinstance(value, str) and value.startswith("(new ")
 
 
-class Action(object):
+class Action:
     """One step of a plan. ``obj`` is the flat object: desired for create, observed otherwise."""
 
     def __init__(self, op, kind, obj, changes=None, reason="", tags=(), lb=None):
@@ -149,7 +146,7 @@ class Interrupted(Exception):
                                                     for a, e in failures))
 
 
-class Applier(object):
+class Applier:
     """Executes a plan against the Engine, each write as soon as what it depends on exists.
 
     Writes are those of go-anxcloud's generic client: POST of the new object, PUT of the whole object
@@ -380,7 +377,7 @@ def _placeholders(action):
     return found
 
 
-class Outcome(object):
+class Outcome:
     def __init__(self, plan, before, after, changed, rounds, interruptions=()):
         self.plan = plan            # the first plan: what this task decided to do and why
         self.before = before        # {id: flat object} as observed first
@@ -390,7 +387,7 @@ class Outcome(object):
         self.interruptions = list(interruptions)   # texts of rounds that ended on an open outcome
 
 
-class Reconciler(object):
+class Reconciler:
     """observe -> plan -> predict (check mode) | apply -> wait -> (observe -> plan ...) until converged.
 
     ``observe()`` returns a state object with a ``world`` attribute (``{id: flat object}``);

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """A service declaration -> the LBaaS objects it needs on each load balancer (pure, no I/O).
 
 One Backend and one Frontend per port, a Bind per external address x port, a Server per server x
@@ -46,7 +43,7 @@ def _check_port(value, option):
     return value
 
 
-class Desired(object):
+class Desired:
     """The objects a service needs on one load balancer, parents referenced by port name.
 
     ``backends``/``frontends``: port name -> fields; ``binds``: (port, address) -> fields;

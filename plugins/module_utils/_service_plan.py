@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """Planning one service on one load balancer (pure): observed objects + Desired -> actions.
 
 Per port, with dependencies, so a change to one port never touches the others (the cloud
@@ -30,7 +27,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import (
     CREATE, DELETE, REDEPLOY, TAG, UPDATE, Action, placeholder)
 
 
-class Observed(object):
+class Observed:
     """What one observation found on one load balancer; each object carries its ``tags``.
 
     ``foreign_binds`` (binds of other owners or untagged, on frontends that are not ours) is None
@@ -52,7 +49,7 @@ class Observed(object):
         return self.backends + self.frontends + self.binds + self.servers
 
 
-class LbPlan(object):
+class LbPlan:
     def __init__(self):
         self.actions = []
         self.waits = []
@@ -93,7 +90,7 @@ def _diff(obj, fields):
     return dict((f, (obj.get(f), v)) for f, v in fields.items() if f != "name" and obj.get(f) != v)
 
 
-class LbPlanner(object):
+class LbPlanner:
     def __init__(self, desired, observed, tag, prefix="anxlb"):
         self.desired = desired
         self.obs = observed
