@@ -3,7 +3,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 
-
 class ModuleDocFragment:
     # Standard attributes (https://docs.ansible.com/ansible/latest/dev_guide/developing_modules_documenting.html)
     DOCUMENTATION = r"""

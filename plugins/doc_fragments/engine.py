@@ -3,7 +3,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 
-
 class ModuleDocFragment:
     # How every module reaches the Anexia Engine.
     DOCUMENTATION = r"""

@@ -3,7 +3,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 
-
 class ModuleDocFragment:
     # Check mode across the tasks of a play (plugin_utils/_check_predictions.py, module_utils/_predictions.py).
     DOCUMENTATION = r"""

@@ -3,7 +3,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 
-
 class ModuleDocFragment:
     # Waiting for the Engine's asynchronous deployment of LBaaS objects.
     DOCUMENTATION = r"""

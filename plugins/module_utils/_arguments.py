@@ -77,7 +77,7 @@ class ArgumentsModule(AnsibleModule):
 
     def __init__(self, *args, **kwargs):
         self._constructed = False
-        super(ArgumentsModule, self).__init__(*args, **kwargs)
+        super().__init__(*args, **kwargs)
         self._constructed = True
         self._mask_url_password()
         token = self.params.get("api_token")
@@ -100,4 +100,4 @@ class ArgumentsModule(AnsibleModule):
             self._mask_url_password()
             result = getattr(self, "validation_result", None)
             msg = with_hints(msg, getattr(result, "_unsupported_parameters", None), self.argument_spec)
-        super(ArgumentsModule, self).fail_json(msg, **kwargs)
+        super().fail_json(msg, **kwargs)

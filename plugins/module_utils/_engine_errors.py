@@ -35,7 +35,7 @@ class EngineError(Exception):
         self.validation = dict(validation or {})
         self.attempts = attempts
         self.may_have_landed = bool(may_have_landed)
-        super(EngineError, self).__init__(self._text())
+        super().__init__(self._text())
 
     def _text(self):
         head = "%s %s" % (self.method, self.path) if self.method else "Engine request"
@@ -83,16 +83,16 @@ class RateLimitedError(EngineError):
 
     def __init__(self, message=None, retry_after=None, **kwargs):
         self.retry_after = retry_after
-        super(RateLimitedError, self).__init__(message, **kwargs)
+        super().__init__(message, **kwargs)
 
     def _text(self):
-        text = super(RateLimitedError, self)._text()
+        text = super()._text()
         if self.retry_after is not None:
             text += " (Retry-After: %g s)" % self.retry_after
         return text
 
     def to_dict(self):
-        return dict(super(RateLimitedError, self).to_dict(), retry_after=self.retry_after)
+        return dict(super().to_dict(), retry_after=self.retry_after)
 
 
 class ValidationFailedError(EngineError):

@@ -3,7 +3,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 
-
 class Failure(Exception):
     """A user-facing failure: the base class turns it into ``fail_json(msg=..., **details)``.
 
@@ -11,6 +10,6 @@ class Failure(Exception):
     """
 
     def __init__(self, msg, **details):
-        super(Failure, self).__init__(msg)
+        super().__init__(msg)
         self.msg = msg
         self.details = details

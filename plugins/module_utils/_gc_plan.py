@@ -106,7 +106,7 @@ class GcPlan(list):
     waits = ()
 
     def __init__(self, actions=(), decision=None):
-        super(GcPlan, self).__init__(actions)
+        super().__init__(actions)
         self.decision = decision
 
     def ordered(self):

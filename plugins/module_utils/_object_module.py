@@ -63,7 +63,7 @@ class LbaasObjectModule(AnxcloudModule):
     recreated = None        # name of the object a recreate=true plan replaced
 
     def __init__(self, module):
-        super(LbaasObjectModule, self).__init__(module)
+        super().__init__(module)
         self.names = {}     # id -> name of the parents and links looked up
 
     # ---- input ---------------------------------------------------------------------------------

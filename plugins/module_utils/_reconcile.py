@@ -74,7 +74,7 @@ class Plan(list):
     """Ordered actions; ``waits`` are existing objects still deploying that a run waits for."""
 
     def __init__(self, actions=(), waits=()):
-        super(Plan, self).__init__(actions)
+        super().__init__(actions)
         self.waits = list(waits)
 
     def to_list(self):
@@ -142,8 +142,8 @@ class Interrupted(Exception):
 
     def __init__(self, failures):
         self.failures = failures   # [(action, exception)]
-        super(Interrupted, self).__init__("; ".join("%s %s '%s': %s" % (a.op, a.kind.name, a.obj.get("name"), e)
-                                                    for a, e in failures))
+        super().__init__("; ".join("%s %s '%s': %s" % (a.op, a.kind.name, a.obj.get("name"), e)
+                                   for a, e in failures))
 
 
 class Applier:

@@ -66,7 +66,7 @@ class PredictingAction(ActionBase):
     _supports_async = True
 
     def run(self, tmp=None, task_vars=None):
-        result = super(PredictingAction, self).run(tmp, task_vars)
+        result = super().run(tmp, task_vars)
         del tmp  # tmp no longer has any effect
         task_vars = task_vars or {}
         wrap_async = self._task.async_val and not self._connection.has_native_async

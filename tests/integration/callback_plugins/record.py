@@ -29,7 +29,7 @@ class CallbackModule(CallbackBase):
     CALLBACK_NEEDS_ENABLED = True
 
     def __init__(self):
-        super(CallbackModule, self).__init__()
+        super().__init__()
         self.results = []
         self.started = None
 

@@ -146,7 +146,7 @@ class Timed(FakeClient):
     """A FakeClient on a real shared pool that records when each create and tag write happened."""
 
     def __init__(self, tag_seconds=0.0):
-        super(Timed, self).__init__()
+        super().__init__()
         self.map = SharedPool(4).map
         self.tag_seconds = tag_seconds
         self.times = {}        # (event, name or tag) -> time.monotonic()
