@@ -57,7 +57,7 @@ def test_applier_resolves_placeholders_of_parents_created_in_the_same_run():
     assert [c[0] for c in client.writes()] == ["POST", "TAG", "POST", "TAG"]
 
 
-class State(object):
+class State:
     def __init__(self, world):
         self.world = world
 
