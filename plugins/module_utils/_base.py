@@ -2,6 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
+"""The module base class: connection options, one Engine client per run, every error as ``fail_json``."""
+
 import traceback
 
 from ansible.module_utils.basic import env_fallback, missing_required_lib

@@ -2,12 +2,13 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-# Engine errors as exception classes (ENGINE_API.md section 3).
-#
-# Each error names the request (method, path with query, relative to the API URL) and carries the
-# Engine's own message and validation texts. None of them ever holds the API token: the token lives
-# only in the client's auth object, and the client masks it in every text it copies from a response
-# or a transport error before it builds an exception (``redact``).
+"""Engine errors as exception classes (docs/engine-api-facts.md, "Errors").
+
+Each error names the request (method, path with query, relative to the API URL) and carries the
+Engine's own message and validation texts. None of them ever holds the API token: the token lives
+only in the client's auth object, and the client masks it in every text it copies from a response
+or a transport error before it builds an exception (``redact``).
+"""
 
 REDACTED = "********"
 

@@ -4,7 +4,8 @@
 
 """Garbage collection: every owner that carries our tags but is not in the live set loses what it owns.
 
-Snapshot first, decide second (RECONCILIATION.md E.4-E.6): one observation reads the owners (the account's
+Snapshot first, decide second (docs/garbage-collection.md; whereabouts' ip-reconciler lists its pools before
+the pods for the same reason): one observation reads the owners (the account's
 tag entities with our owner-tag prefix, and the markers on every load balancer), the load balancers and
 their tags, and then every owner to collect exactly as the service module would see it when told
 "absent" on every load balancer its tag is found on (``ServiceRun`` with ``anywhere``), plus its

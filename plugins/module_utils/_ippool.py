@@ -4,7 +4,8 @@
 
 """IP pools on Engine IPAM prefixes: the usable range of a prefix and first-free allocation (pure, no I/O).
 
-Semantics follow whereabouts (RECONCILIATION.md E.1) with its defects fixed: out-of-range bounds are
+Semantics follow whereabouts' allocator (k8snetworkplumbingwg/whereabouts, pkg/allocate: first free address in
+the usable range, exclusions skipped) with its defects fixed: out-of-range bounds are
 errors rather than silently ignored, and every address is a Python integer, so the upper half of a
 /64 is as allocatable as the lower one.
 

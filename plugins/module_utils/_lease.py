@@ -7,8 +7,8 @@
 The lease is a tag on the load balancer, ``<prefix>-lease=<holder>@<expiry>`` (expiry in Unix
 seconds), taken only by a run that is about to write: a no-op run sends no mutating request. The
 Engine has no compare-and-swap and concurrent tag writes are known to conflict (ENGSUP-5902), so
-the lease is advisory (RECONCILIATION.md F.1): attach ours, read the tags back, and give way if
-any other live lease shows up. That deviates from F.1's "smallest holder wins": a run that read the
+the lease is advisory (docs/reconciliation.md, "Lease"): attach ours, read the tags back, and give way if
+any other live lease shows up, rather than letting the smallest holder win: a run that read the
 tags before the other one attached would also win, and two writers are worse than two runs that
 both stop with a clear message. A lease past its expiry belongs to a run that crashed: it is
 removed, and the taker waits a moment for that run's last requests before it writes.

@@ -5,9 +5,9 @@
 """The "last reconciled" marker a service leaves on each of its load balancers.
 
 A tag ``<prefix>-reconciled.<service>=<scheme>,<collection version>,<declaration hash>,<time>``. The scheme
-is the version of the naming and tag conventions (DESIGN.md section 4): a collection that finds a
+is the version of the naming and tag conventions (docs/reconciliation.md): a collection that finds a
 marker of a higher scheme would misread the objects a newer release made, so it refuses to act,
-the way Monogon's reconciler honours a minimum compatible release (RECONCILIATION.md F.1). The
+the way Monogon's reconciler honours a minimum compatible release in its versioned status. The
 declaration hash says which declaration the objects were last made for; the time (Unix seconds)
 changes with every writing run, so a run that finds the marker changed while it waited for its lease
 knows another run wrote in between.

@@ -228,7 +228,7 @@ class LbaasObjectModule(AnxcloudModule):
                                               theirs[1], theirs[0]), owner_tags=others)
 
     def check_parent(self, parent):
-        """A bind or server belongs to its parent's owner (containment, DESIGN.md section 4): none is created,
+        """A bind or server belongs to its parent's owner (containment, docs/reconciliation.md): none is created,
         changed or deleted in a parent carrying an owner tag other than this task's."""
         if parent and parent.get("tags"):
             self.refuse_foreign(parent, self.kind.parent_kind, "write a %s in it" % LABELS[self.kind.name])

@@ -20,7 +20,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Fai
 
 ID_RE = re.compile(r"^[0-9a-f]{32}$")
 
-# Engine deployment states (ENGINE_API.md 4.2): id -> title; type 0 error, 1 OK, 2 pending.
+# Engine deployment states (docs/engine-api-facts.md, "Deployment states"): id -> title; type 0 error, 1 OK, 2 pending.
 STATE_TITLES = {"0": "Updating", "1": "Updated", "2": "DeploymentError", "3": "Deployed", "4": "NewlyCreated"}
 
 

@@ -161,7 +161,7 @@ class Applier:
     time in their own lane (the cloud controller's ENGSUP-5902 lock), so creates and reads go on
     while they queue; the round ends only when the lane is empty.
 
-    Deletes run in bounded, paced passes (RECONCILIATION.md F2, fixed): a delete that failed with a
+    Deletes run in bounded, paced passes (the cloud controller's destroy loop retries at once, without bound): a delete that failed with a
     retryable error is looked at again after a growing pause (gone or being deleted: done), and only
     then sent again, at most ``delete_passes`` passes; then the run fails naming what is left.
     """

@@ -27,7 +27,7 @@ MAX_NAME = 255
 # leaves out stands for the value a fresh create gives. These are those values, in one place
 # (documented in the service module and docs/how-reconciliation-works.md). Health checks follow the
 # mode, so a port switched from tcp to http ends up exactly as a fresh http port; both defaults are
-# go-anxcloud's legacy package defaults (ENGINE_API.md 4.4), which the Engine stores verbatim.
+# go-anxcloud's legacy package defaults (docs/engine-api-facts.md, "Backend health checks"), which the Engine stores verbatim.
 HEALTH_CHECKS = {"tcp": TCP_CHECK, "http": HTTP_CHECK}
 PORT_DEFAULTS = {"mode": "tcp", "server_timeout": None, "client_timeout": None, "ssl": False,
                  "ssl_certificate_path": None, "check": "enabled"}

@@ -5,14 +5,14 @@
 """Observing one service: every load balancer it is declared on, and every one its owner tag is found on.
 
 Identity is scoped by load balancer: an object belongs to the load balancer (and the parent) it is on.
-One owner-tag listing for the whole service (RECONCILIATION F8); per declared load balancer, its own
+One owner-tag listing for the whole service (the cloud controller lists again per load balancer: quadratic); per declared load balancer, its own
 tags, its backend and frontend listings, the details of what is ours or carries a desired name, and
 every child of those parents (a child of our parent is ours, tagged or not: a create whose tag write failed must
 not leak). Objects carrying the owner tag that no declared load balancer holds are located (their
 load balancer read from the object or its parent) and that load balancer is observed too, so the plan
 can clean it; they are never matched against same-named objects elsewhere.
 
-The tag listing is not trusted as exact (ENGINE_API.md section 10): an object it returned has
+The tag listing is not trusted as exact (docs/engine-api-facts.md, "Tag listings"): an object it returned has
 ``listed`` set and ``confirmed`` unset until ``confirm()`` read its own tags, which the run does only
 for objects it is about to write to.
 """

@@ -5,7 +5,7 @@
 """Planning one service on one load balancer (pure): observed objects + Desired -> actions.
 
 Per port, with dependencies, so a change to one port never touches the others (the cloud
-controller tears down every frontend, bind and server when one port changes, RECONCILIATION F3):
+controller, k8s-anexia-ccm, tears down every frontend, bind and server when one port changes):
 - a backend and a frontend per port are matched by exact name on this load balancer; a server is
   matched inside the matched backend, a bind inside the matched frontend;
 - every managed field is compared (an unset option stands for what a fresh create gives): a
@@ -42,7 +42,7 @@ class Observed:
         self.servers = list(servers)
         self.foreign_binds = foreign_binds
         # Backends and frontends named in the service's scheme that neither carry its tag nor are
-        # wanted here ({kind, id, name}): never written, only reported (DESIGN.md section 4).
+        # wanted here ({kind, id, name}): never written, only reported (docs/reconciliation.md, "Ownership").
         self.untagged_named = list(untagged_named)
 
     def objects(self):

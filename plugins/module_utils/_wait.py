@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""Waiting for the Engine's asynchronous deployments (ENGINE_API.md 4.2, 4.10)."""
+"""Waiting for the Engine's asynchronous deployments (docs/engine-api-facts.md, "Deployment states", "Asynchronous writes")."""
 
 import time
 
@@ -97,7 +97,7 @@ class Waiter:
 
 
 # Where an Engine answer may explain a failed deployment: the state's own text beside its title, or a
-# message on the object. The documented state is only {id, title, type} (ENGINE_API.md 4.2), so any
+# message on the object. The documented state is only {id, title, type} (docs/engine-api-facts.md), so any
 # of these is shown when present and the object's fields otherwise.
 REASON_KEYS = ("reason", "message", "messages", "error", "description", "details")
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-# Engine deployment states (ENGINE_API.md 4.2) as the modules return them (titles) and as the Engine sends them
+# Engine deployment states (docs/engine-api-facts.md, "Deployment states") as the modules return them (titles) and as the Engine sends them
 # ({"id": "3", "text": "Deployed", "type": 1}); type 1 is OK, 0 an error, 2 pending.
 OK = "ok"
 ERROR = "error"
