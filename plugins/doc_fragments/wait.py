@@ -2,11 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
 
-
-class ModuleDocFragment(object):
+class ModuleDocFragment:
     # Waiting for the Engine's asynchronous deployment of LBaaS objects.
     DOCUMENTATION = r"""
 options:

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """Filter closest: the known name a misspelt one most likely means (docs: closest.yml).
 
 The roles name the key a user probably meant in their validation messages, as the modules do for
@@ -23,6 +20,6 @@ def closest(name, candidates, cutoff=0.6):
     return found[0] if found else ""
 
 
-class FilterModule(object):
+class FilterModule:
     def filters(self):
         return {"closest": closest}

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """Filter group_servers: the servers of a service from inventory hosts (docs: group_servers.yml)."""
 
 import ipaddress
@@ -82,6 +79,6 @@ def group_servers(hosts, hostvars, address="ansible_host", name=None, check=None
     return servers
 
 
-class FilterModule(object):
+class FilterModule:
     def filters(self):
         return {"group_servers": group_servers}

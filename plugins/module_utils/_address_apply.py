@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """Executing an address plan (``_address_plan``) against the Engine, for the shared ``Reconciler``.
 
 Releases are deletes of the owner's address objects; an adoption tags an object an earlier run created
@@ -51,7 +48,7 @@ def in_use(exc, ip):
     return any(form in str(text).lower() for form in forms for text in texts)
 
 
-class AddressApplier(object):
+class AddressApplier:
     """``state`` is the observation the plan was made from (its prefixes, allocators and claimable objects)."""
 
     def __init__(self, client, state, owner, tag_prefix, strategy="first", sleep=time.sleep):

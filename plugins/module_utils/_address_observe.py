@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """Observing one owner's IP addresses, in a pool or wherever its owner tag is, and the binds using them.
 
 Two ways to find an owner's address objects, both deciding ownership on the object's own tags:
@@ -36,7 +33,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import o
 LBAAS_TYPES = set(k.resource_type for k in KINDS.values() if k.resource_type)
 
 
-class AddressState(object):
+class AddressState:
     """One observation of an owner's addresses. ``world`` holds the tagged ones (``{id: flat address}``)."""
 
     def __init__(self, prefix_order, held, untagged=(), prefixes=(), pools=(), claims=None):
@@ -49,7 +46,7 @@ class AddressState(object):
         self.world = dict((o["id"], o) for o in self.held)
 
 
-class AddressObserver(object):
+class AddressObserver:
     """``pool`` None: the owner's addresses wherever its tag is (releasing only)."""
 
     def __init__(self, client, owner, tag_prefix, pool=None, family=None):

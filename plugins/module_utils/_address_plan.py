@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """IP addresses as an object kind of the shared reconciler: the plan (pure).
 
 An allocation is an IPAM address object owned by one owner. Its plan is data like an LBaaS plan:
@@ -33,7 +30,7 @@ def is_new(ident):
     return isinstance(ident, str) and ident.startswith("(new address")
 
 
-class _AddressKind(object):
+class _AddressKind:
     name = "address"
 
 
@@ -52,7 +49,7 @@ def entry(obj):
                 prefix_id=obj["prefix_id"], family=obj["family"])
 
 
-class AddressAction(object):
+class AddressAction:
     def __init__(self, op, obj, reason, tags=()):
         self.op = op
         self.kind = ADDRESS

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """IP pools on the Engine: which prefixes a pool names, which address objects they hold, whose they are.
 
 A pool entry is a prefix identifier, a prefix in CIDR form (the prefix's name on the Engine), or a
@@ -51,7 +48,7 @@ def address_int(address):
     return int(netaddr.IPAddress(address))
 
 
-class Prefix(object):
+class Prefix:
     """One IPAM prefix of a pool, with the address objects it holds (``{ip: [summary, ...]}``)."""
 
     def __init__(self, engine_prefix):

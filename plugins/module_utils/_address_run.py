@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """One owner's addresses, reconciled through the shared ``Reconciler`` (the ``ip_address`` module).
 
 observe (``_address_observe``) -> plan (``_address_plan``) -> check mode: predict | apply
@@ -40,7 +37,7 @@ def check_releases(client, plan, force=False, warn=None, ignore=()):
     return users
 
 
-class AddressRun(object):
+class AddressRun:
     def __init__(self, client, params, check_mode, warn=None):
         self.client = client
         self.params = params

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """Argument errors that name the fix: the closest known option for an unknown one, where the token comes from.
 
 AnsibleModule validates its arguments inside its constructor and fails there through ``fail_json``, so
@@ -12,11 +9,7 @@ the hint is added in that one place, after Ansible's own message, which stays as
 """
 
 import difflib
-
-try:
-    from urllib.parse import urlsplit
-except ImportError:  # pragma: no cover - Python 2 is not supported; keeps the import sanity test quiet
-    from urlparse import urlsplit  # type: ignore
+from urllib.parse import urlsplit
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -84,7 +77,7 @@ class ArgumentsModule(AnsibleModule):
 
     def __init__(self, *args, **kwargs):
         self._constructed = False
-        super(ArgumentsModule, self).__init__(*args, **kwargs)
+        super().__init__(*args, **kwargs)
         self._constructed = True
         self._mask_url_password()
         token = self.params.get("api_token")
@@ -107,4 +100,4 @@ class ArgumentsModule(AnsibleModule):
             self._mask_url_password()
             result = getattr(self, "validation_result", None)
             msg = with_hints(msg, getattr(result, "_unsupported_parameters", None), self.argument_spec)
-        super(ArgumentsModule, self).fail_json(msg, **kwargs)
+        super().fail_json(msg, **kwargs)

@@ -2,8 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
+"""The module base class: connection options, one Engine client per run, every error as ``fail_json``."""
 
 import traceback
 
@@ -63,7 +62,7 @@ def wait_argument_spec():
     )
 
 
-class AnxcloudModule(object):
+class AnxcloudModule:
     """Base of every module of the collection.
 
     Subclasses declare ``argument_spec`` (without the connection options) and implement ``run()``,

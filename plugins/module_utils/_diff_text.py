@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """A module's ``diff`` as text a person reads: ``before`` and ``after`` rendered as YAML strings.
 
 Ansible shows a string diff as a unified text diff (a dict as one JSON blob each side), so ``--diff``

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """Timeouts as users write them: milliseconds, or HAProxy-style durations (``500ms``, ``30s``, ``5m``, ``1h``).
 
 The Engine stores LBaaS timeouts as a number of milliseconds (Backend.server_timeout an integer,

@@ -2,23 +2,21 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
+"""The collection's only HTTP client for the Anexia Engine (facts: docs/engine-api-facts.md).
 
-# The collection's only HTTP client for the Anexia Engine (facts: ENGINE_API.md).
-#
-# * one requests.Session per client: ``Authorization: Token <token>``, JSON bodies, a user agent
-#   ``anxcloud.lbaas/<version> (<platform>)``, a per-request timeout, ``validate_certs``;
-# * one retry policy (_engine_retry.py) applied by the explicit loop in ``EngineClient.request``:
-#   writes are never sent twice once they may have reached the Engine (``may_have_landed``);
-# * the wire format of go-anxcloud's generic client: full-object PUT with ``"state": "0"``, links as
-#   identifier strings, answers of DELETE and tag writes not read;
-# * tag writes serialised behind one lock per client (the cloud controller's ENGSUP-5902 mutex);
-# * every list envelope of the Engine, paged until an empty page or the announced last one, the
-#   pages after the first concurrently (``pages``);
-# * errors as exception classes (_engine_errors.py);
-# * one bounded pool for concurrent calls (``map``, shared by nested maps: _engine_pool.py), at most
-#   ``max_workers`` requests in flight at once, and an exact, thread-safe request counter.
+* one requests.Session per client: ``Authorization: Token <token>``, JSON bodies, a user agent
+  ``anxcloud.lbaas/<version> (<platform>)``, a per-request timeout, ``validate_certs``;
+* one retry policy (_engine_retry.py) applied by the explicit loop in ``EngineClient.request``:
+  writes are never sent twice once they may have reached the Engine (``may_have_landed``);
+* the wire format of go-anxcloud's generic client: full-object PUT with ``"state": "0"``, links as
+  identifier strings, answers of DELETE and tag writes not read;
+* tag writes serialised behind one lock per client (the cloud controller's ENGSUP-5902 mutex);
+* every list envelope of the Engine, paged until an empty page or the announced last one, the
+  pages after the first concurrently (``pages``);
+* errors as exception classes (_engine_errors.py);
+* one bounded pool for concurrent calls (``map``, shared by nested maps: _engine_pool.py), at most
+  ``max_workers`` requests in flight at once, and an exact, thread-safe request counter.
+"""
 
 import ipaddress
 import json
@@ -26,12 +24,7 @@ import platform
 import re
 import threading
 import traceback
-
-try:
-    from urllib.parse import quote, urlencode, urlsplit
-except ImportError:  # pragma: no cover - Python 2 is not supported; keeps the import sanity test quiet
-    from urllib import quote, urlencode  # type: ignore
-    from urlparse import urlsplit  # type: ignore
+from urllib.parse import quote, urlencode, urlsplit
 
 try:
     import requests
@@ -132,7 +125,7 @@ def is_loopback(host):
         return False
 
 
-class _TokenAuth(object):
+class _TokenAuth:
     """Adds ``Authorization: Token <token>``. Being the session's ``auth``, it also keeps a ~/.netrc
     entry from replacing the header, and requests drops it on a redirect to another host."""
 
@@ -147,7 +140,7 @@ class _TokenAuth(object):
         return "_TokenAuth(<hidden>)"
 
 
-class EngineClient(object):
+class EngineClient:
     """Talks to the Engine. Options (all keyword arguments):
 
     ``api_url`` (default https://engine.anexia-it.com; trailing slash dropped, a path prefix kept),
@@ -158,7 +151,7 @@ class EngineClient(object):
     ``allow_insecure_http`` (default False: a plain http:// URL is refused unless its host is loopback).
 
     After a final 429 the client sends nothing more: the Engine asks callers to back off for a long
-    time (ENGINE_API.md 3.5), so every later call raises that same rate-limit error at once
+    time (docs/engine-api-facts.md, "Errors"), so every later call raises that same rate-limit error at once
     (``rate_limited`` holds it).
     """
 
@@ -535,7 +528,7 @@ class EngineClient(object):
         reads the resource's tags: ``landed(tags)`` -> done, else the write is sent again, at most
         ``TAG_WRITE_ATTEMPTS`` times in all. Unlike a create's, a tag write's outcome can be read
         exactly, so it is settled by observing and never sent twice blindly; a created object whose
-        tag write failed would be invisible to the owner-tag listing (RECONCILIATION F4)."""
+        tag write failed would be invisible to the owner-tag listing (the cloud controller then creates a duplicate)."""
         attempt = 0
         while True:
             attempt += 1
@@ -639,7 +632,7 @@ class EngineClient(object):
 
 # ---- helpers -----------------------------------------------------------------------------------
 def unwrap_page(body, path=None):
-    """(items, page metadata) from any list envelope of the Engine (ENGINE_API.md 2.2 and 2.4):
+    """(items, page metadata) from any list envelope of the Engine (docs/engine-api-facts.md, "Lists and paging"):
     a wrapped page ``{state, messages, data: {page keys, data: [...]}}``, a bare page
     ``{page keys, data: [...]}`` (also the prefix list's top-level ``data``), or a plain array."""
     if isinstance(body, list):

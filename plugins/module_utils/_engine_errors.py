@@ -2,15 +2,13 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
+"""Engine errors as exception classes (docs/engine-api-facts.md, "Errors").
 
-# Engine errors as exception classes (ENGINE_API.md section 3).
-#
-# Each error names the request (method, path with query, relative to the API URL) and carries the
-# Engine's own message and validation texts. None of them ever holds the API token: the token lives
-# only in the client's auth object, and the client masks it in every text it copies from a response
-# or a transport error before it builds an exception (``redact``).
+Each error names the request (method, path with query, relative to the API URL) and carries the
+Engine's own message and validation texts. None of them ever holds the API token: the token lives
+only in the client's auth object, and the client masks it in every text it copies from a response
+or a transport error before it builds an exception (``redact``).
+"""
 
 REDACTED = "********"
 
@@ -38,7 +36,7 @@ class EngineError(Exception):
         self.validation = dict(validation or {})
         self.attempts = attempts
         self.may_have_landed = bool(may_have_landed)
-        super(EngineError, self).__init__(self._text())
+        super().__init__(self._text())
 
     def _text(self):
         head = "%s %s" % (self.method, self.path) if self.method else "Engine request"
@@ -86,16 +84,16 @@ class RateLimitedError(EngineError):
 
     def __init__(self, message=None, retry_after=None, **kwargs):
         self.retry_after = retry_after
-        super(RateLimitedError, self).__init__(message, **kwargs)
+        super().__init__(message, **kwargs)
 
     def _text(self):
-        text = super(RateLimitedError, self)._text()
+        text = super()._text()
         if self.retry_after is not None:
             text += " (Retry-After: %g s)" % self.retry_after
         return text
 
     def to_dict(self):
-        return dict(super(RateLimitedError, self).to_dict(), retry_after=self.retry_after)
+        return dict(super().to_dict(), retry_after=self.retry_after)
 
 
 class ValidationFailedError(EngineError):

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """One bounded thread pool shared by every ``map`` of a client, at any nesting depth.
 
 A map inside a mapped function (an observation reading the load balancers, each reading its
@@ -28,14 +25,14 @@ import threading
 PENDING, RUNNING, DONE = 0, 1, 2
 
 
-class _Batch(object):
+class _Batch:
     """The items of one ``map`` call."""
 
     def __init__(self):
         self.failed = False
 
 
-class _Task(object):
+class _Task:
     __slots__ = ("fn", "item", "batch", "state", "result", "error", "done")
 
     def __init__(self, fn, item, batch):
@@ -48,7 +45,7 @@ class _Task(object):
         self.done = threading.Event()
 
 
-class SharedPool(object):
+class SharedPool:
     def __init__(self, workers, name="anxcloud-engine"):
         self.workers = max(0, int(workers))
         self.name = name

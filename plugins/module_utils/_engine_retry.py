@@ -2,31 +2,29 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
+"""The collection's one retry policy (the rules; the loop that applies them is EngineClient.request).
 
-# The collection's one retry policy (the rules; the loop that applies them is EngineClient.request).
-#
-# What is retried, and why only that: no official client retries a write (go-anxcloud
-# pkg/api/errors.go only classifies errors; ENGINE_API.md 3.4 and 10). A write answered 5xx, or
-# whose connection failed after it was sent, may have been carried out by the Engine: sending it
-# again can create an object twice (a gateway that answers 504 after the Engine committed). So:
-#   * reads (GET, HEAD): retried on 500/502/503/504, dropped connections, read timeouts and
-#     truncated answers;
-#   * every method: retried when the request never left (connection refused, DNS, connect timeout),
-#     on 429 with an acceptable Retry-After (the Engine refused it), and tag writes on 409 (3
-#     attempts 1 s apart, as go-anxcloud's Tag helper does: the Engine refused them too);
-#   * any other failure of a write is raised with ``may_have_landed`` set, and the caller decides
-#     by observing (adopt the object by its exact name, or create it on the next run).
-#
-# Why an explicit loop and not urllib3's ``Retry`` mounted on the session's adapter:
-#   * the rules depend on method *and* status *and* the call ("409 only for this call" would need
-#     per-request adapters);
-#   * urllib3 retries inside one ``session.request()`` call, so the client could not count each
-#     HTTP request actually sent (the request counter must match the Engine's own log exactly);
-#   * the final error must be the collection's exception with the Engine's message and the number of
-#     attempts, which the loop has at hand; urllib3 would raise MaxRetryError / RetryError instead.
-# The adapter is therefore mounted with ``max_retries=0`` (no hidden retries, no redirects).
+What is retried, and why only that: no official client retries a write (go-anxcloud
+pkg/api/errors.go only classifies errors; docs/engine-api-facts.md, "Errors"). A write answered 5xx, or
+whose connection failed after it was sent, may have been carried out by the Engine: sending it
+again can create an object twice (a gateway that answers 504 after the Engine committed). So:
+  * reads (GET, HEAD): retried on 500/502/503/504, dropped connections, read timeouts and
+    truncated answers;
+  * every method: retried when the request never left (connection refused, DNS, connect timeout),
+    on 429 with an acceptable Retry-After (the Engine refused it), and tag writes on 409 (3
+    attempts 1 s apart, as go-anxcloud's Tag helper does: the Engine refused them too);
+  * any other failure of a write is raised with ``may_have_landed`` set, and the caller decides
+    by observing (adopt the object by its exact name, or create it on the next run).
+
+Why an explicit loop and not urllib3's ``Retry`` mounted on the session's adapter:
+  * the rules depend on method *and* status *and* the call ("409 only for this call" would need
+    per-request adapters);
+  * urllib3 retries inside one ``session.request()`` call, so the client could not count each
+    HTTP request actually sent (the request counter must match the Engine's own log exactly);
+  * the final error must be the collection's exception with the Engine's message and the number of
+    attempts, which the loop has at hand; urllib3 would raise MaxRetryError / RetryError instead.
+The adapter is therefore mounted with ``max_retries=0`` (no hidden retries, no redirects).
+"""
 
 import random
 import time
@@ -37,7 +35,7 @@ RETRY_STATUSES = READ_RETRY_STATUSES          # kept for callers of the old name
 READ_METHODS = ("GET", "HEAD")
 
 
-class RetryPolicy(object):
+class RetryPolicy:
     """Bounded attempts, exponential backoff with jitter and a cap; the special cases 409 and 429.
 
     ``retries``: how many times one call is retried at most (so ``retries + 1`` requests), for

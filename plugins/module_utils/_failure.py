@@ -2,8 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
+"""The one exception that reaches the user as a task failure (pure code raises it, the module base reports it)."""
 
 
 class Failure(Exception):
@@ -13,6 +12,6 @@ class Failure(Exception):
     """
 
     def __init__(self, msg, **details):
-        super(Failure, self).__init__(msg)
+        super().__init__(msg)
         self.msg = msg
         self.details = details

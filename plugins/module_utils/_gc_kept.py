@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """How many objects each owner gc keeps has: counted on the objects' own tags, not on the tag listing.
 
 The Engine's ``tag_name`` listing is not documented to match exactly (a lenient one lists ``xanxlb-svc=web``

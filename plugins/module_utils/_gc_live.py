@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """The live set of a gc run, and the checks that keep a mistaken one from collecting what is alive (pure).
 
 A live set that is empty by accident (a misspelt variable, a vars file that lost its last entry) or that

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """Garbage collection decisions (pure): which owners go, and which of their objects stay and why.
 
 Input is a snapshot (``_gc_run``): per owner to collect, the delete actions its own removal plan has
@@ -73,7 +70,7 @@ def age_reason(now, stamps, min_age):
     return None
 
 
-class MarkerAction(object):
+class MarkerAction:
     """Removing a collected owner's "last reconciled" marker from a load balancer (and its tag entity)."""
 
     def __init__(self, lb, tag, owner):
@@ -93,7 +90,7 @@ class MarkerAction(object):
         return self.obj["id"]
 
 
-class _MarkerKind(object):
+class _MarkerKind:
     name = MARKER
 
 
@@ -103,7 +100,7 @@ class GcPlan(list):
     waits = ()
 
     def __init__(self, actions=(), decision=None):
-        super(GcPlan, self).__init__(actions)
+        super().__init__(actions)
         self.decision = decision
 
     def ordered(self):

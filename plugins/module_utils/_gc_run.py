@@ -2,12 +2,10 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """Garbage collection: every owner that carries our tags but is not in the live set loses what it owns.
 
-Snapshot first, decide second (RECONCILIATION.md E.4-E.6): one observation reads the owners (the account's
+Snapshot first, decide second (docs/garbage-collection.md; whereabouts' ip-reconciler lists its pools before
+the pods for the same reason): one observation reads the owners (the account's
 tag entities with our owner-tag prefix, and the markers on every load balancer), the load balancers and
 their tags, and then every owner to collect exactly as the service module would see it when told
 "absent" on every load balancer its tag is found on (``ServiceRun`` with ``anywhere``), plus its
@@ -46,7 +44,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_tree impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._tag_entities import forget
 
 
-class OwnerSnapshot(object):
+class OwnerSnapshot:
     def __init__(self, owner):
         self.owner = owner
         self.refused = None      # why the owner's removal cannot be planned (a newer collection's marker, ...)
@@ -56,7 +54,7 @@ class OwnerSnapshot(object):
         self.addresses = AddressState([], [])
 
 
-class GcState(object):
+class GcState:
     def __init__(self):
         self.world = {}          # id -> object of an owner collected (LBaaS objects and addresses)
         self.owner_of = {}       # id -> owner
@@ -68,7 +66,7 @@ class GcState(object):
         self.skipped = []        # owners not collectable whatever the plan (invalid names)
 
 
-class GcRun(object):
+class GcRun:
     def __init__(self, client, params, check_mode, warn, clock=time.time):
         self.client = client
         self.params = params
@@ -404,7 +402,7 @@ class GcRun(object):
         return out
 
 
-class _GcApplier(object):
+class _GcApplier:
     """Owner by owner: its LBaaS deletes through the shared ``Applier`` (children first, bounded passes),
     waited for until gone; then its markers; then its addresses, each only if no bind listens on it now.
     An owner whose removal fails is reported in ``failed`` and the next one goes on; a rate limit stops all."""

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """Options of the action group that a module accepts without using them.
 
 A play sets ``wait``/``wait_timeout`` once in ``module_defaults`` for ``group/anxcloud.lbaas.lbaas``

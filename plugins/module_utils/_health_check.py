@@ -2,13 +2,10 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """A backend's health check: the structured form users write -> the Engine's fragment (pure, no I/O).
 
 The Engine stores ``health_check`` as text holding a JSON fragment without its braces, the form
-go-anxcloud's legacy package sends (ENGINE_API.md 4.4): ``"adv_check": "tcp-check"`` or
+go-anxcloud's legacy package sends (docs/engine-api-facts.md, "Backend health checks"): ``"adv_check": "tcp-check"`` or
 ``"httpchk": { "method": "GET", "uri": "/" }``. It returns the text verbatim and compares nothing, so
 the structured form renders exactly the text the collection has always sent for the same check
 (no churn on existing backends). A raw string is still accepted, but only in that fragment form: a

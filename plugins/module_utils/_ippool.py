@@ -2,12 +2,10 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """IP pools on Engine IPAM prefixes: the usable range of a prefix and first-free allocation (pure, no I/O).
 
-Semantics follow whereabouts (RECONCILIATION.md E.1) with its defects fixed: out-of-range bounds are
+Semantics follow whereabouts' allocator (k8snetworkplumbingwg/whereabouts, pkg/allocate: first free address in
+the usable range, exclusions skipped) with its defects fixed: out-of-range bounds are
 errors rather than silently ignored, and every address is a Python integer, so the upper half of a
 /64 is as allocatable as the lower one.
 
@@ -42,7 +40,7 @@ def _network(value, option):
         raise Failure("%s: '%s' is not a valid address or CIDR" % (option, value))
 
 
-class Pool(object):
+class Pool:
     """One prefix's allocatable range: ``[start, end]`` minus exclusions."""
 
     def __init__(self, cidr, range_start=None, range_end=None, exclude=(), name=None):

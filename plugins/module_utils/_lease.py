@@ -2,16 +2,13 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """An advisory lease per load balancer, so two playbook runs do not reconcile one at once.
 
 The lease is a tag on the load balancer, ``<prefix>-lease=<holder>@<expiry>`` (expiry in Unix
 seconds), taken only by a run that is about to write: a no-op run sends no mutating request. The
 Engine has no compare-and-swap and concurrent tag writes are known to conflict (ENGSUP-5902), so
-the lease is advisory (RECONCILIATION.md F.1): attach ours, read the tags back, and give way if
-any other live lease shows up. That deviates from F.1's "smallest holder wins": a run that read the
+the lease is advisory (docs/reconciliation.md, "Lease"): attach ours, read the tags back, and give way if
+any other live lease shows up, rather than letting the smallest holder win: a run that read the
 tags before the other one attached would also win, and two writers are worse than two runs that
 both stop with a clear message. A lease past its expiry belongs to a run that crashed: it is
 removed, and the taker waits a moment for that run's last requests before it writes.
@@ -48,7 +45,7 @@ def when(expiry):
     return datetime.fromtimestamp(expiry, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class LeaseTag(object):
+class LeaseTag:
     def __init__(self, prefix, holder, expiry):
         self.prefix = prefix
         self.holder = holder
@@ -76,7 +73,7 @@ def leases(prefix, tags):
     return [lease for lease in (LeaseTag.parse(prefix, t) for t in tags) if lease is not None]
 
 
-class Leases(object):
+class Leases:
     """The leases one run holds. ``tags_of(lb_id)`` reads a load balancer's tag names."""
 
     def __init__(self, client, prefix, holder, timeout, tags_of, clock=time.time, sleep=time.sleep, takeover_wait=2.0):

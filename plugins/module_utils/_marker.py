@@ -2,15 +2,12 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """The "last reconciled" marker a service leaves on each of its load balancers.
 
 A tag ``<prefix>-reconciled.<service>=<scheme>,<collection version>,<declaration hash>,<time>``. The scheme
-is the version of the naming and tag conventions (DESIGN.md section 4): a collection that finds a
+is the version of the naming and tag conventions (docs/reconciliation.md): a collection that finds a
 marker of a higher scheme would misread the objects a newer release made, so it refuses to act,
-the way Monogon's reconciler honours a minimum compatible release (RECONCILIATION.md F.1). The
+the way Monogon's reconciler honours a minimum compatible release in its versioned status. The
 declaration hash says which declaration the objects were last made for; the time (Unix seconds)
 changes with every writing run, so a run that finds the marker changed while it waited for its lease
 knows another run wrote in between.
@@ -43,7 +40,7 @@ def declaration_hash(desired):
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-class Marker(object):
+class Marker:
     def __init__(self, prefix, service, scheme, version, digest, stamp=0, tag=None):
         self.tag = tag          # the tag as found (kept verbatim, also when it does not parse)
         self.prefix = prefix

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """The character sets of the names the collection writes into tags (and so into URL paths).
 
 Every tag the collection writes is built from these names: the owner tag ``<tag_prefix>-svc=<owner>``,

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """The per-object modules (backend, frontend, bind, server): one object, identified inside its parent.
 
 openstack.cloud's StateMachine shape: find the parent and the object, compare only the fields the
@@ -46,7 +43,7 @@ def check_port(params, option="port"):
         raise Failure("%s must be between 1 and 65535, got %d" % (option, port))
 
 
-class ObjectState(object):
+class ObjectState:
     """What one observation found: the parent, the object (flat, or None) and resolved links."""
 
     def __init__(self, parent, obj, links):
@@ -66,7 +63,7 @@ class LbaasObjectModule(AnxcloudModule):
     recreated = None        # name of the object a recreate=true plan replaced
 
     def __init__(self, module):
-        super(LbaasObjectModule, self).__init__(module)
+        super().__init__(module)
         self.names = {}     # id -> name of the parents and links looked up
 
     # ---- input ---------------------------------------------------------------------------------
@@ -231,7 +228,7 @@ class LbaasObjectModule(AnxcloudModule):
                                               theirs[1], theirs[0]), owner_tags=others)
 
     def check_parent(self, parent):
-        """A bind or server belongs to its parent's owner (containment, DESIGN.md section 4): none is created,
+        """A bind or server belongs to its parent's owner (containment, docs/reconciliation.md): none is created,
         changed or deleted in a parent carrying an owner tag other than this task's."""
         if parent and parent.get("tags"):
             self.refuse_foreign(parent, self.kind.parent_kind, "write a %s in it" % LABELS[self.kind.name])

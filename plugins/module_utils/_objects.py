@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """What each LBaaS object type looks like: its parent, its links, its fields and how to compare them.
 
 Everything that compares Engine objects goes through ``normalize()`` first, so that the text form
@@ -23,7 +20,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Fai
 
 ID_RE = re.compile(r"^[0-9a-f]{32}$")
 
-# Engine deployment states (ENGINE_API.md 4.2): id -> title; type 0 error, 1 OK, 2 pending.
+# Engine deployment states (docs/engine-api-facts.md, "Deployment states"): id -> title; type 0 error, 1 OK, 2 pending.
 STATE_TITLES = {"0": "Updating", "1": "Updated", "2": "DeploymentError", "3": "Deployed", "4": "NewlyCreated"}
 
 
@@ -86,7 +83,7 @@ def _opt_count(value):
 READ_ONLY = ("customer_identifier", "reseller_identifier", "state", "automation_rules")
 
 
-class Kind(object):
+class Kind:
     """One LBaaS object type."""
 
     def __init__(self, name, parent, parent_kind, fields, links=None, resource_type=None):

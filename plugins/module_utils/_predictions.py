@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """Check mode across the tasks of a play: what earlier check-mode tasks predicted, seen by later ones.
 
 In a real run a task sees what the tasks before it did, because they did it. In check mode nothing
@@ -31,16 +28,12 @@ recorded: object fields, tags and addresses, keyed by the Engine URL without any
 """
 
 import copy
+from urllib.parse import urlsplit
 
 try:
     import netaddr
 except ImportError:  # pragma: no cover - reported by the module base class
     netaddr = None
-
-try:
-    from urllib.parse import urlsplit
-except ImportError:  # pragma: no cover - Python 2
-    from urlparse import urlsplit  # type: ignore
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import (
     DELETING, canonical, description, looks_unclaimed)
@@ -77,7 +70,7 @@ def _kept(obj):
     return out
 
 
-class Predictions(object):
+class Predictions:
     """One Engine's predictions (``record``: the JSON-able form the action plugin keeps) and the
     other Engines' records, passed through untouched."""
 
@@ -171,7 +164,7 @@ def _not_found(what, ident):
                          method="GET", path="(predicted) %s/%s" % (what, ident))
 
 
-class PredictedEngine(object):
+class PredictedEngine:
     """A read-only view of the Engine with the predictions laid over every answer.
 
     Each overlay below belongs to one kind of observation; everything else passes to the real client.

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """observe -> plan -> (check mode: predict | apply -> wait -> observe and plan again).
 
 A plan is data: ordered actions, each with its object, the fields that differ and a reason.
@@ -39,7 +36,7 @@ def is_placeholder(value):
     return isinstance(value, str) and value.startswith("(new ")
 
 
-class Action(object):
+class Action:
     """One step of a plan. ``obj`` is the flat object: desired for create, observed otherwise."""
 
     def __init__(self, op, kind, obj, changes=None, reason="", tags=(), lb=None):
@@ -77,7 +74,7 @@ class Plan(list):
     """Ordered actions; ``waits`` are existing objects still deploying that a run waits for."""
 
     def __init__(self, actions=(), waits=()):
-        super(Plan, self).__init__(actions)
+        super().__init__(actions)
         self.waits = list(waits)
 
     def to_list(self):
@@ -145,11 +142,11 @@ class Interrupted(Exception):
 
     def __init__(self, failures):
         self.failures = failures   # [(action, exception)]
-        super(Interrupted, self).__init__("; ".join("%s %s '%s': %s" % (a.op, a.kind.name, a.obj.get("name"), e)
-                                                    for a, e in failures))
+        super().__init__("; ".join("%s %s '%s': %s" % (a.op, a.kind.name, a.obj.get("name"), e)
+                                   for a, e in failures))
 
 
-class Applier(object):
+class Applier:
     """Executes a plan against the Engine, each write as soon as what it depends on exists.
 
     Writes are those of go-anxcloud's generic client: POST of the new object, PUT of the whole object
@@ -164,7 +161,7 @@ class Applier(object):
     time in their own lane (the cloud controller's ENGSUP-5902 lock), so creates and reads go on
     while they queue; the round ends only when the lane is empty.
 
-    Deletes run in bounded, paced passes (RECONCILIATION.md F2, fixed): a delete that failed with a
+    Deletes run in bounded, paced passes (the cloud controller's destroy loop retries at once, without bound): a delete that failed with a
     retryable error is looked at again after a growing pause (gone or being deleted: done), and only
     then sent again, at most ``delete_passes`` passes; then the run fails naming what is left.
     """
@@ -380,7 +377,7 @@ def _placeholders(action):
     return found
 
 
-class Outcome(object):
+class Outcome:
     def __init__(self, plan, before, after, changed, rounds, interruptions=()):
         self.plan = plan            # the first plan: what this task decided to do and why
         self.before = before        # {id: flat object} as observed first
@@ -390,7 +387,7 @@ class Outcome(object):
         self.interruptions = list(interruptions)   # texts of rounds that ended on an open outcome
 
 
-class Reconciler(object):
+class Reconciler:
     """observe -> plan -> predict (check mode) | apply -> wait -> (observe -> plan ...) until converged.
 
     ``observe()`` returns a state object with a ``world`` attribute (``{id: flat object}``);

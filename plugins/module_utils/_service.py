@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """A service declaration -> the LBaaS objects it needs on each load balancer (pure, no I/O).
 
 One Backend and one Frontend per port, a Bind per external address x port, a Server per server x
@@ -30,7 +27,7 @@ MAX_NAME = 255
 # leaves out stands for the value a fresh create gives. These are those values, in one place
 # (documented in the service module and docs/how-reconciliation-works.md). Health checks follow the
 # mode, so a port switched from tcp to http ends up exactly as a fresh http port; both defaults are
-# go-anxcloud's legacy package defaults (ENGINE_API.md 4.4), which the Engine stores verbatim.
+# go-anxcloud's legacy package defaults (docs/engine-api-facts.md, "Backend health checks"), which the Engine stores verbatim.
 HEALTH_CHECKS = {"tcp": TCP_CHECK, "http": HTTP_CHECK}
 PORT_DEFAULTS = {"mode": "tcp", "server_timeout": None, "client_timeout": None, "ssl": False,
                  "ssl_certificate_path": None, "check": "enabled"}
@@ -46,7 +43,7 @@ def _check_port(value, option):
     return value
 
 
-class Desired(object):
+class Desired:
     """The objects a service needs on one load balancer, parents referenced by port name.
 
     ``backends``/``frontends``: port name -> fields; ``binds``: (port, address) -> fields;

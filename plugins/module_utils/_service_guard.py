@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """What guards a service run's writes: the lease on its load balancers and the marker it leaves.
 
 Reading is free of both: a no-op run takes no lease and writes no marker, so it sends no mutating
@@ -26,7 +23,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._tag_entities impor
     delete_found, forget, lookup, still_carried)
 
 
-class ServiceGuard(object):
+class ServiceGuard:
     def __init__(self, client, params, desired, warn):
         self.client = client
         self.prefix = check_tag_prefix(params["tag_prefix"])

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """The inventory of services the collection manages: what ``gc`` users check before collecting.
 
 Services are found as ``gc`` finds owners: the account's tag entities with the owner-tag prefix, and

@@ -2,20 +2,17 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """Observing one service: every load balancer it is declared on, and every one its owner tag is found on.
 
 Identity is scoped by load balancer: an object belongs to the load balancer (and the parent) it is on.
-One owner-tag listing for the whole service (RECONCILIATION F8); per declared load balancer, its own
+One owner-tag listing for the whole service (the cloud controller lists again per load balancer: quadratic); per declared load balancer, its own
 tags, its backend and frontend listings, the details of what is ours or carries a desired name, and
 every child of those parents (a child of our parent is ours, tagged or not: a create whose tag write failed must
 not leak). Objects carrying the owner tag that no declared load balancer holds are located (their
 load balancer read from the object or its parent) and that load balancer is observed too, so the plan
 can clean it; they are never matched against same-named objects elsewhere.
 
-The tag listing is not trusted as exact (ENGINE_API.md section 10): an object it returned has
+The tag listing is not trusted as exact (docs/engine-api-facts.md, "Tag listings"): an object it returned has
 ``listed`` set and ``confirmed`` unset until ``confirm()`` read its own tags, which the run does only
 for objects it is about to write to.
 """
@@ -30,7 +27,7 @@ TYPE_BY_RESOURCE = dict((k.resource_type, k.name) for k in KINDS.values() if k.r
 UNKNOWN_LB = {"kind": "loadbalancer", "id": None, "name": "(unknown load balancer)"}
 
 
-class ServiceState(object):
+class ServiceState:
     def __init__(self, lbs, observed, lb_tags=None, extra_lbs=()):
         self.lbs = lbs                    # declared load balancers, in the order the user gave them
         self.extra_lbs = list(extra_lbs)  # load balancers holding objects of ours the service no longer names
@@ -51,7 +48,7 @@ class ServiceState(object):
         return out
 
 
-class ServiceObserver(object):
+class ServiceObserver:
     def __init__(self, client, desired, tag, prefix):
         self.client = client
         self.desired = desired

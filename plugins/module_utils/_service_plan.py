@@ -2,13 +2,10 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """Planning one service on one load balancer (pure): observed objects + Desired -> actions.
 
 Per port, with dependencies, so a change to one port never touches the others (the cloud
-controller tears down every frontend, bind and server when one port changes, RECONCILIATION F3):
+controller, k8s-anexia-ccm, tears down every frontend, bind and server when one port changes):
 - a backend and a frontend per port are matched by exact name on this load balancer; a server is
   matched inside the matched backend, a bind inside the matched frontend;
 - every managed field is compared (an unset option stands for what a fresh create gives): a
@@ -30,7 +27,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import (
     CREATE, DELETE, REDEPLOY, TAG, UPDATE, Action, placeholder)
 
 
-class Observed(object):
+class Observed:
     """What one observation found on one load balancer; each object carries its ``tags``.
 
     ``foreign_binds`` (binds of other owners or untagged, on frontends that are not ours) is None
@@ -45,14 +42,14 @@ class Observed(object):
         self.servers = list(servers)
         self.foreign_binds = foreign_binds
         # Backends and frontends named in the service's scheme that neither carry its tag nor are
-        # wanted here ({kind, id, name}): never written, only reported (DESIGN.md section 4).
+        # wanted here ({kind, id, name}): never written, only reported (docs/reconciliation.md, "Ownership").
         self.untagged_named = list(untagged_named)
 
     def objects(self):
         return self.backends + self.frontends + self.binds + self.servers
 
 
-class LbPlan(object):
+class LbPlan:
     def __init__(self):
         self.actions = []
         self.waits = []
@@ -93,7 +90,7 @@ def _diff(obj, fields):
     return dict((f, (obj.get(f), v)) for f, v in fields.items() if f != "name" and obj.get(f) != v)
 
 
-class LbPlanner(object):
+class LbPlanner:
     def __init__(self, desired, observed, tag, prefix="anxlb"):
         self.desired = desired
         self.obs = observed

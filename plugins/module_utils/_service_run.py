@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """One service, reconciled on every load balancer that holds or should hold its objects.
 
 The orchestration behind the ``service`` module (and, later, the roles and ``gc``): validate the
@@ -29,7 +26,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_tree impor
 CONFIRM_ROUNDS = 4   # each round can only take ownership away, so a handful settles any plan
 
 
-class _Scope(object):
+class _Scope:
     """The state as the guard sees it: every load balancer this run may write to (the declared ones and
     those it cleans), so a run never deletes on a load balancer another run holds the lease of."""
 
@@ -38,7 +35,7 @@ class _Scope(object):
         self.lb_tags = state.lb_tags
 
 
-class ServiceRun(object):
+class ServiceRun:
     """``anywhere`` (gc): no load balancer is declared and the state is absent; the run finds the owner's
     objects wherever its tag is and plans their removal."""
 

@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """Deleting the account-level tag a lease or a replaced marker leaves behind.
 
 On the Engine a tag name is an entity of the account, created on the fly when first attached and kept

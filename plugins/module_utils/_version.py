@@ -2,8 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
+"""The collection's name and version, as the user agent and the markers state them (galaxy.yml says the same)."""
 
 COLLECTION_NAME = "anxcloud.lbaas"
 COLLECTION_VERSION = "0.1.0"

@@ -2,10 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
-"""Waiting for the Engine's asynchronous deployments (ENGINE_API.md 4.2, 4.10)."""
+"""Waiting for the Engine's asynchronous deployments (docs/engine-api-facts.md, "Deployment states", "Asynchronous writes")."""
 
 import time
 
@@ -14,7 +11,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Fai
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS, state_class, state_of
 
 
-class Target(object):
+class Target:
     """An object to wait for: until it is deployed (``expect='ok'``) or gone (``expect='gone'``)."""
 
     def __init__(self, kind, ident, name, expect="ok"):
@@ -27,7 +24,7 @@ class Target(object):
         return "%s '%s' (%s)" % (self.kind, self.name, self.id)
 
 
-class Waiter(object):
+class Waiter:
     """Polls with capped exponential backoff until every target is done or ``timeout`` is spent.
 
     A target in DeploymentError gets one redeploy request (PUT state "0", the way the Engine
@@ -100,7 +97,7 @@ class Waiter(object):
 
 
 # Where an Engine answer may explain a failed deployment: the state's own text beside its title, or a
-# message on the object. The documented state is only {id, title, type} (ENGINE_API.md 4.2), so any
+# message on the object. The documented state is only {id, title, type} (docs/engine-api-facts.md), so any
 # of these is shown when present and the object's fields otherwise.
 REASON_KEYS = ("reason", "message", "messages", "error", "description", "details")
 

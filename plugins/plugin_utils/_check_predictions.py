@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """The action of the collection's writing modules: check mode predicts across the tasks of a play.
 
 Each module that writes (backend, frontend, bind, server, service, ip_address) has an action plugin
@@ -69,7 +66,7 @@ class PredictingAction(ActionBase):
     _supports_async = True
 
     def run(self, tmp=None, task_vars=None):
-        result = super(PredictingAction, self).run(tmp, task_vars)
+        result = super().run(tmp, task_vars)
         del tmp  # tmp no longer has any effect
         task_vars = task_vars or {}
         wrap_async = self._task.async_val and not self._connection.has_native_async

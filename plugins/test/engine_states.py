@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """Tests deployed and deployment_failed: Engine deployment states in a registered result (docs: deployed.yml,
 deployment_failed.yml)."""
 
@@ -12,7 +9,7 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-# Engine deployment states (ENGINE_API.md 4.2) as the modules return them (titles) and as the Engine sends them
+# Engine deployment states (docs/engine-api-facts.md, "Deployment states") as the modules return them (titles) and as the Engine sends them
 # ({"id": "3", "text": "Deployed", "type": 1}); type 1 is OK, 0 an error, 2 pending.
 OK = "ok"
 ERROR = "error"
@@ -72,6 +69,6 @@ def deployment_failed(value):
     return any(s == ERROR for s in _states_or_fail(value, "deployment_failed"))
 
 
-class TestModule(object):
+class TestModule:
     def tests(self):
         return {"deployed": deployed, "deployment_failed": deployment_failed}

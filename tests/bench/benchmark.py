@@ -66,7 +66,7 @@ def phases(svc):
             ("node added", added, False), ("port added", ported, False), ("node removed", removed, False)]
 
 
-class Row(object):
+class Row:
     def __init__(self, scenario, latency, log, seconds=None, peak=None, note="", chain=None):
         self.scenario = scenario
         self.latency = latency

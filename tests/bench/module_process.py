@@ -15,7 +15,7 @@ def collections_path():
     return subprocess.check_output([os.path.join(ROOT, "scripts", "collection-path.sh")], text=True).strip()
 
 
-class ModuleRun(object):
+class ModuleRun:
     def __init__(self, result, seconds, peak_mb, rc):
         self.result = result
         self.seconds = seconds

@@ -20,7 +20,7 @@ from localengine.testing import LocalEngine  # noqa: E402
 from tests.integration.conftest import Ansible  # noqa: E402
 
 
-class Dir(object):
+class Dir:
     def __init__(self, path):
         self.path = path
 

@@ -26,7 +26,7 @@ def _die_with_parent():
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG: no orphan keeps a port
 
 
-class Node(object):
+class Node:
     """One backend web server process on ``host`` answering ``<name>\\n`` on every port of ``ports``."""
 
     def __init__(self, name, host, ports):

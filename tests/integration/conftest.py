@@ -17,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
-class Run(object):
+class Run:
     """The results of one playbook run; ``run[i]`` is the i-th task's result dict."""
 
     def __init__(self, proc, records):
@@ -55,7 +55,7 @@ class Run(object):
         return "Run(rc=%s, last msg=%r)\n%s\n%s" % (self.rc, last, self.proc.stdout[-4000:], self.proc.stderr[-4000:])
 
 
-class Ansible(object):
+class Ansible:
     def __init__(self, engine, tmp_path):
         self.engine = engine
         self.tmp_path = tmp_path

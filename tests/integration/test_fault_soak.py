@@ -105,7 +105,7 @@ def run_module(args, timeout):
                              % (proc.returncode, proc.stdout[-3000:], proc.stderr[-3000:]))
 
 
-class World(object):
+class World:
     """The Engine's objects from the admin dump: no fault applies to it."""
 
     def __init__(self, engine):

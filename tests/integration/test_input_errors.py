@@ -88,7 +88,7 @@ def test_input_that_cannot_be_right_is_refused_naming_the_fix_before_any_request
     assert engine.requests()["total"] == 0
 
 
-class Proxy(object):
+class Proxy:
     """A loopback listener standing in for HTTP_PROXY: counts the connections it gets, answers none."""
 
     def __init__(self):

@@ -21,7 +21,7 @@ DEFAULT_RESERVATION_PERIOD = 1800
 MAX_RESERVATION = 100
 
 
-class Addresses(object):
+class Addresses:
     def __init__(self, engine):
         self.engine = engine
         self.store = engine.store

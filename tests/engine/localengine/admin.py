@@ -29,7 +29,7 @@ from .options import OptionError, validated
 STATE_PATH = re.compile(r"^/_local/objects/([^/]+)/state$")
 
 
-class RequestLog(object):
+class RequestLog:
     """Every Engine API request (admin requests excluded), with its path as sent, its status (0 =
     connection dropped by a fault), ``start`` and ``end`` (time.time() when handling began and just
     before the answer was written) and the decoded JSON ``body`` of a POST or PUT (else None)."""
@@ -55,7 +55,7 @@ class RequestLog(object):
             self.entries = []
 
 
-class Admin(object):
+class Admin:
     def __init__(self, engine, log, seed_path=None):
         self.engine = engine
         self.log = log

@@ -27,7 +27,7 @@ def timestamp(epoch):
     return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(epoch))
 
 
-class Core(object):
+class Core:
     def __init__(self, engine):
         self.engine = engine
         self.store = engine.store

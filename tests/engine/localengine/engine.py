@@ -31,7 +31,7 @@ ROUTES = [
 ]
 
 
-class Engine(object):
+class Engine:
     def __init__(self, state=None, deploy_delay=0.0, update_delay=0.0, delete_delay=0.0, faults=None, options=None):
         self.store = Store(state)
         self.faults = Faults(faults)

@@ -4,7 +4,7 @@ to the HTTP status, because clients (Terraform) decide "not found" / "conflict" 
 
 class ApiError(Exception):
     def __init__(self, status, message, validation=None):
-        super(ApiError, self).__init__(message)
+        super().__init__(message)
         self.status = status
         self.message = message
         self.validation = validation or {}

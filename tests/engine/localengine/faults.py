@@ -114,7 +114,7 @@ def path_matches(pattern, path):
     return pattern in path
 
 
-class Faults(object):
+class Faults:
     def __init__(self, config=None):
         self.lock = threading.Lock()
         self.set(config or {})

@@ -58,7 +58,7 @@ def on_loopback(address):
         return False
 
 
-class HAProxyMode(object):
+class HAProxyMode:
     def __init__(self, engine, binary="haproxy", work_dir=None, interval=0.15):
         self.engine = engine
         self.own_dir = work_dir is None

@@ -32,7 +32,7 @@ ACL_VALUE = re.compile(r"^[0-9A-Fa-f:./]+$")       # an address, network or port
 CRITERIA = ("src", "dst_port")
 
 
-class Rendered(object):
+class Rendered:
     """The text, the object behind each line (1-based), and objects refused with their reason."""
 
     def __init__(self):

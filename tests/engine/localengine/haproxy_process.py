@@ -68,7 +68,7 @@ def alerts(text):
     return [line.strip() for line in text.splitlines() if "[ALERT]" in line]
 
 
-class HAProxyProcess(object):
+class HAProxyProcess:
     def __init__(self, binary, work_dir):
         self.binary = binary
         self.dir = os.path.abspath(work_dir)

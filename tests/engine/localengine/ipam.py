@@ -27,7 +27,7 @@ def public(doc):
     return dict((k, v) for k, v in doc.items() if not k.startswith("_"))
 
 
-class Ipam(object):
+class Ipam:
     def __init__(self, engine):
         self.engine = engine
         self.store = engine.store

@@ -20,7 +20,7 @@ def _filter_text(value):
     return str(value)
 
 
-class Lbaas(object):
+class Lbaas:
     def __init__(self, engine):
         self.engine = engine
         self.store = engine.store

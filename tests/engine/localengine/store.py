@@ -35,7 +35,7 @@ def new_id():
     return uuid.uuid4().hex
 
 
-class Store(object):
+class Store:
     def __init__(self, path=None):
         self.lock = threading.RLock()
         self.depth = 0

@@ -41,7 +41,7 @@ def summary(entity):
     return {"identifier": entity["identifier"], "name": entity["name"]}
 
 
-class Tags(object):
+class Tags:
     def __init__(self, engine):
         self.engine = engine
         self.store = engine.store

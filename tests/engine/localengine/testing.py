@@ -24,7 +24,7 @@ MUTATING = ("POST", "PUT", "PATCH", "DELETE")
 TIMEOUT = 10   # seconds for any one HTTP call
 
 
-class LocalEngine(object):
+class LocalEngine:
     def __init__(self, token="test-token", seed=None, deploy_delay=0.0, update_delay=0.0, delete_delay=0.0,
                  state=None, extra_args=(), **options):
         self.token = token

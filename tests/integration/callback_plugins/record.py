@@ -5,9 +5,6 @@
 time the task started and the time its result came (time.time(), the clock the local Engine's request
 log uses, so a test can tell which requests each task of one play sent)."""
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 import json
 import os
 import time
@@ -29,7 +26,7 @@ class CallbackModule(CallbackBase):
     CALLBACK_NEEDS_ENABLED = True
 
     def __init__(self):
-        super(CallbackModule, self).__init__()
+        super().__init__()
         self.results = []
         self.started = None
 

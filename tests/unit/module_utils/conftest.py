@@ -83,7 +83,7 @@ def make_client(engine):
         client.close()
 
 
-class Stub(object):
+class Stub:
     """Scripted HTTP on loopback. ``respond(req)`` returns ``(status, body[, headers])`` where body is
     bytes/str (sent as is) or anything JSON-able; or the string ``"drop"`` (close without answer).
     Every request is recorded in ``seen`` as a dict: method, path (with query), query, headers, body."""

@@ -13,7 +13,7 @@ STATES = {
 }
 
 
-class FakeClient(object):
+class FakeClient:
     def __init__(self):
         self.objects = {}      # id -> engine object
         self.tags = {}         # id -> set of tag names

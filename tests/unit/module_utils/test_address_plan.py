@@ -47,7 +47,7 @@ def test_surplus_goes_highest_first_untagged_ones_are_adopted_and_absent_release
     assert plan_owner(state(held=["192.0.2.2"]), "web", 1, True, TAG) == AddressPlan()
 
 
-class Binds(object):
+class Binds:
     def __init__(self, binds):
         self.binds = binds
 

@@ -13,7 +13,7 @@ V4B = {"identifier": "b" * 32, "name": "198.51.100.0/30"}
 V6 = {"identifier": "c" * 32, "name": "2001:DB8:0::/64"}
 
 
-class Client(object):
+class Client:
     def __init__(self, prefixes=(V4, V4B, V6), tags=None, addresses=None):
         self.prefixes = list(prefixes)
         self.tags = tags or {}              # resource id -> tag names

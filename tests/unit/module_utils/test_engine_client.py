@@ -135,7 +135,7 @@ def test_get_many_keeps_order(engine, make_client):
     assert client.request_counts == {"total": 12, "by_method": {"GET": 12}}
 
 
-class Peak(object):
+class Peak:
     def __init__(self):
         self.active = self.peak = 0
         self.lock = threading.Lock()

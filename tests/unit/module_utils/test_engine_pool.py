@@ -11,7 +11,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_pool import
 from .conftest import LB1, engine_log, reset_log
 
 
-class Peak(object):
+class Peak:
     def __init__(self):
         self.active = self.peak = 0
         self.lock = threading.Lock()

@@ -4,7 +4,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors impo
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_kept import kept_counts
 
 
-class SubstringListing(object):
+class SubstringListing:
     """The Engine's resource listing by ``tag_name`` under substring matching, and resource GETs."""
 
     def __init__(self, tags, gone=()):

@@ -32,7 +32,7 @@ def test_age_is_the_youngest_known_time_and_unknown_counts_as_young_when_min_age
     assert age_reason(NOW, [None], 600).startswith("its age is unknown")
 
 
-class Client(object):
+class Client:
     """Only the reads planning does: the account's binds, and their frontends."""
 
     def __init__(self, binds=()):

@@ -38,7 +38,7 @@ def writing_run(client, warnings, digest):
     guard = ServiceGuard(client, params, Desired(), warn=warnings.append)
     guard.digest = digest
 
-    class State(object):
+    class State:
         lbs = LBS
 
     State.lb_tags = lb_tags(client)

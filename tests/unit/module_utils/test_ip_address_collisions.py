@@ -15,7 +15,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Fai
 PREFIX = {"identifier": "p" * 32, "name": "192.0.2.0/29"}
 
 
-class Client(object):
+class Client:
     """Addresses per IP; ``intruders`` puts another owner's object next to ours at those IPs."""
 
     def __init__(self, intruders=(), refused=(), meanwhile=(), refusal=None, lost=None, stored_description=None):
@@ -66,7 +66,7 @@ class Client(object):
         self.calls.append(("delete", self.objects.pop(ident)))
 
 
-class Applier(object):
+class Applier:
     """The applier for a plan made from one observation of ``pools``; ``_pick``/``_allocate`` as the tests read."""
 
     def __init__(self, client):

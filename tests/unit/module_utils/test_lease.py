@@ -164,7 +164,7 @@ def test_the_declaration_hash_is_stable_and_changes_with_the_declaration():
     assert len(declaration_hash(one)) == 16
 
 
-class State(object):
+class State:
     def __init__(self, lb_tags):
         self.lbs = [LB1]
         self.lb_tags = lb_tags

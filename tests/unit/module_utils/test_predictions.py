@@ -22,7 +22,7 @@ RESOURCE_TYPES = {"backend": "33164a3066a04a52be43c607f0c5dd8c", "frontend": "da
 DEPLOYED = {"id": "3", "title": "Deployed", "type": 1}
 
 
-class Engine(object):
+class Engine:
     """Just enough of EngineClient's reads, in memory; every call is recorded, writes are not offered."""
 
     def __init__(self):

@@ -57,7 +57,7 @@ def test_applier_resolves_placeholders_of_parents_created_in_the_same_run():
     assert [c[0] for c in client.writes()] == ["POST", "TAG", "POST", "TAG"]
 
 
-class State(object):
+class State:
     def __init__(self, world):
         self.world = world
 
@@ -146,7 +146,7 @@ class Timed(FakeClient):
     """A FakeClient on a real shared pool that records when each create and tag write happened."""
 
     def __init__(self, tag_seconds=0.0):
-        super(Timed, self).__init__()
+        super().__init__()
         self.map = SharedPool(4).map
         self.tag_seconds = tag_seconds
         self.times = {}        # (event, name or tag) -> time.monotonic()

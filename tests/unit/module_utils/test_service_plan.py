@@ -10,7 +10,7 @@ SERVICE = {"name": "web", "ports": [{"name": "http", "port": 80, "target_port": 
            "addresses": ["192.0.2.10"], "servers": [{"name": "n1", "address": "10.0.0.1"}]}
 
 
-class World(object):
+class World:
     """Builds the observation a converged service would produce, to be modified per test."""
 
     def __init__(self):

@@ -6,7 +6,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._wait import Target
 from .fakes import FakeClient
 
 
-class Clock(object):
+class Clock:
     def __init__(self):
         self.now = 0.0
         self.sleeps = []

@@ -3,7 +3,7 @@ starts from. The whole round trip through ansible-playbook is tests/integration/
 from ansible_collections.anxcloud.lbaas.plugins.plugin_utils._check_predictions import FACT, latest, plain, run_id
 
 
-class Task(object):
+class Task:
     def __init__(self, uuid):
         self._uuid = uuid
 
