@@ -2,9 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from __future__ import absolute_import, division, print_function
-__metaclass__ = type
-
 """Ownership in one place: the owner tag, who the owners are, what is someone else's, which load balancer a name means.
 
 * The owner tag ``<tag_prefix>-svc=<owner>`` (``owner_tag``) makes an object (or an address object) ``owner``'s.
