@@ -138,7 +138,7 @@ def test_pages_after_the_first_go_out_together(engine, make_client):
                           json={"name": "p%02d" % i, "mode": "tcp", "load_balancer": LB1})
         assert resp.status_code == 200, resp.text
     client = make_client(page_size=2, max_workers=8)
-    engine.set_faults({"latency": 0.1})
+    engine.set_faults({"latency": 0.5})   # room for a busy machine to start all four before one ends
     reset_log(engine)
     assert [b["name"] for b in client.lbaas_list("backend", load_balancer=LB1)] == ["p%02d" % i for i in range(9)]
     log = engine_log(engine, total=5)["log"]
