@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover - reported by the module base class
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import (
     DELETING, canonical, description, looks_unclaimed)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError, gone_as_none
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS, link_id
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import is_placeholder
@@ -230,8 +230,10 @@ class PredictedEngine:
         return raw
 
     def lbaas_get_many(self, kind, idents):
+        """As the client's: in order, leaving out what is gone (here: predicted deleted, too)."""
         self._client.lbaas_path(kind)   # an unknown kind fails before any read, as the client's does
-        return self._client.map(lambda ident: self.lbaas_get(kind, ident), idents)
+        got = self._client.map(gone_as_none(lambda ident: self.lbaas_get(kind, ident)), idents)
+        return [obj for obj in got if obj is not None]
 
     # ---- resources and tags ----------------------------------------------------------------------
     def resources_by_tag(self, tag):
@@ -265,6 +267,11 @@ class PredictedEngine:
         if extra - set(tag_names(resource)):
             resource = dict(resource, tags=[{"name": t} for t in sorted(set(tag_names(resource)) | extra)])
         return resource
+
+    def resource_get_listed(self, idents):
+        """As the client's (None for what is gone), through this view's ``resource_get``: the client's own
+        would read past the predictions."""
+        return self._client.map(gone_as_none(self.resource_get), idents)
 
     def resource_tags(self, ident):
         return tag_names(self.resource_get(ident))

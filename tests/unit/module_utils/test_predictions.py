@@ -9,6 +9,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_plan impor
     ADOPT, ALLOCATE, RELEASE, AddressAction, AddressPlan, flat, plan_owner, placeholder as address_placeholder)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import DELETING, Prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._predictions import (
     Predictions, PredictedEngine, engine_key, record)
@@ -238,6 +239,24 @@ def test_tags_overlay():
     assert view.resource_get(new["id"])["resource_type"] == {"identifier": RESOURCE_TYPES["backend"]}
     with pytest.raises(NotFoundError):
         view.resource_get("c" * 32)
+
+
+def test_batch_reads_go_through_the_overlay_as_the_client_s_do():
+    """resource_get_listed and lbaas_get_many answer as the client's (gone: None, or left out), and through
+    the predictions: passed to the real client, they would read past them (a deleted bind still there, a
+    predicted tag missing)."""
+    engine = Engine()
+    service(engine)
+    engine.add("backend", "e" * 32, "81.web", [], load_balancer=LB, mode="tcp")
+    view = predicted(engine)
+    record(view, outcome(Plan([delete(engine, "c" * 32),
+                               Action("tag", "backend", flat_obj(engine, "e" * 32), tags=["anxlb-svc=web"])])))
+    view = reload(view)
+    listed = view.resource_get_listed(["c" * 32, "e" * 32, "0" * 32])
+    assert listed[0] is None and listed[2] is None
+    assert tag_names(listed[1]) == ["anxlb-svc=web"]
+    assert [o["identifier"] for o in view.lbaas_get_many("bind", ["c" * 32])] == []
+    assert [o["identifier"] for o in view.lbaas_get_many("backend", ["e" * 32, "b" * 32])] == ["e" * 32, "b" * 32]
 
 
 def test_release_after_the_binds_are_predicted_gone():
