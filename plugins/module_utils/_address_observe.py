@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover - reported by the module base class
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import (
     DELETING, Prefix, address_int, canonical, observe, owned, pools_for, resolve)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_plan import flat
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import gone_as_none
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS, link_id
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import owner_tag
@@ -80,15 +80,6 @@ class AddressObserver:
         return AddressState([p.id for p in self.prefixes], held, loose, self.prefixes, self.pools, claims)
 
 
-def _or_none(fn):
-    def call(arg):
-        try:
-            return fn(arg)
-        except NotFoundError:
-            return None   # gone since the listing, or not an object of that kind
-    return call
-
-
 def created_at(resource):
     return (resource or {}).get("created_at")
 
@@ -97,10 +88,10 @@ def by_tag(client, owner, tag_prefix, family=None):
     """The owner's address objects found through its tag, confirmed on each object's own tags."""
     tag = owner_tag(owner, tag_prefix)
     ids = [r["identifier"] for r in client.resources_by_tag(tag)]
-    resources = client.map(_or_none(client.resource_get), ids)
+    resources = client.map(gone_as_none(client.resource_get), ids)
     candidates = [r for r in resources if r is not None and tag in tag_names(r)
                   and (r.get("resource_type") or {}).get("identifier") not in LBAAS_TYPES]
-    objects = client.map(_or_none(client.address_get), [r["identifier"] for r in candidates])
+    objects = client.map(gone_as_none(client.address_get), [r["identifier"] for r in candidates])
     found = [(r, o) for r, o in zip(candidates, objects) if o is not None and o.get("prefix") and o.get("name")
              and o.get("status") != DELETING]
     cidrs = {}
@@ -140,7 +131,7 @@ def binds_using(client, ips):
     hits = [b for b in binds if b.get("address") in wanted]
     frontends = dict(zip(
         sorted(set(b["frontend"] for b in hits if b.get("frontend"))),
-        client.map(_or_none(lambda i: client.lbaas_get("frontend", i)),
+        client.map(gone_as_none(lambda i: client.lbaas_get("frontend", i)),
                    sorted(set(b["frontend"] for b in hits if b.get("frontend"))))))
     out = {}
     for bind in hits:

@@ -24,7 +24,7 @@ try:
 except ImportError:  # pragma: no cover - reported by the module base class
     netaddr = None
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import gone_as_none
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import looks_like_id
@@ -174,15 +174,6 @@ def description(owner):
     return "anxcloud.lbaas: %s" % owner
 
 
-def _resource_or_none(client):
-    def get(ident):
-        try:
-            return client.resource_get(ident)
-        except NotFoundError:
-            return None   # released since the listing (a concurrent run): no longer there to count
-    return get
-
-
 def owned(client, prefixes, tag_prefix, owner):
     """The owner's address objects in the prefixes, sorted by prefix and address:
     ``([(prefix, ip, summary), ...] tagged, [...] untagged but created for this owner)``.
@@ -205,7 +196,7 @@ def owned(client, prefixes, tag_prefix, owner):
                 elif mine:
                     candidates.append((prefix, ip, summary))
     # An object released since the listing (a concurrent run) reads as None: no longer anyone's.
-    read = client.map(_resource_or_none(client), [s["identifier"] for _p, _ip, s in unsure + candidates])
+    read = client.map(gone_as_none(client.resource_get), [s["identifier"] for _p, _ip, s in unsure + candidates])
     names = [tag_names(resource) if resource is not None else None for resource in read]
     tagged.extend(u for u, tags in zip(unsure, names) if tags is not None and tag in tags)
     tagged.sort(key=lambda m: (prefixes.index(m[0]), address_int(m[1])))
@@ -219,7 +210,7 @@ def owners(client, prefix, prefix_tag):
     """``(allocations by owner, unowned addresses)`` of one observed prefix (one tag read per address object;
     none for claimable objects, which count as free, and objects being deleted, which are nobody's)."""
     summaries = [s for ip in prefix.taken() for s in prefix.live(ip)]
-    resources = client.map(_resource_or_none(client), [s["identifier"] for s in summaries])
+    resources = client.map(gone_as_none(client.resource_get), [s["identifier"] for s in summaries])
     by_owner, unowned = {}, []
     for summary, resource in zip(summaries, resources):
         if resource is None:

@@ -38,7 +38,7 @@ except ImportError:
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import (
     EngineConnectionError, EngineError, NotFoundError, RateLimitedError, UnexpectedResponseError, UnsafeRequestError,
-    ValidationFailedError, error_for, redact)
+    ValidationFailedError, error_for, gone_as_none, redact)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_pool import SharedPool
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_retry import (
     READ_METHODS, RetryPolicy, parse_retry_after)
@@ -417,12 +417,8 @@ class EngineClient:
         identifiers come from a listing, and an object deleted since (late, or by a concurrent run) is gone,
         not an error."""
         path = self.lbaas_path(kind)   # validates kind before any thread starts
-
-        def get(ident):
-            try:
-                return _one_object(self.request("GET", path + "/" + _ident(ident)), "GET", path + "/" + str(ident))
-            except NotFoundError:
-                return None
+        get = gone_as_none(lambda ident: _one_object(self.request("GET", path + "/" + _ident(ident)), "GET",
+                                                     path + "/" + str(ident)))
         return [obj for obj in self.map(get, idents) if obj is not None]
 
     def lbaas_create(self, kind, body):
@@ -468,12 +464,7 @@ class EngineClient:
     def resource_get_listed(self, idents):
         """``resource_get`` of each of ``idents`` (concurrently, in order), None for one answered 404: the
         identifiers come from a listing, and a resource deleted since is gone, not an error."""
-        def get(ident):
-            try:
-                return self.resource_get(ident)
-            except NotFoundError:
-                return None
-        return self.map(get, idents)
+        return self.map(gone_as_none(self.resource_get), idents)
 
     @staticmethod
     def tag_path(ident, tag):

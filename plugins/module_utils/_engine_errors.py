@@ -68,6 +68,17 @@ class NotFoundError(EngineError):
     kind = "not found"
 
 
+def gone_as_none(fn):
+    """``fn(arg)``, or None where it raised NotFoundError: for identifiers taken from a listing, an object
+    deleted since (late, or by a concurrent run) is gone, not an error."""
+    def call(arg):
+        try:
+            return fn(arg)
+        except NotFoundError:
+            return None
+    return call
+
+
 class AccessDeniedError(EngineError):
     """401/403: missing, invalid or insufficient API token."""
     kind = "access denied (check api_token)"

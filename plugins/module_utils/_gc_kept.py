@@ -12,7 +12,7 @@ the client's bounded pool). The cost is one listing per kept owner plus at most 
 resource those listings return whose tags the run has not read.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import gone_as_none
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import owner_tag
 
@@ -22,13 +22,7 @@ def kept_counts(client, owners, prefix, known):
     listed = client.map(lambda o: [r["identifier"] for r in client.resources_by_tag(owner_tag(o, prefix))], owners)
     tags = dict(known)
     unread = sorted(set(i for ids in listed for i in ids) - set(tags))
-    tags.update(zip(unread, client.map(lambda i: _tags_or_gone(client, i), unread)))
+    # a resource deleted since the listing carries nothing
+    tags.update(zip(unread, [tag_names(r) if r is not None else [] for r in client.map(gone_as_none(client.resource_get), unread)]))
     return dict((owner, len(set(i for i in ids if owner_tag(owner, prefix) in tags[i])))
                 for owner, ids in zip(owners, listed))
-
-
-def _tags_or_gone(client, ident):
-    try:
-        return tag_names(client.resource_get(ident))
-    except NotFoundError:   # deleted since the listing: carries nothing
-        return []

@@ -17,7 +17,7 @@ The tag listing is not trusted as exact (docs/engine-api-facts.md, "Tag listings
 for objects it is about to write to.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import gone_as_none
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import foreign_tags, resolve_lbs
@@ -118,7 +118,7 @@ class ServiceObserver:
             if what == "details":
                 return self._details(kind, arg, listed)
             if what == "tags":
-                return dict(zip(arg, client.map(_or_none(client.resource_get), arg)))
+                return dict(zip(arg, client.resource_get_listed(arg)))
             child = child_of[kind]
             ids = [i["identifier"] for i in client.lbaas_list(child, **{KINDS[child].parent: arg})]
             return self._details(child, ids, listed)
@@ -196,18 +196,18 @@ class ServiceObserver:
         A backend or frontend names its load balancer; a bind or server names its parent, whose load
         balancer is read (once per parent). Objects whose parent is gone file under None: ours to remove.
         """
-        resources = self.client.map(_or_none(self.client.resource_get), ids)
+        resources = self.client.resource_get_listed(ids)
         found = []
         for resource in resources:
             kind = resource and TYPE_BY_RESOURCE.get((resource.get("resource_type") or {}).get("identifier"))
             if kind is not None:   # an IP address or anything else carrying the tag: not an LBaaS object
                 found.append((kind, resource["identifier"]))
-        raws = self.client.map(lambda item: _or_none(lambda i: self.client.lbaas_get(item[0], i))(item[1]), found)
+        raws = self.client.map(lambda item: gone_as_none(lambda i: self.client.lbaas_get(item[0], i))(item[1]), found)
         objs = [self._flat(kind, raw, listed) for (kind, _i), raw in zip(found, raws) if raw is not None]
         parent_ids = sorted(set((KINDS[o["kind"]].parent_kind, o[KINDS[o["kind"]].parent]) for o in objs
                                 if o["kind"] in ("bind", "server") and o.get(KINDS[o["kind"]].parent)))
         parents = dict(zip([i for _k, i in parent_ids], self.client.map(
-            lambda item: _or_none(lambda i: self.client.lbaas_get(item[0], i))(item[1]), parent_ids)))
+            lambda item: gone_as_none(lambda i: self.client.lbaas_get(item[0], i))(item[1]), parent_ids)))
         out = {}
         for obj in objs:
             spec = KINDS[obj["kind"]]
@@ -263,7 +263,7 @@ class ServiceObserver:
         if wanted is not None:
             wanted = set(wanted)
             binds = [b for b in binds if (b.get("address"), b.get("port")) in wanted]
-        tags = dict((r["identifier"], tag_names(r)) for r in client.map(_or_none(client.resource_get), [b["id"] for b in binds])
+        tags = dict((r["identifier"], tag_names(r)) for r in client.resource_get_listed([b["id"] for b in binds])
                     if r is not None)
         binds = [b for b in binds if b["id"] in tags]   # a bind deleted since the listing holds nothing
         for bind in binds:
@@ -273,12 +273,3 @@ class ServiceObserver:
 
 def _seen(observed):
     return set(o["id"] for obs in observed.values() for o in obs.objects())
-
-
-def _or_none(fn):
-    def call(arg):
-        try:
-            return fn(arg)
-        except NotFoundError:
-            return None   # gone since the listing
-    return call
