@@ -4,7 +4,7 @@
 
 
 class ModuleDocFragment:
-    # Check mode across the tasks of a play (plugin_utils/_check_predictions.py, module_utils/_predictions.py).
+    # Check mode across the tasks of a play (plugin_utils/_check_predictions.py, module_utils/_reconcile/_predictions.py).
     DOCUMENTATION = r"""
 options:
   check_mode_predictions:

@@ -5,7 +5,7 @@
 """Filter closest: the known name a misspelt one most likely means (docs: closest.yml).
 
 The roles name the key a user probably meant in their validation messages, as the modules do for
-their options (module_utils/_arguments.py), with the same measure (difflib, cutoff 0.6).
+their options (module_utils/_module/_arguments.py), with the same measure (difflib, cutoff 0.6).
 """
 
 import difflib

@@ -135,9 +135,9 @@ plan:
   elements: dict
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._object_module import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._object_module import (
     LbaasObjectModule, object_argument_spec)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import FRONTEND
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import FRONTEND
 
 
 class FrontendModule(LbaasObjectModule):

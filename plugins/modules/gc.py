@@ -241,9 +241,9 @@ diff:
     after: {description: YAML text of what they have after it (predicted in check mode)., type: str}
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_run import GcRun
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._group_options import with_ignored_wait
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._run import GcRun
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._group_options import with_ignored_wait
 
 
 class GcModule(AnxcloudModule):

@@ -207,9 +207,9 @@ diff:
   sample: {before: "owner: shop\nfamily: v4\naddresses: []\n", after: "owner: shop\nfamily: v4\naddresses:\n- 198.51.100.2\n"}
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_run import AddressRun
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._group_options import with_ignored_wait
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._run import AddressRun
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._group_options import with_ignored_wait
 
 
 class IpAddressModule(AnxcloudModule):

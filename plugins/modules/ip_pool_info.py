@@ -83,11 +83,11 @@ prefixes:
             deleting: []}]
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import address_int, observe, owners, resolve
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._group_options import with_ignored_wait
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._ippool import Pool
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import check_tag_prefix
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import address_int, observe, owners, resolve
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._group_options import with_ignored_wait
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._ippool import Pool
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_tag_prefix
 
 
 class IpPoolInfoModule(AnxcloudModule):

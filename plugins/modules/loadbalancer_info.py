@@ -77,10 +77,10 @@ load_balancers:
       returned: when O(tree=true)
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._group_options import with_ignored_wait
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import details, render, tree
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lookup import get_by_id
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._group_options import with_ignored_wait
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import details, render, tree
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import get_by_id
 
 
 class LoadBalancerInfo(AnxcloudModule):

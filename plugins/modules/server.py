@@ -142,9 +142,9 @@ plan:
   elements: dict
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._object_module import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._object_module import (
     LbaasObjectModule, check_port, object_argument_spec)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import SERVER, normalize_ip, one_host_ip
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import SERVER, normalize_ip, one_host_ip
 
 
 class ServerModule(LbaasObjectModule):

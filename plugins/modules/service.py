@@ -263,8 +263,8 @@ declaration_hash:
   sample: 5f0c1e9a3b7d2c44
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import AnxcloudModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_run import ServiceRun
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import ServiceRun
 
 
 class ServiceModule(AnxcloudModule):

@@ -10,7 +10,7 @@ would, and in check mode also carries the predictions of the run's earlier check
 and the module's own predictions back:
 
 * in check mode the module gets what was recorded for this host in this playbook run (option
-  ``check_mode_predictions``), observes the Engine with it laid over (module_utils/_predictions.py)
+  ``check_mode_predictions``), observes the Engine with it laid over (module_utils/_reconcile/_predictions.py)
   and returns the record with its own plan added, which is kept as the host fact
   ``anxcloud_lbaas_predictions``. Facts are what Ansible carries from task to task (tasks run in
   forked workers; within a loop, from item to item too);

@@ -35,7 +35,7 @@ from tests.bench.chain import by_method, describe, longest_chain  # noqa: E402
 from tests.bench.module_process import collections_path, run_module  # noqa: E402
 
 sys.path.insert(0, collections_path())
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import build  # noqa: E402
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import build  # noqa: E402
 
 SEED = os.path.join(ROOT, "tests", "engine", "seeds", "default.yml")
 BEGIN, END = "<!-- benchmark:begin -->", "<!-- benchmark:end -->"

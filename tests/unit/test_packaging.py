@@ -6,7 +6,7 @@ import os
 
 import yaml
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._version import COLLECTION_NAME, COLLECTION_VERSION
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._version import COLLECTION_NAME, COLLECTION_VERSION
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -20,7 +20,7 @@ def test_version_is_the_one_in_galaxy_yml():
     galaxy = load("galaxy.yml")
     assert COLLECTION_NAME == "%s.%s" % (galaxy["namespace"], galaxy["name"])
     assert COLLECTION_VERSION == galaxy["version"], (
-        "plugins/module_utils/_version.py says %s, galaxy.yml says %s: set COLLECTION_VERSION to galaxy.yml's version"
+        "plugins/module_utils/_engine/_version.py says %s, galaxy.yml says %s: set COLLECTION_VERSION to galaxy.yml's version"
         % (COLLECTION_VERSION, galaxy["version"]))
 
 

@@ -13,8 +13,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine import EngineClient
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_retry import RetryPolicy
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._client import EngineClient
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._retry import RetryPolicy
 
 LB1 = "0a11ba1a000000000000000000000001"
 LB2 = "0a11ba1a000000000000000000000002"

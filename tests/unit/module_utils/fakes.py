@@ -2,7 +2,7 @@
 (planning, waiting, applying). Everything that talks HTTP is tested against the local Engine."""
 import itertools
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
 
 STATES = {
     "Updating": {"id": "0", "title": "Updating", "type": 1},

@@ -1,11 +1,11 @@
 """Addresses as a kind of the shared reconciler: the plan (pure), its prediction, and the release check."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_observe import AddressState
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_plan import AddressPlan, entry, flat, plan_owner
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import Prefix, pools_for
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_run import check_releases
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import AddressState
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import AddressPlan, entry, flat, plan_owner
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import Prefix, pools_for
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._run import check_releases
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 
 TAG = "anxlb-svc=web"
 

@@ -3,10 +3,10 @@ are an owner's, and the usage grouping of ip_pool_info. The HTTP side is covered
 tests against the local Engine."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import (
     NEW, Prefix, description, observe, owned, owners, pools_for, reread, resolve)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 
 V4 = {"identifier": "a" * 32, "name": "192.0.2.0/29"}
 V4B = {"identifier": "b" * 32, "name": "198.51.100.0/30"}

@@ -1,7 +1,7 @@
 """Argument errors that name the fix (_arguments.py): the closest known option, where the token comes from."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._arguments import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._arguments import (
     TOKEN_HINT, closest, options_at, unknown_hints, with_hints)
 from ansible_collections.anxcloud.lbaas.plugins.modules.backend import BackendModule
 from ansible_collections.anxcloud.lbaas.plugins.modules.service import ServiceModule

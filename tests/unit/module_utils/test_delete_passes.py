@@ -1,12 +1,12 @@
 """Deletes run in bounded, paced passes; a 429 ends the run at once (RECONCILIATION.md F2, fixed)."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import (
     AccessDeniedError, ConflictError, RateLimitedError, ServerError)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import BACKEND, BIND
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import DELETE, Action, Applier, Plan
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._wait import Waiter
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND, BIND
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import DELETE, Action, Applier, Plan
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Waiter
 
 from .fakes import FakeClient
 

@@ -1,9 +1,9 @@
 """Timeouts as users write them become the Engine's milliseconds; what looks like seconds is told."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._durations import to_ms
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import build, warnings
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._durations import to_ms
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import build, warnings
 
 
 @pytest.mark.parametrize("value, ms", [(30000, 30000), ("30000", 30000), ("30s", 30000), ("500ms", 500),

@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine import EngineClient
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._client import EngineClient
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import (
     AccessDeniedError, EngineConnectionError, EngineError, NotFoundError, RateLimitedError, UnexpectedResponseError,
     ValidationFailedError)
 

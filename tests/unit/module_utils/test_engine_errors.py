@@ -1,7 +1,7 @@
 """Each error class from real answers of the local Engine (and a stub for bodies it never sends)."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import (
     AccessDeniedError, ConflictError, EngineConnectionError, EngineError, NotFoundError, RateLimitedError,
     ServerError, ValidationFailedError)
 

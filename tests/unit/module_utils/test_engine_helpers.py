@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine import KINDS
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._client import KINDS
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
 
 from .conftest import LB1, PREFIX4, engine_log, reset_log
 

@@ -3,7 +3,7 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import (
     UnexpectedResponseError, ValidationFailedError)
 
 from .conftest import LB1, LB2, PREFIX4, PREFIX6, engine_log, reset_log

@@ -4,9 +4,9 @@ import time
 
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine import EngineClient
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_pool import SharedPool
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._client import EngineClient
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._pool import SharedPool
 
 from .conftest import LB1, engine_log, reset_log
 

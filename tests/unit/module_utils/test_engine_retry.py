@@ -8,7 +8,7 @@ from email.utils import formatdate
 
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import (
     ConflictError, EngineConnectionError, RateLimitedError, ServerError, UnexpectedResponseError)
 
 from .conftest import LB1, closed_port, engine_log, fast_policy, new_client, reset_log, slow
@@ -351,7 +351,7 @@ def test_tag_conflicts_give_up_after_three_attempts(engine, make_client):
 
 def test_the_default_conflict_delay_is_one_second():
     assert fast_policy().conflict_attempts == 3
-    from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_retry import RetryPolicy
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._retry import RetryPolicy
     assert RetryPolicy().conflict_delay == 1.0
 
 

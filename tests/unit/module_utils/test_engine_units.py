@@ -5,11 +5,11 @@ from email.utils import formatdate
 
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils import _engine_errors as errors
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine import _errors as errors
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._client import (
     EngineClient, display_url, link_ids, normalize_api_url, unwrap_page, update_body, url_secrets, user_agent)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_retry import RetryPolicy, parse_retry_after
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._version import COLLECTION_VERSION
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._retry import RetryPolicy, parse_retry_after
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._version import COLLECTION_VERSION
 
 
 # ---- error classes -----------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """gc's kept counts: on each resource's own tags, whatever the Engine's tag listing matches; tags already read
 are not read again, each other listed resource once; one gone before its GET carries nothing."""
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_kept import kept_counts
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._kept import kept_counts
 
 
 class SubstringListing:

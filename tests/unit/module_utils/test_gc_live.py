@@ -2,8 +2,8 @@
 a keep name that matches no owner is warned about (strict_keep: refused), keep_new names may not exist yet."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_live import check_keep, check_not_all, live_set
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._live import check_keep, check_not_all, live_set
 
 
 def params(**over):

@@ -1,14 +1,14 @@
 """gc's decisions from a snapshot (no I/O but the bind listing, stubbed): who goes, what stays and why, the cap."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_observe import AddressState
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_plan import flat
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import Prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_plan import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import AddressState
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import flat
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import Prefix
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._plan import (
     age_reason, parse_created, select)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc_run import GcRun, GcState, OwnerSnapshot
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import DELETE, Action
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._run import GcRun, GcState, OwnerSnapshot
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import DELETE, Action
 
 NOW = 1767225600
 LB1 = {"kind": "loadbalancer", "id": "1" * 32, "name": "lb1"}

@@ -4,8 +4,8 @@ marker, and no lease. Tag entities exist on the local Engine of branch engine-st
 ``/api/core/v1/tags.json`` endpoints); against an Engine without them the counting tests are skipped."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import Desired
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_guard import ServiceGuard
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import Desired
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._guard import ServiceGuard
 
 from .conftest import LB1, LB2
 

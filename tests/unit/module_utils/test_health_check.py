@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._health_check import HTTP_CHECK, TCP_CHECK, render
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import build
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._health_check import HTTP_CHECK, TCP_CHECK, render
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import build
 
 STRUCTURED = "health_check: {type: http, method: GET, uri: /healthz} or {type: tcp}"
 

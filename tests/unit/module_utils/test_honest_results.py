@@ -2,12 +2,12 @@
 what it was doing; an adopted object is waited for (redeployed once, then a clear failure)."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._base import _with_partial
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import ServerError, ValidationFailedError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import BACKEND
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import CREATE, TAG, Action, Plan, Reconciler
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._wait import Waiter
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import _with_partial
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import ServerError, ValidationFailedError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import CREATE, TAG, Action, Plan, Reconciler
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Waiter
 
 from .fakes import FakeClient
 from .test_reconcile import LB, State, new

@@ -2,11 +2,11 @@
 answers of the wrong shape or gone since their listing, as the client turns them into clear outcomes."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._durations import HAPROXY_MAX_MS, to_ms
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import EngineError, UnexpectedResponseError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import normalize_ip, one_host_ip
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import build
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._durations import HAPROXY_MAX_MS, to_ms
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError, UnexpectedResponseError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import normalize_ip, one_host_ip
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import build
 
 A = "a" * 32
 B = "b" * 32

@@ -4,13 +4,13 @@ lost. The local Engine refuses duplicates (the integration tests cover that path
 for an Engine that does not; only the client is stubbed, the applier code (shared by ip_address and gc) is real."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_apply import AddressApplier
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_observe import AddressState
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_plan import entry, pick
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import NEW, Prefix, pools_for
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._apply import AddressApplier
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import AddressState
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import entry, pick
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import NEW, Prefix, pools_for
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import (
     AccessDeniedError, ConflictError, EngineConnectionError, ServerError, ValidationFailedError)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 
 PREFIX = {"identifier": "p" * 32, "name": "192.0.2.0/29"}
 

@@ -1,7 +1,7 @@
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._ippool import Pool
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._ippool import Pool
 
 
 def test_first_free_skips_network_taken_and_excluded():

@@ -1,14 +1,14 @@
 """The advisory lease on load balancers and the "last reconciled" marker (RECONCILIATION.md F.1)."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import RateLimitedError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lease import LeaseTag, Leases, default_holder
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import Desired
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_guard import ServiceGuard
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._marker import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import RateLimitedError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import LeaseTag, Leases, default_holder
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import Desired
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._guard import ServiceGuard
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import (
     SCHEME, Marker, declaration_hash, refuse_newer)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._version import COLLECTION_VERSION
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._version import COLLECTION_VERSION
 
 from .fakes import FakeClient
 
@@ -301,7 +301,7 @@ def test_only_marker_names_of_this_service_are_deleted_never_owner_tags_or_other
 
 
 def test_the_longest_names_fit_the_engines_tag_length():
-    from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import (
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import (
         HOLDER_MAX, OWNER_MAX, TAG_MAX, TAG_PREFIX_MAX, is_tag_name)
     prefix, owner = "p" * TAG_PREFIX_MAX, "o" * OWNER_MAX
     marker = Marker.ours(prefix, owner, "f" * 16, clock=lambda: 9999999999)

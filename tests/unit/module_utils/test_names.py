@@ -1,8 +1,8 @@
 """The documented character sets of owner names, tag prefixes and lease holders (_names.py)."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import (
     check_holder, check_name_part, check_owner, check_tag_prefix, is_tag_name)
 
 

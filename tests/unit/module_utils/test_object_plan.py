@@ -1,8 +1,8 @@
 """The per-object modules' planning: only fields the user set are compared, ownership is respected."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._object_module import ObjectState
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._object_module import ObjectState
 from ansible_collections.anxcloud.lbaas.plugins.modules.backend import BackendModule
 
 LB = {"kind": "loadbalancer", "id": "a" * 32, "name": "lb1"}

@@ -2,9 +2,9 @@
 balancer names resolved the one way (missing, ambiguous, by id)."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._marker import Marker
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._ownership import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import (
     discover, foreign_tags, is_owner_tag, marked_owners, owner_from_tags, owner_tag, owner_tag_head, owner_tag_names,
     owners_from_tags, resolve_lbs, split_owner_tag)
 

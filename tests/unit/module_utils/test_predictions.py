@@ -1,19 +1,19 @@
-"""Check mode predictions across tasks (module_utils/_predictions.py): what a plan records, and how the
+"""Check mode predictions across tasks (module_utils/_reconcile/_predictions.py): what a plan records, and how the
 predicting view lays the records over each kind of observation, with the real observation code on top."""
 import json
 
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_observe import AddressObserver, binds_using
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_plan import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import AddressObserver, binds_using
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import (
     ADOPT, ALLOCATE, RELEASE, AddressAction, AddressPlan, flat, plan_owner, placeholder as address_placeholder)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._address_pool import DELETING, Prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import NotFoundError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._info import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import KINDS
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._predictions import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import DELETING, Prefix
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import (
     Predictions, PredictedEngine, engine_key, record)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import CREATE, DELETE, UPDATE, Action, Outcome, Plan
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import CREATE, DELETE, UPDATE, Action, Outcome, Plan
 
 URL = "http://127.0.0.1:8080"
 LB = "0a11ba1a000000000000000000000001"

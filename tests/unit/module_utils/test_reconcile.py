@@ -3,12 +3,12 @@ import time
 
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._objects import BACKEND, BIND, FRONTEND, SERVER
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND, BIND, FRONTEND, SERVER
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import (
     CREATE, DELETE, UPDATE, Action, Applier, Plan, Reconciler, placeholder)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_pool import SharedPool
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._wait import Waiter
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._pool import SharedPool
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Waiter
 
 from .fakes import FakeClient
 
@@ -211,8 +211,8 @@ def test_tag_writes_queue_in_their_own_lane_one_at_a_time_while_creates_go_on():
 
 
 def test_a_failed_tag_write_interrupts_the_round_after_everything_else_ran():
-    from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine_errors import ServerError
-    from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile import Interrupted
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import ServerError
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Interrupted
     client = Timed()
     tag = client.tag_add
 

@@ -1,8 +1,8 @@
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._names import PART_RULE
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import HTTP_CHECK, TCP_CHECK, build
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import PART_RULE
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import HTTP_CHECK, TCP_CHECK, build
 
 SERVICE = {
     "name": "web", "name_suffix": "prod",

@@ -1,6 +1,6 @@
 """Planning one service on one load balancer from observed objects (no I/O)."""
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service import build
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_plan import LbPlanner, Observed
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import build
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._plan import LbPlanner, Observed
 
 TAG = "anxlb-svc=web"
 LB = {"kind": "loadbalancer", "id": "l" * 32, "name": "lb1"}

@@ -1,5 +1,5 @@
 """The undeclared services of service_info (pure): one line each naming where it still listens."""
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service_info import undeclared
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._info import undeclared
 
 
 def service(name, listening, allocated=()):

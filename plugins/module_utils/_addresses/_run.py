@@ -1,0 +1,103 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""One owner's addresses, reconciled through the shared ``Reconciler`` (the ``ip_address`` module).
+
+observe (``_address_observe``) -> plan (``_address_plan``) -> check mode: predict | apply
+(``_address_apply``) -> observe and plan again, which must find nothing left to do. A release of an
+address that a bind on any load balancer still listens on fails naming the bind, unless ``force``:
+the next owner would get the address and a second load balancer would bind the same address and port.
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._apply import AddressApplier
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import AddressObserver, binds_using
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import RELEASE, entry, in_use_message, plan_owner, sort_key
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_owner, check_tag_prefix
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
+
+
+def check_releases(client, plan, force=False, warn=None, ignore=()):
+    """Fails when a release in ``plan`` would free an address a bind still uses (binds in ``ignore``, ids
+    the same run deletes first, do not count); with ``force`` it warns instead. Returns the binds found."""
+    ips = sorted(set(a.obj["address"] for a in plan if a.op == RELEASE))
+    users = dict((ip, [b for b in binds if b["id"] not in ignore]) for ip, binds in binds_using(client, ips).items())
+    users = dict((ip, binds) for ip, binds in users.items() if binds)
+    if users:
+        text = "; ".join(in_use_message(ip, binds) for ip, binds in sorted(users.items()))
+        if not force:
+            raise Failure("%s: releasing it would hand out an address a load balancer still serves; remove the "
+                          "bind first, or set force: true" % text,
+                          in_use=[dict(address=ip, binds=binds) for ip, binds in sorted(users.items())])
+        if warn is not None:
+            warn("%s; released anyway (force: true)" % text)
+    return users
+
+
+class AddressRun:
+    def __init__(self, client, params, check_mode, warn=None):
+        self.client = client
+        self.params = params
+        self.check_mode = check_mode
+        self.warn = warn
+        self.result = {"changed": False}
+        self.state = None
+
+    def validate(self):
+        p = self.params
+        check_owner(p["owner"], "owner")
+        check_tag_prefix(p["tag_prefix"], "tag_prefix")
+        if p["count"] < 0:
+            raise Failure("count must not be negative, got %d" % p["count"])
+        if p["state"] == "present" and p.get("pool") is None:
+            raise Failure("pool is required with state=present: it names the prefixes to allocate from")
+
+    def run(self, diff=False):
+        p = self.params
+        self.validate()
+        present = p["state"] == "present"
+        self.tag = owner_tag(p["owner"], p["tag_prefix"])
+        self.observer = AddressObserver(self.client, p["owner"], p["tag_prefix"], p.get("pool"), p["family"])
+        self.family = p["family"]
+        prefixes = self.observer.resolve()
+        if present and self.family is None:
+            families = sorted(set(pr.family for pr in prefixes))
+            if len(families) > 1:
+                raise Failure("family is required: pool has prefixes of both families (%s)"
+                              % ", ".join(pr.cidr for pr in prefixes))
+            self.family = families[0]
+        if present:
+            self.observer.resolve_pools((p["range_start"], p["range_end"], p["exclude"]))
+        reconciler = Reconciler(self.client, self.check_mode, applier=self._applier)
+        outcome = reconciler.run(self.observe, self.plan)
+        record(self.client, outcome)   # check mode: what later tasks of the play see
+        order = self.state.prefix_order
+        after = [entry(o) for o in sorted(outcome.after.values(), key=sort_key(order))]
+        self.result.update(changed=outcome.changed, plan=outcome.plan.to_list(), addresses=after,
+                           address_list=[a["address"] for a in after])   # the plain list, for templates
+        if after:
+            self.result["prefix"] = after[0]["prefix"]
+        if diff:
+            before = sorted(outcome.before.values(), key=sort_key(order))
+            self.result["diff"] = dict(before=self._view(before), after=self._view(after))
+        return self.result
+
+    def _view(self, objs):
+        return dict(owner=self.params["owner"], family=self.family or "any", addresses=[o["address"] for o in objs])
+
+    def _applier(self, client, _waiter):
+        return AddressApplier(client, self.state, self.params["owner"], self.params["tag_prefix"], self.params["strategy"])
+
+    def observe(self):
+        self.state = self.observer.observe()
+        return self.state
+
+    def plan(self, state):
+        p = self.params
+        plan = plan_owner(state, p["owner"], p["count"], p["state"] == "present", self.tag, p["strategy"])
+        if any(a.op == RELEASE for a in plan):
+            check_releases(self.client, plan, force=p.get("force"), warn=self.warn, ignore=set(p.get("ignore_binds") or []))
+        return plan

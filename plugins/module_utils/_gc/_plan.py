@@ -1,0 +1,178 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Garbage collection decisions (pure): which owners go, and which of their objects stay and why.
+
+Input is a snapshot (``_gc_run``): per owner to collect, the delete actions its own removal plan has
+(the service planner run to "absent" on every load balancer its tag is found on: ownership by owner
+tag, or containment under a frontend or backend of ours) and its address objects. The rules, each
+a reason in ``skipped``:
+
+* an owner younger than ``min_age`` stays whole; so does one whose age nothing tells while
+  ``min_age`` is set (a run that has created objects but not yet written its marker looks exactly
+  like that, and a wrong delete is an outage, a leftover is not);
+* on a load balancer outside ``load_balancers``, or leased by another run, or whose lease this run
+  could not take, the owner's objects stay;
+* an object that also carries the owner tag of an owner not being collected (of any prefix) keeps the owner's
+  objects on that load balancer (deleting its parent would take a live owner's object with it);
+* objects whose load balancer is unknown (their parent is gone) go only with ``prune_orphans``:
+  without a load balancer there is no scope to check and no lease to take;
+* an address a bind still listens on stays (that bind is not deleted by this plan);
+* over ``max_delete`` removals the whole run fails before writing anything.
+"""
+
+import calendar
+import copy
+import time
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import when
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import DELETE_ORDER
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import DELETE
+
+MARKER = "marker"
+
+
+def select(found, keep, remove):
+    """``(collect, kept)``: with ``keep``, every found owner not in it goes; ``remove`` goes in any case."""
+    if keep is None:
+        return sorted(set(remove)), []
+    collect = sorted((set(found) - set(keep)) | set(remove))
+    return collect, sorted(set(found) & set(keep))
+
+
+def parse_created(text):
+    """A core resource's ``created_at`` ("YYYY-MM-DD HH:MM:SS") read as UTC, or None. The Engine does not say
+    its zone; read as UTC, a time written in a zone east of UTC (the Engine's own, CET) looks younger, never older."""
+    try:
+        return calendar.timegm(time.strptime(str(text), "%Y-%m-%d %H:%M:%S"))
+    except (TypeError, ValueError):
+        return None
+
+
+def youngest(stamps):
+    known = [s for s in stamps if s]
+    return max(known) if known else None
+
+
+def age_reason(now, stamps, min_age):
+    """Why an owner is too young to collect, or None. ``stamps``: marker times and creation times known."""
+    if not min_age:
+        return None
+    newest = youngest(stamps)
+    if newest is None:
+        return ("its age is unknown (no marker on a load balancer, no creation time on its objects) and min_age is "
+                "%ds; collect it with min_age: 0" % min_age)
+    if now - newest < min_age:
+        return "last written %s (%ds ago), younger than min_age (%ds)" % (when(newest), max(0, int(now - newest)), min_age)
+    return None
+
+
+class MarkerAction:
+    """Removing a collected owner's "last reconciled" marker from a load balancer (and its tag entity)."""
+
+    def __init__(self, lb, tag, owner):
+        self.op = DELETE
+        self.kind = _MarkerKind
+        self.obj = dict(kind=MARKER, id="%s/%s" % (lb["id"], tag), name=tag)
+        self.lb = lb
+        self.owner = owner
+        self.changes = {}
+        self.tags = []
+        self.reason = "the owner's marker; nothing of it is left on the load balancer"
+        self.premise = None
+        self.after = None
+
+    @property
+    def id(self):
+        return self.obj["id"]
+
+
+class _MarkerKind:
+    name = MARKER
+
+
+class GcPlan(list):
+    """Delete actions of every owner collected (LBaaS objects children first, then markers, then addresses)."""
+
+    waits = ()
+
+    def __init__(self, actions=(), decision=None):
+        super().__init__(actions)
+        self.decision = decision
+
+    def ordered(self):
+        rank = dict((k, i) for i, k in enumerate(DELETE_ORDER + (MARKER, "address")))
+        return GcPlan(sorted(self, key=lambda a: (rank[a.kind.name], a.owner)), self.decision)
+
+    def to_list(self):
+        return [removed_entry(a) for a in self]
+
+    def predict(self, world):
+        out = copy.deepcopy(world)
+        for action in self:
+            out.pop(action.id, None)
+        return out
+
+
+def removed_entry(action):
+    out = dict(type=action.kind.name, name=action.obj.get("name"), id=action.id, owner=action.owner,
+               reason=action.reason)
+    if action.kind.name == "address":
+        out.update(prefix=action.obj["prefix"], name=action.obj["address"])
+    else:
+        out["load_balancer"] = (action.lb or {}).get("name")
+    if action.kind.name == MARKER:
+        out["id"] = None
+    return out
+
+
+def skip(owner, reason, load_balancer=None, prefix=None, objects=()):
+    out = dict(owner=owner, reason=reason, objects=[dict(type=o["kind"], name=o.get("name"), id=o["id"]) for o in objects])
+    if load_balancer is not None:
+        out["load_balancer"] = load_balancer
+    if prefix is not None:
+        out["prefix"] = prefix
+    return out
+
+
+def protected(objs, collecting, prefix):
+    """Objects that carry the owner tag of an owner not being collected, of this prefix or any other
+    (``_ownership.foreign_tags``; read from their own tags)."""
+    own = [owner_tag(owner, prefix) for owner in collecting]
+    return [o for o in objs if foreign_tags(o.get("tags"), own)]
+
+
+def check_cap(plan, max_delete):
+    count = len([a for a in plan if a.kind.name != MARKER])
+    if max_delete is not None and count > max_delete:
+        owners = sorted(set(a.owner for a in plan))
+        raise Failure("gc would remove %d objects and addresses of %d owner(s) (%s), more than max_delete (%d); nothing "
+                      "was deleted. Check the live set (keep), then raise max_delete to at least %d to go ahead"
+                      % (count, len(owners), ", ".join(owners), max_delete, count), would_remove=count,
+                      removed=[], plan=plan.to_list())
+
+
+def summary(plan, skipped, kept):
+    """One readable line: what goes where, then who stays."""
+    places = []
+    counts = {}
+    for action in plan:
+        if action.kind.name == "address":
+            place, what = action.obj["prefix"], "to release"
+        elif action.kind.name == MARKER:
+            continue
+        else:
+            place, what = (action.lb or {}).get("name") or "(unknown load balancer)", "to destroy"
+        if (place, what) not in counts:
+            places.append((place, what))
+        counts[(place, what)] = counts.get((place, what), 0) + 1
+    owners = sorted(set(a.owner for a in plan if a.kind.name != MARKER))
+    text = "; ".join("%s: %d %s" % (place, counts[(place, what)], what) for place, what in places) or "nothing to collect"
+    text += " | owners collected: %s" % (", ".join(owners) or "none")
+    text += " | kept: %d owner(s)" % len(kept)
+    skipped_owners = sorted(set(s["owner"] for s in skipped))
+    text += " | skipped: %s" % (", ".join(skipped_owners) or "nothing")
+    return text

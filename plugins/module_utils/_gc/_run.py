@@ -1,0 +1,453 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Garbage collection: every owner that carries our tags but is not in the live set loses what it owns.
+
+Snapshot first, decide second (docs/garbage-collection.md; whereabouts' ip-reconciler lists its pools before
+the pods for the same reason): one observation reads the owners (the account's
+tag entities with our owner-tag prefix, and the markers on every load balancer), the load balancers and
+their tags, and then every owner to collect exactly as the service module would see it when told
+"absent" on every load balancer its tag is found on (``ServiceRun`` with ``anywhere``), plus its
+address objects. Any read that fails ends the run there, before the first delete. The decisions
+(``_gc_plan``) come from that snapshot only; check mode returns them, a real run takes the lease of
+each load balancer it writes to, observes again if anything changed meanwhile, and deletes through
+the same ``Applier`` as every module (children first, bounded passes), owner by owner, then removes
+the owner's markers and releases its addresses once no bind listens on them. Then it observes again:
+what it removed must be gone.
+"""
+
+import time
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._apply import AddressApplier
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import (
+    AddressState, binds_using, by_tag)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import RELEASE, AddressAction, flat, in_use_message
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import observe as observe_prefixes
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import owned, resolve
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError, RateLimitedError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._kept import kept_counts
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._live import check_keep, check_not_all, live_set
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._plan import (
+    MARKER, GcPlan, MarkerAction, age_reason, check_cap, parse_created, protected, removed_entry,
+    select, skip, summary)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import Leases, default_holder, leases, when
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_holder, check_owner, check_tag_prefix
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import discover, owner_tag_names, resolve_lbs
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import DELETE, Applier, Interrupted, Plan, Reconciler
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import ServiceRun
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._tree import tree
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._tag_entities import forget
+
+
+class OwnerSnapshot:
+    def __init__(self, owner):
+        self.owner = owner
+        self.refused = None      # why the owner's removal cannot be planned (a newer collection's marker, ...)
+        self.deletes = []        # the LBaaS delete actions of its removal plan
+        self.lbs = []            # the load balancers its objects are on
+        self.lb_tags = {}        # their tags, as the owner's observation read them
+        self.addresses = AddressState([], [])
+
+
+class GcState:
+    def __init__(self):
+        self.world = {}          # id -> object of an owner collected (LBaaS objects and addresses)
+        self.owner_of = {}       # id -> owner
+        self.owners = []         # OwnerSnapshot per owner to collect
+        self.collect = []
+        self.kept = {}           # owner -> number of resources carrying its tag
+        self.lbs = {}            # lb id -> {kind, id, name}
+        self.lb_tags = {}        # lb id -> tag names
+        self.skipped = []        # owners not collectable whatever the plan (invalid names)
+
+
+class GcRun:
+    def __init__(self, client, params, check_mode, warn, clock=time.time):
+        self.client = client
+        self.params = params
+        self.check_mode = check_mode
+        self.warn = warn
+        self.clock = clock
+        self.result = dict(changed=False, removed=[], kept={}, skipped_items=[], failed_owners=[], keep_unmatched=[])
+        self.scope = None          # lb ids of load_balancers, when given
+        self.prefixes = None       # the prefixes of pools, when given
+        self.held = []             # Leases objects, one per load balancer leased
+        self.leased = None         # lb ids whose lease this run holds (None: not taken yet)
+        self.lease_failed = {}     # lb id -> why its lease could not be taken
+        self.failed = {}           # owner -> error of its removal
+        self.owner_of = {}         # id -> owner, over every observation of the run
+        self.decided = None        # the observation the applied (or, in check mode, reported) plan came from
+        self.applied = False
+        self.live = None           # the owners alive (keep and keep_new), None with remove only
+        self.live_checked = False  # the live set is checked against the first observation only (before any write)
+        self.kept = {}             # owner -> its objects, counted once, on their own tags (_gc_kept)
+
+    # ---- options -------------------------------------------------------------------------------
+    def validate(self):
+        p = self.params
+        check_tag_prefix(p["tag_prefix"])
+        self.live = live_set(p)
+        if self.live is None and not p["remove"]:
+            raise Failure("keep is required unless remove names the owners to remove (or collect_all: true collects "
+                          "every owner): gc needs the live set")
+        for option in ("keep", "keep_new", "remove"):
+            for index, owner in enumerate(p[option] or []):
+                check_owner(owner, "%s[%d]" % (option, index))
+        both = sorted(set(self.live or []) & set(p["remove"] or []))
+        if both:
+            raise Failure("owners in both keep and remove: %s; an owner is either alive or removed" % ", ".join(both))
+        for option in ("min_age", "max_delete"):
+            if p[option] is not None and p[option] < 0:
+                raise Failure("%s must not be negative, got %d" % (option, p[option]))
+        if p["lease_timeout"] < 1:
+            raise Failure("lease_timeout must be at least 1 second, got %d" % p["lease_timeout"])
+        for index, ref in enumerate(p["load_balancers"] or []):
+            if not ref or not str(ref).strip():
+                raise Failure("load_balancers[%d] must not be empty" % index)
+        self.holder = check_holder(p["lease_holder"]) if p["lease_holder"] else default_holder("gc")
+
+    def run(self, diff=False):
+        p = self.params
+        self.validate()
+        if p["pools"]:
+            self.prefixes = resolve(self.client, p["pools"])
+        reconciler = Reconciler(self.client, self.check_mode, wait=True, wait_timeout=p["wait_timeout"],
+                                before_apply=self.before_apply, applier=self._applier)
+        try:
+            outcome = reconciler.run(self.observe, self.plan)
+        finally:
+            self.release()
+        plan = outcome.plan
+        decision = plan.decision
+        failed = dict(self.failed)
+        removed = [removed_entry(a) for a in plan if a.owner not in failed]
+        self.result.update(
+            changed=bool(removed) or reconciler.wrote,   # an owner that failed half-way was changed all the same
+            removed=removed,
+            kept=decision["kept"],
+            skipped_items=decision["skipped"],
+            failed_owners=[dict(owner=o, msg=m) for o, m in sorted(failed.items())],
+            summary=summary([a for a in plan if a.owner not in failed], decision["skipped"], decision["kept"]),
+        )
+        if outcome.interruptions:
+            self.result["interruptions"] = outcome.interruptions
+        if diff:
+            self.result["diff"] = dict(before=self._view(outcome.before), after=self._view(outcome.after))
+        if failed:
+            raise Failure("gc could not remove everything of %s: %s" % (
+                ", ".join(sorted(failed)), "; ".join("%s: %s" % (o, m) for o, m in sorted(failed.items()))))
+        return self.result
+
+    # ---- snapshot ------------------------------------------------------------------------------
+    def observe(self):
+        p = self.params
+        client = self.client
+        prefix = p["tag_prefix"]
+        state = GcState()
+        names = owner_tag_names(client, prefix)
+        listing = client.lbaas_list("loadbalancer")
+        state.lbs = dict((i["identifier"], {"kind": "loadbalancer", "id": i["identifier"], "name": i.get("name") or i["identifier"]})
+                         for i in listing)
+        if p["load_balancers"] and self.scope is None:
+            self.scope = set(lb["id"] for lb in resolve_lbs(listing, p["load_balancers"]))
+        ids = sorted(state.lbs)
+        resources = client.resource_get_listed(ids)
+        for ident in [i for i, r in zip(ids, resources) if r is None]:
+            state.lbs.pop(ident)   # deleted since the listing: nothing of anyone's is left on it
+        state.lb_tags = dict((i, tag_names(r)) for i, r in zip(ids, resources) if r is not None)
+        valid, invalid = discover(names, state.lb_tags, prefix)
+        state.skipped.extend(skip(owner, "not an owner id this collection writes (its tag is left alone)") for owner in invalid)
+        first = not self.live_checked
+        self.live_checked = True
+        if first:
+            self.result["keep_unmatched"] = check_keep(p, valid, self.warn)
+        state.collect, kept = select(valid, self.live, p["remove"] or [])
+        if self.prefixes is not None:
+            observe_prefixes(client, self.prefixes)
+        for owner in state.collect:
+            snap = self._owner(owner, listing)
+            state.owners.append(snap)
+            for action in snap.deletes:
+                state.world[action.id] = action.obj
+                state.owner_of[action.id] = owner
+            for obj in snap.addresses.held + snap.addresses.untagged:
+                state.world[obj["id"]] = obj
+                state.owner_of[obj["id"]] = owner
+            for lb in snap.lbs:
+                if lb["id"] is not None and lb["id"] not in state.lb_tags:
+                    state.lb_tags[lb["id"]] = snap.lb_tags.get(lb["id"], [])
+        uncounted = [owner for owner in kept if owner not in self.kept]
+        if uncounted:   # once per owner and run: gc writes nothing a kept owner's tag is on
+            known = dict(state.lb_tags)
+            known.update((a.id, a.obj["tags"]) for s in state.owners for a in s.deletes if a.obj.get("confirmed"))
+            self.kept.update(kept_counts(client, uncounted, prefix, known))
+        state.kept = dict((owner, self.kept[owner]) for owner in kept)
+        if first:
+            # owners with something left to remove (a tag entity nothing carries any more is no owner)
+            collected = [s.owner for s in state.owners if s.owner not in (p["remove"] or []) and (
+                s.deletes or s.addresses.held or s.addresses.untagged
+                or any(Marker.find(prefix, s.owner, tags) for tags in state.lb_tags.values()))]
+            check_not_all(p, collected, kept, self.result["keep_unmatched"])
+        self.owner_of.update(state.owner_of)
+        return state
+
+    def _owner(self, owner, listing):
+        """The owner's removal as the service module plans it, and its addresses; only reads."""
+        p = self.params
+        snap = OwnerSnapshot(owner)
+        params = dict(name=owner, name_suffix=None, load_balancers=[], ports=[], addresses=[], servers=[],
+                      tag_prefix=p["tag_prefix"], lease_timeout=p["lease_timeout"], lease_holder=self.holder,
+                      state="absent", wait=True, wait_timeout=p["wait_timeout"])
+        # check_mode False: the service run's check-mode lease warning is not gc's; gc reports leases itself.
+        run = ServiceRun(self.client, params, False, self.warn, anywhere=True)
+        run.prepare(lb_listing=listing)
+        state = run.observe()
+        snap.lbs = state.all_lbs
+        snap.lb_tags = state.lb_tags
+        try:
+            plan = run.plan(state)
+        except Failure as exc:   # e.g. a newer collection's marker: not ours to judge
+            snap.refused = exc.msg
+            plan = Plan()
+        snap.deletes = [a for a in plan if a.op == DELETE]
+        # Containment made children ours without reading their tags: read them now, so that an object that
+        # also carries a live owner's tag is seen (the listing-based ones were confirmed by the plan).
+        unread = [a.obj for a in snap.deletes if not a.obj.get("confirmed")]
+        resources = self.client.resource_get_listed([o["id"] for o in unread])
+        gone = set(o["id"] for o, resource in zip(unread, resources) if resource is None)   # deleted since the listing
+        snap.deletes = [a for a in snap.deletes if a.obj["id"] not in gone]
+        for obj, resource in zip(unread, resources):
+            obj["tags"] = tag_names(resource) if resource is not None else []
+            obj["confirmed"] = True
+        snap.addresses = self._addresses(owner)
+        return snap
+
+    def _addresses(self, owner):
+        p = self.params
+        if self.prefixes is None:
+            return by_tag(self.client, owner, p["tag_prefix"])
+        mine, untagged = owned(self.client, self.prefixes, p["tag_prefix"], owner)
+        held = [flat(pr, ip, s["identifier"], owner) for pr, ip, s in mine]
+        loose = [flat(pr, ip, s["identifier"], owner) for pr, ip, s in untagged]
+        if p["min_age"]:
+            objs = held + loose
+            for obj, resource in zip(objs, self.client.map(self.client.resource_get, [o["id"] for o in objs])):
+                obj["created"] = resource.get("created_at")
+        return AddressState([pr.id for pr in self.prefixes], held, loose)
+
+    # ---- decisions -----------------------------------------------------------------------------
+    def _lb_reason(self, lb, state):
+        if lb["id"] is None:
+            if self.params["prune_orphans"]:
+                return None
+            return ("orphans: their parent is gone, so their load balancer is unknown (no scope to check, no lease to "
+                    "take); prune_orphans: true removes them")
+        name = lb["name"] or lb["id"]
+        if self.scope is not None and lb["id"] not in self.scope:
+            return "load balancer %s is outside load_balancers" % name
+        if lb["id"] in self.lease_failed:
+            return self.lease_failed[lb["id"]]
+        now = self.clock()
+        live = [lease for lease in leases(self.params["tag_prefix"], state.lb_tags.get(lb["id"], []))
+                if lease.holder != self.holder and lease.expiry > now]
+        if live:
+            return ("load balancer %s is leased by %s (until %s): another run is reconciling it; gc leaves it alone "
+                    "this time" % (name, live[0].holder, when(live[0].expiry)))
+        if self.leased is not None and lb["id"] not in self.leased:
+            return "load balancer %s showed up after this run took its leases; the next run collects it" % name
+        return None
+
+    def plan(self, state):
+        p = self.params
+        prefix = p["tag_prefix"]
+        if not self.applied:
+            self.decided = state
+        now = self.clock()
+        actions, skipped = [], list(state.skipped)
+        collecting = set(state.collect)
+        for snap in state.owners:
+            owner = snap.owner
+            everything = [a.obj for a in snap.deletes] + snap.addresses.held + snap.addresses.untagged
+            if snap.refused:
+                skipped.append(skip(owner, snap.refused, objects=everything))
+                continue
+            if owner in self.failed:
+                skipped.append(skip(owner, "its removal failed earlier in this run: %s" % self.failed[owner],
+                                    objects=everything))
+                continue
+            stamps = [m.stamp for tags in state.lb_tags.values() for m in Marker.find(prefix, owner, tags)]
+            stamps += [parse_created(o.get("created")) for o in snap.addresses.held + snap.addresses.untagged]
+            reason = age_reason(now, stamps, p["min_age"])
+            if reason:
+                skipped.append(skip(owner, reason, objects=everything))
+                continue
+            kept_lbs = set()
+            by_lb = {}
+            for action in snap.deletes:
+                by_lb.setdefault((action.lb or {}).get("id"), []).append(action)
+            for lb_id in sorted(by_lb, key=lambda i: (i is None, i or "")):
+                group = by_lb[lb_id]
+                lb = group[0].lb
+                why = self._lb_reason(lb, state)
+                if why is None:
+                    live = protected([a.obj for a in group], collecting, prefix)
+                    if live:
+                        first = live[0]
+                        why = ("%s '%s' (%s) also carries the owner tag of an owner that is not collected; %s's objects on "
+                               "load balancer %s stay" % (first["kind"], first["name"], first["id"], owner, lb["name"] or lb["id"]))
+                if why:
+                    kept_lbs.add(lb_id)
+                    skipped.append(skip(owner, why, load_balancer=lb["name"], objects=[a.obj for a in group]))
+                    continue
+                for action in group:
+                    action.owner = owner
+                    actions.append(action)
+            for lb_id, tags in sorted(state.lb_tags.items()):
+                lb = state.lbs.get(lb_id) or {"kind": "loadbalancer", "id": lb_id, "name": lb_id}
+                for marker in Marker.find(prefix, owner, tags):
+                    if lb_id not in kept_lbs and self._lb_reason(lb, state) is None:
+                        actions.append(MarkerAction(lb, marker.name, owner))
+            for obj in snap.addresses.held + snap.addresses.untagged:
+                action = AddressAction(RELEASE, obj, "owner %s is not in the live set" % owner
+                                       if live_set(p) is not None and owner not in (p["remove"] or []) else
+                                       "owner %s is to be removed" % owner)
+                action.owner = owner
+                actions.append(action)
+        actions = self._unused_addresses(actions, skipped)
+        plan = GcPlan(actions, decision=dict(skipped=skipped, kept=state.kept))
+        check_cap(plan, p["max_delete"])
+        return plan
+
+    def _unused_addresses(self, actions, skipped):
+        """Drops releases of addresses a bind still listens on that this plan does not delete."""
+        releases = [a for a in actions if a.kind.name == "address"]
+        if not releases:
+            return actions
+        deleting = set(a.id for a in actions if a.kind.name == "bind")
+        users = binds_using(self.client, sorted(set(a.obj["address"] for a in releases)))
+        out = []
+        for action in actions:
+            binds = [b for b in users.get(action.obj.get("address"), []) if b["id"] not in deleting] \
+                if action.kind.name == "address" else []
+            if binds:
+                skipped.append(skip(action.owner, in_use_message(action.obj["address"], binds), prefix=action.obj["prefix"],
+                                    objects=[action.obj]))
+                continue
+            out.append(action)
+        return out
+
+    # ---- writing -------------------------------------------------------------------------------
+    def before_apply(self, state, plan):
+        """Takes the lease of every load balancer the plan writes to, one by one: a load balancer whose lease
+        another run took meanwhile is left out (the plan is made again). True: observe and plan again."""
+        changed = False
+        self.leased = set()
+        lbs = []
+        for action in plan:
+            lb = action.lb
+            if lb and lb.get("id") and lb["id"] not in [x["id"] for x in lbs]:
+                lbs.append(lb)
+        for lb in lbs:
+            lease = Leases(self.client, self.params["tag_prefix"], self.holder, self.params["lease_timeout"], self._tags_of)
+            tags = state.lb_tags.get(lb["id"], [])
+            try:
+                taken_over = lease.acquire([lb], {lb["id"]: tags})
+            except Failure as exc:
+                self.lease_failed[lb["id"]] = exc.msg
+                changed = True
+                continue
+            self.held.append(lease)
+            self.leased.add(lb["id"])
+            for _lb, expired in lease.taken_over:
+                self.warn("took over the expired lease of %s on load balancer %s: that run ended without releasing it"
+                          % (expired.describe(), lb["name"] or lb["id"]))
+            if taken_over or self._others(lease.seen[lb["id"]]) != self._others(tags):
+                changed = True   # another run wrote there after the snapshot: decide again
+        return changed
+
+    def _others(self, tags):
+        prefix = self.params["tag_prefix"]
+        return sorted(t for t in tags if not leases(prefix, [t]))
+
+    def _tags_of(self, lb_id):
+        return tag_names(self.client.resource_get(lb_id))
+
+    def release(self):
+        for lease in self.held:
+            for lb, left in lease.release():
+                self.warn("the lease tag '%s' stays on load balancer %s until %s: it could not be removed"
+                          % (left.name, lb["name"] or lb["id"], when(left.expiry)))
+            for name, exc in lease.leftovers:
+                self.warn("the released lease tag '%s' could not be deleted from the account (%s)" % (name, exc))
+        self.held = []
+
+    def _applier(self, client, waiter):
+        return _GcApplier(self, client, waiter)
+
+    # ---- reporting -----------------------------------------------------------------------------
+    def _view(self, world):
+        """Per owner collected: its objects per load balancer (as the service module shows them) and its addresses."""
+        out = {}
+        for snap in self.decided.owners:
+            objs = dict((i, o) for i, o in world.items() if self.owner_of.get(i) == snap.owner)
+            out[snap.owner] = dict(
+                load_balancers=tree(dict((i, o) for i, o in objs.items() if o["kind"] in KINDS), snap.lbs,
+                                    prefix=self.params["tag_prefix"]),
+                addresses=sorted("%s (%s)" % (o["address"], o["prefix"]) for o in objs.values() if o["kind"] == "address"))
+        return out
+
+
+class _GcApplier:
+    """Owner by owner: its LBaaS deletes through the shared ``Applier`` (children first, bounded passes),
+    waited for until gone; then its markers; then its addresses, each only if no bind listens on it now.
+    An owner whose removal fails is reported in ``failed`` and the next one goes on; a rate limit stops all."""
+
+    def __init__(self, run, client, waiter):
+        self.run = run
+        self.client = client
+        self.waiter = waiter
+        self.ids = {}
+        self.objects = {}
+
+    def apply(self, plan):
+        self.run.applied = True
+        owners = []
+        for action in plan:
+            if action.owner not in owners:
+                owners.append(action.owner)
+        for owner in owners:
+            mine = [a for a in plan if a.owner == owner]
+            try:
+                self._owner(owner, mine)
+            except RateLimitedError:
+                raise
+            except (Failure, EngineError, Interrupted) as exc:
+                self.run.failed[owner] = getattr(exc, "msg", None) or str(exc)
+        return []
+
+    def _owner(self, owner, actions):
+        lbaas = Plan([a for a in actions if a.kind.name in KINDS])
+        targets = Applier(self.client, self.waiter).apply(lbaas)
+        self.waiter.wait(targets)
+        for action in actions:
+            if action.kind.name == MARKER:
+                self.client.tag_remove(action.lb["id"], action.obj["name"])
+                try:
+                    forget(self.client, action.obj["name"])
+                except EngineError as exc:
+                    self.run.warn("the marker tag '%s' could not be deleted from the account (%s)" % (action.obj["name"], exc))
+        releases = [a for a in actions if a.kind.name == "address"]
+        if releases:
+            # The snapshot said no other bind listens on them; a bind made since then wins over the release.
+            users = binds_using(self.client, sorted(set(a.obj["address"] for a in releases)))
+            busy = [a for a in releases if users.get(a.obj["address"])]
+            free = [a for a in releases if a not in busy]
+            AddressApplier(self.client, AddressState([], []), owner, self.run.params["tag_prefix"]).apply(free)
+            if busy:
+                raise Failure("; ".join(in_use_message(a.obj["address"], users[a.obj["address"]]) for a in busy) +
+                              " (bound since the snapshot); not released")

@@ -1,0 +1,52 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Finding LBaaS objects: always inside their parent, by name, or directly by identifier."""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS, looks_like_id
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import not_found, not_unique
+
+LABELS = {"loadbalancer": "load balancer", "backend": "backend", "frontend": "frontend", "bind": "bind", "server": "server"}
+
+
+def describe(kind, obj):
+    return "%s '%s'" % (LABELS[kind], obj.get("name") or obj.get("id"))
+
+
+def get_by_id(client, kind, ident, option):
+    try:
+        return KINDS[kind].from_engine(client.lbaas_get(kind, ident))
+    except NotFoundError:
+        raise Failure("%s: no %s with id %s exists" % (option, LABELS[kind], ident))
+
+
+def find_by_name(client, kind, name, parent=None, option="name"):
+    """All objects of ``kind`` named ``name`` (inside ``parent``, a flat object, when given), with details.
+
+    The Engine lists only identifier and name, so details are fetched for the matches only.
+    """
+    spec = KINDS[kind]
+    filters = {spec.parent: parent["id"]} if parent and spec.parent else {}
+    matches = [item["identifier"] for item in client.lbaas_list(kind, **filters) if item.get("name") == name]
+    return [spec.from_engine(obj) for obj in client.lbaas_get_many(kind, matches)]
+
+
+def find_one(client, kind, ref, parent=None, option="name", missing_ok=False, allow_id=True):
+    """One object by id or by name; a missing or ambiguous name is a clear failure naming ``option``."""
+    if allow_id and looks_like_id(ref):
+        try:
+            return KINDS[kind].from_engine(client.lbaas_get(kind, ref))
+        except NotFoundError:
+            pass  # may still be a name that happens to look like an id
+    found = find_by_name(client, kind, ref, parent, option)
+    where = " on %s" % describe(parent["kind"], parent) if parent else ""
+    if len(found) > 1:
+        raise not_unique(option, LABELS[kind], ref, [o["id"] for o in found], where)
+    if not found:
+        if missing_ok:
+            return None
+        raise not_found(option, LABELS[kind], ref, where)
+    return found[0]

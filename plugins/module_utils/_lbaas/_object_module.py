@@ -1,0 +1,366 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The per-object modules (backend, frontend, bind, server): one object, identified inside its parent.
+
+openstack.cloud's StateMachine shape: find the parent and the object, compare only the fields the
+user set (normalized), then predict (check mode) or apply and wait, through the shared Reconciler.
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._durations import to_ms
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_owner, check_tag_prefix
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import LABELS, describe, find_by_name, find_one
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import state_class
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags, owner_tag, split_owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import (
+    CREATE, DELETE, REDEPLOY, TAG, UPDATE, Action, Plan, Reconciler, placeholder)
+
+
+def object_argument_spec(parents, fields):
+    """Options shared by every per-object module, plus its parent and field options."""
+    spec = dict(
+        name=dict(type="str"),
+        id=dict(type="str"),
+        state=dict(type="str", default="present", choices=["present", "absent"]),
+        owner=dict(type="str"),
+        tag_prefix=dict(type="str", default="anxlb"),
+        recreate=dict(type="bool", default=False),
+    )
+    spec.update(parents)
+    spec.update(fields)
+    return spec
+
+
+def check_port(params, option="port"):
+    port = params.get(option)
+    if port is not None and not 1 <= port <= 65535:
+        raise Failure("%s must be between 1 and 65535, got %d" % (option, port))
+
+
+class ObjectState:
+    """What one observation found: the parent, the object (flat, or None) and resolved links."""
+
+    def __init__(self, parent, obj, links):
+        self.parent = parent
+        self.obj = obj
+        self.links = links
+        self.blockers = []        # (kind, {identifier, name}) still attached to an object to delete
+        self.world = {obj["id"]: obj} if obj else {}
+
+
+class LbaasObjectModule(AnxcloudModule):
+    kind = None             # a Kind from _objects
+    predicts = True
+    scope_option = None     # option naming the load balancer a parent is looked up in (bind, server)
+    wait_options = True
+    module_kwargs = dict(required_one_of=[("name", "id")])
+    recreated = None        # name of the object a recreate=true plan replaced
+
+    def __init__(self, module):
+        super().__init__(module)
+        self.names = {}     # id -> name of the parents and links looked up
+
+    # ---- input ---------------------------------------------------------------------------------
+    def validate(self):
+        """Per-module checks of the options; raise Failure naming the option."""
+
+    field_options = {}      # Engine field -> the option that sets it, where they differ (server: ip <- address)
+    durations = ()          # fields given as milliseconds or a duration like 30s (_durations.py)
+    renderers = {}          # field -> fn(value, option): the Engine's text for a structured option value
+
+    def desired_fields(self):
+        out = {}
+        for field in self.kind.fields:
+            option = self.field_options.get(field, field)
+            value = self.params.get(option)
+            if value is not None and field in self.durations:
+                value = to_ms(value, option)[0]
+            if value is not None and field in self.renderers:
+                value = self.renderers[field](value, option)
+            if value is not None and field not in self.kind.links:
+                out[field] = self.kind.normalize_field(field, value, option)
+        return out
+
+    # ---- observe -------------------------------------------------------------------------------
+    def missing(self, kind, ref, option):
+        """Check mode may plan under a parent an earlier task would create: predict, with a warning."""
+        self.module.warn("%s: no %s named '%s' exists yet; predicting as if an earlier task created it"
+                         % (option, LABELS[kind], ref))
+        return {"kind": kind, "id": placeholder(kind, ref), "name": ref, "missing": True}
+
+    def lookup(self, kind, ref, option, parent=None):
+        absent = self.params["state"] == "absent"
+        if parent is not None and parent.get("missing"):
+            found = parent if parent.get("gone") else self.missing(kind, ref, option)
+        else:
+            found = find_one(self.client, kind, ref, parent=parent, option=option, missing_ok=self.check_mode or absent)
+            if found is None and absent:
+                # Nothing to delete under a parent that is gone: a teardown run twice is ok the second time.
+                found = {"kind": kind, "id": None, "name": ref, "missing": True, "gone": True}
+            elif found is None:
+                found = self.missing(kind, ref, option)
+        self.names[found["id"]] = found.get("name") or found["id"]   # the diff names what it links to
+        return found
+
+    def resolve_parent(self):
+        option = self.kind.parent
+        ref = self.params[option]
+        if ref is None:
+            if self.params["id"]:
+                return None
+            raise Failure("%s is required unless id is given" % option)
+        scope = None
+        if self.scope_option and self.params.get(self.scope_option):
+            scope = self.lookup("loadbalancer", self.params[self.scope_option], self.scope_option)
+        return self.lookup(self.kind.parent_kind, ref, option, parent=scope)
+
+    def resolve_links(self, parent):
+        """Link fields other than the parent (frontend.default_backend): kind -> resolved id."""
+        return {}
+
+    def find(self, parent):
+        p = self.params
+        if p["id"]:
+            try:
+                return self.kind.from_engine(self.client.lbaas_get(self.kind.name, p["id"]))
+            except NotFoundError:
+                if p["state"] == "absent":
+                    return None
+                if self.recreated and parent and not parent.get("missing"):
+                    # recreate=true replaced the object: from now on it is the one with this name.
+                    return find_one(self.client, self.kind.name, self.recreated, parent=parent, missing_ok=True,
+                                    allow_id=False)
+                raise Failure("id: no %s with id %s exists" % (LABELS[self.kind.name], p["id"]))
+        if parent is None or parent.get("missing"):
+            return None
+        found = find_one(self.client, self.kind.name, p["name"], parent=parent, option="name", missing_ok=True,
+                         allow_id=False)
+        if found is None and p["recreate"] and parent.get("load_balancer"):
+            found = self.find_elsewhere(parent)
+        return found
+
+    def find_elsewhere(self, parent):
+        """A move by name: the object under another parent on the same load balancer (recreate=true)."""
+        kind = self.kind
+        siblings = [i for i in self.client.lbaas_list(kind.parent_kind, load_balancer=parent["load_balancer"])
+                    if i["identifier"] != parent["id"]]
+        found = [o for batch in self.client.map(
+            lambda s: find_by_name(self.client, kind.name, self.params["name"], {"id": s["identifier"]}), siblings)
+            for o in batch]
+        if len(found) > 1:
+            raise Failure("name: %d %ss named '%s' on other %ss of this load balancer (ids %s); give the id to move one"
+                          % (len(found), LABELS[kind.name], self.params["name"], LABELS[kind.parent_kind],
+                             ", ".join(sorted(o["id"] for o in found))))
+        return found[0] if found else None
+
+    def observe(self):
+        parent = self.resolve_parent()
+        obj = self.find(parent)
+        if obj is not None:   # with or without owner: an object carrying an owner tag is someone's (check_owner)
+            obj["tags"] = sorted(t["name"] if isinstance(t, dict) else t
+                                 for t in self.client.resource_get(obj["id"]).get("tags") or [])
+        if parent is None and obj is not None:   # addressed by id alone: the object names its parent
+            parent = {"kind": self.kind.parent_kind, "id": obj[self.kind.parent], "name": obj[self.kind.parent]}
+        if (self.kind.parent != "load_balancer" and parent is not None and not parent.get("missing")
+                and (obj is not None or self.params["state"] == "present")):
+            try:   # a child is its parent's owner's (containment): check_parent
+                parent["tags"] = tag_names(self.client.resource_get(parent["id"]))
+            except NotFoundError:
+                parent["tags"] = []
+        state = ObjectState(parent, obj, self.resolve_links(parent))
+        if obj is not None and self.params["state"] == "absent":
+            state.blockers = self.blockers(obj)
+        return state
+
+    def blockers(self, obj):
+        """What still hangs on the object, which the Engine would refuse to delete it for (409)."""
+        client = self.client
+        if self.kind.name == "frontend":
+            return [("bind", i) for i in client.lbaas_list("bind", frontend=obj["id"])]
+        if self.kind.name == "backend":
+            found = [("server", i) for i in client.lbaas_list("server", backend=obj["id"])]
+            frontends = client.lbaas_get_many("frontend", [
+                i["identifier"] for i in client.lbaas_list("frontend", load_balancer=obj["load_balancer"])])
+            found += [("frontend", f) for f in frontends
+                      if ((f.get("default_backend") or {}).get("identifier") if isinstance(f.get("default_backend"), dict)
+                          else f.get("default_backend")) == obj["id"]]
+            return found
+        return []
+
+    # ---- plan ----------------------------------------------------------------------------------
+    def owner_tags(self):
+        owner = self.params["owner"]
+        return [owner_tag(owner, self.params["tag_prefix"])] if owner else []
+
+    def check_owner(self, obj, doing):
+        """Proof of ownership before any write. An object carrying an owner tag (of any prefix, _ownership.foreign_tags)
+        other than this task's is someone's: never changed, tagged, moved or deleted here. Without ``owner`` only
+        objects carrying no owner tag at all are written (a user's own untagged objects); with ``owner``, objects
+        carrying exactly its tag, or none (adopted on change)."""
+        owner = self.params["owner"]
+        self.refuse_foreign(obj, self.kind.name, "%s it" % doing)
+        if not owner:
+            return
+        owners = owner_from_tags(obj.get("tags", []), self.params["tag_prefix"])
+        if doing == "delete" and not owners:
+            raise Failure("%s (%s) carries no owner tag for '%s'; refusing to delete it"
+                          % (describe(self.kind.name, obj), obj["id"], owner))
+
+    def refuse_foreign(self, obj, kind, doing):
+        """A Failure if ``obj`` carries an owner tag (of any prefix) other than this task's, naming it and the fix."""
+        owner = self.params["owner"]
+        others = foreign_tags(obj.get("tags"), self.owner_tags())
+        if not others:
+            return
+        owners = owner_from_tags(others, self.params["tag_prefix"])
+        whose = ("is owned by '%s', not '%s'" % ("', '".join(owners), owner) if owner and owners else
+                 "carries the owner tag %s%s" % (", ".join(others), ", not %s" % self.owner_tags()[0] if owner else ""))
+        theirs = split_owner_tag(others[0])
+        raise Failure("%s (%s) %s; refusing to %s: an object carrying another owner tag belongs to that owner. "
+                      "Give this task another name (a %s of its own), or, if it is yours to manage, set owner: %s "
+                      "and tag_prefix: %s" % (describe(kind, obj), obj["id"], whose, doing, LABELS[kind],
+                                              theirs[1], theirs[0]), owner_tags=others)
+
+    def check_parent(self, parent):
+        """A bind or server belongs to its parent's owner (containment, docs/reconciliation.md): none is created,
+        changed or deleted in a parent carrying an owner tag other than this task's."""
+        if parent and parent.get("tags"):
+            self.refuse_foreign(parent, self.kind.parent_kind, "write a %s in it" % LABELS[self.kind.name])
+
+    def plan(self, state):
+        p = self.params
+        kind = self.kind
+        obj = state.obj
+        lb = self.lb_of(state)
+        if obj is not None or p["state"] == "present":
+            self.check_parent(state.parent)
+        if p["state"] == "absent":
+            if obj is None:
+                return Plan()
+            self.check_owner(obj, "delete")
+            if state.blockers:
+                # The Engine would answer 409: say so now, the same in check mode as in a real run.
+                raise Failure("%s (%s) cannot be deleted: %s still use%s it; delete %s first" % (
+                    describe(kind.name, obj), obj["id"],
+                    ", ".join("%s '%s' (%s)" % (LABELS[k], i.get("name"), i.get("identifier")) for k, i in state.blockers),
+                    "s" if len(state.blockers) == 1 else "", "it" if len(state.blockers) == 1 else "those"),
+                    blockers=[dict(type=k, id=i.get("identifier"), name=i.get("name")) for k, i in state.blockers])
+            return Plan([Action(DELETE, kind, obj, reason="state=absent", lb=lb)])
+
+        desired = self.desired_fields()
+        desired.update(state.links)
+        tags = self.owner_tags()
+        parent_id = state.parent["id"] if state.parent else obj[kind.parent]
+        if obj is None:
+            return Plan([self.create(p["name"], parent_id, desired, tags,
+                                     "no %s named '%s' on %s" % (LABELS[kind.name], p["name"],
+                                                                 describe(kind.parent_kind, state.parent)), lb)])
+        self.check_owner(obj, "change")
+        if parent_id != obj[kind.parent]:
+            if not p["recreate"]:
+                raise Failure("%s (%s) cannot be moved to another %s in place; set recreate=true to delete and "
+                              "create it again" % (describe(kind.name, obj), obj["id"], LABELS[kind.parent_kind]))
+            merged = dict((f, obj.get(f)) for f in kind.fields)
+            merged.update(desired)
+            self.recreated = p["name"] or obj["name"]
+            create = self.create(self.recreated, parent_id, merged, tags, "recreated under the new %s" % kind.parent, lb)
+            old = Action(DELETE, kind, obj, reason="recreate=true: moved to another %s" % kind.parent, lb=lb)
+            old.after = create   # the new object exists before the old one goes
+            return Plan([create, old])
+        changes = dict((f, (obj.get(f), v)) for f, v in desired.items() if obj.get(f) != v)
+        if p["name"] and p["name"] != obj["name"]:
+            changes["name"] = (obj["name"], p["name"])
+        missing_tags = [t for t in tags if t not in obj.get("tags", [])]
+        if changes:
+            return Plan([Action(UPDATE, kind, obj, changes, tags=missing_tags, lb=lb,
+                                reason="differs in %s" % ", ".join(sorted(changes)))])
+        if missing_tags:
+            return Plan([Action(TAG, kind, obj, tags=missing_tags, reason="owner tag missing", lb=lb)])
+        cls = state_class(obj["state"])
+        if cls == "error":
+            return Plan([Action(REDEPLOY, kind, obj, reason="the object is in %s" % obj["state"]["title"], lb=lb)])
+        if cls == "pending":
+            return Plan(waits=[(kind.name, obj["id"], obj["name"])])
+        return Plan()
+
+    def create(self, name, parent_id, fields, tags, reason, lb=None):
+        kind = self.kind
+        new = {"kind": kind.name, "id": placeholder(kind.name, name), "name": name, kind.parent: parent_id}
+        for field in kind.fields:
+            new[field] = fields.get(field)
+        changes = dict((f, (None, v)) for f, v in new.items() if f not in ("kind", "id") and v is not None)
+        return Action(CREATE, kind, new, changes, reason=reason, tags=tags, lb=lb)
+
+    def lb_of(self, state):
+        """The load balancer the object is on, for the plan: the parent itself, or the parent's load balancer."""
+        parent = state.parent or {}
+        if self.kind.parent == "load_balancer":
+            return {"id": parent.get("id"), "name": parent.get("name")}
+        scope = self.params.get(self.scope_option) if self.scope_option else None
+        return {"id": parent.get("load_balancer"), "name": scope or parent.get("load_balancer")}
+
+    # ---- result --------------------------------------------------------------------------------
+    def render(self, obj, with_state=True):
+        if not obj:
+            return {}
+        kind = self.kind
+        out = {"id": obj["id"], "name": obj["name"], kind.parent: obj.get(kind.parent)}
+        for field in kind.fields:
+            out[field] = obj.get(field)
+        if self.params["owner"]:
+            owners = owner_from_tags(obj.get("tags", []), self.params["tag_prefix"])
+            out["owner"] = owners[0] if len(owners) == 1 else (owners or None)
+        if with_state:
+            out["state"] = (obj.get("state") or {}).get("title")
+        else:   # the diff, for a person: no ids, the parent and links by name
+            del out["id"]
+            for field in (kind.parent,) + tuple(kind.links):
+                if out.get(field):
+                    out[field] = self.name_of(kind.links.get(field, kind.parent_kind), out[field])
+        return out
+
+    def check_names(self):
+        """An empty name or parent reference cannot name anything: refused before any request."""
+        for option in ("name", "id", self.kind.parent, self.scope_option):
+            value = self.params.get(option) if option else None
+            if value is not None and not str(value).strip():
+                raise Failure("%s must not be empty" % option)
+
+    def name_of(self, kind, ident):
+        """The name of a linked object for the diff: looked up already, else read (a read, in diff mode only)."""
+        if ident not in self.names:
+            try:
+                self.names[ident] = self.client.lbaas_get(kind, ident).get("name") or ident
+            except NotFoundError:
+                self.names[ident] = ident
+        return self.names[ident]
+
+    def run(self):
+        self.check_names()
+        check_tag_prefix(self.params["tag_prefix"])
+        if self.params["owner"] is not None:
+            check_owner(self.params["owner"])
+        self.validate()
+        self.desired_fields()   # fail on bad input before any request
+        for field in self.durations:
+            warning = to_ms(self.params.get(field), field)[1]
+            if warning:
+                self.module.warn(warning)
+        reconciler = Reconciler(self.client, self.check_mode, wait=self.params["wait"],
+                                wait_timeout=self.params["wait_timeout"])
+        outcome = reconciler.run(self.observe, self.plan)
+        record(self.client, outcome)   # check mode: what later tasks of the play see
+        predicted = outcome.plan.predict(outcome.before)
+        before = next(iter(outcome.before.values()), None)
+        after = next(iter(outcome.after.values()), None)
+        self.result.update(changed=outcome.changed, plan=outcome.plan.to_list())
+        self.result[self.kind.name] = self.render(after)
+        if self.module._diff:
+            self.result["diff"] = dict(before=self.render(before, with_state=False),
+                                       after=self.render(next(iter(predicted.values()), None), with_state=False))

@@ -1,0 +1,199 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""What each LBaaS object type looks like: its parent, its links, its fields and how to compare them.
+
+Everything that compares Engine objects goes through ``normalize()`` first, so that the text form
+the Engine returns (an IPv6 address shortened, a timeout as a string) never looks like a change.
+"""
+
+import re
+
+try:
+    import netaddr
+    HAS_NETADDR = True
+except ImportError:  # pragma: no cover - reported by the module base class
+    HAS_NETADDR = False
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+
+ID_RE = re.compile(r"^[0-9a-f]{32}$")
+
+# Engine deployment states (docs/engine-api-facts.md, "Deployment states"): id -> title; type 0 error, 1 OK, 2 pending.
+STATE_TITLES = {"0": "Updating", "1": "Updated", "2": "DeploymentError", "3": "Deployed", "4": "NewlyCreated"}
+
+
+def looks_like_id(value):
+    return bool(value) and bool(ID_RE.match(value))
+
+
+def normalize_ip(value, option="address"):
+    """Canonical text of an IP address (IPv6 compressed, lower case); '' stays ''."""
+    if value in (None, ""):
+        return value
+    try:
+        return str(netaddr.IPAddress(str(value).strip()))
+    except (netaddr.AddrFormatError, ValueError, TypeError):
+        raise Failure("%s: '%s' is not a valid IP address" % (option, value))
+
+
+def one_host_ip(value, option="address"):
+    """``value`` (normalized by ``normalize_ip``) if it names one host. The unspecified address (0.0.0.0, ::)
+    means every address, and an IPv4-mapped IPv6 address (::ffff:a.b.c.d) would escape the comparison with
+    its IPv4 form (conflict checks, bind names by family): both are refused, naming ``option``."""
+    if value in (None, ""):
+        return value
+    ip = netaddr.IPAddress(value)
+    if ip.value == 0:
+        raise Failure("%s: '%s' is the unspecified address, which means every address; give one address" % (option, value))
+    if ip.version == 6 and ip.is_ipv4_mapped():
+        raise Failure("%s: '%s' is an IPv4-mapped IPv6 address; write the IPv4 address %s" % (option, value, ip.ipv4()))
+    return value
+
+
+def _str(value):
+    return None if value is None else str(value)
+
+
+def _int(value):
+    return None if value in (None, "") else int(value)
+
+
+def _bool(value):
+    return None if value is None else bool(value)
+
+
+def _timeout_text(value):
+    # Frontend.client_timeout is a string on the Engine, Backend.server_timeout an integer.
+    return None if value in (None, "") else str(value)
+
+
+def _opt_text(value):
+    # The Engine omits (or answers "") an optional text it does not hold: all mean "unset".
+    return None if value in (None, "") else str(value)
+
+
+def _opt_count(value):
+    # server_timeout is "omitted when 0" by go-anxcloud: 0 and absent both mean "unset".
+    return None if value in (None, "", 0, "0") else int(value)
+
+
+# Keys of an Engine answer a client never sends back (go-anxcloud drops them from request bodies).
+READ_ONLY = ("customer_identifier", "reseller_identifier", "state", "automation_rules")
+
+
+class Kind:
+    """One LBaaS object type."""
+
+    def __init__(self, name, parent, parent_kind, fields, links=None, resource_type=None):
+        self.name = name
+        self.parent = parent              # the field linking to the parent object
+        self.parent_kind = parent_kind
+        self.fields = fields              # field -> normalizer, in display order
+        self.links = links or {}          # other link fields -> kind they point to
+        self.resource_type = resource_type
+
+    def __repr__(self):
+        return "Kind(%s)" % self.name
+
+    def normalize_field(self, field, value, option=None):
+        if field in self.links or field == self.parent:
+            return link_id(value)
+        if field in ("address", "ip"):
+            return normalize_ip(value, option or field)
+        return self.fields[field](value)
+
+    def from_engine(self, obj):
+        """Flatten an Engine GET/POST/PUT response into the shape every comparison uses."""
+        out = {"kind": self.name, "id": obj.get("identifier"), "name": obj.get("name")}
+        if self.parent:
+            out[self.parent] = link_id(obj.get(self.parent))
+        for field in self.fields:
+            value = obj.get(field)
+            if field in ("address", "ip"):
+                # Keep what the Engine stores if it is no address; comparison then shows the change.
+                try:
+                    value = normalize_ip(value, field)
+                except Failure:
+                    pass
+            elif field in self.links:
+                value = link_id(value)
+            else:
+                value = self.fields[field](value)
+            out[field] = value
+        out["state"] = state_of(obj)
+        out["raw"] = dict(obj)   # the Engine's own answer: the base of a whole-object PUT
+        return out
+
+    def to_engine(self, desired):
+        """A create body: links as identifier strings, unset (None) fields left out."""
+        body = {}
+        for key in ["name", self.parent] + list(self.fields):
+            if key and desired.get(key) is not None:
+                body[key] = desired[key]
+        return body
+
+    def update_body(self, obj, changes=None):
+        """The whole object for a PUT, as go-anxcloud's generic client sends it (pkg/apis/lbaas/v1/helper.go):
+        the Engine's last answer without its read-only keys, links as identifiers, ``changes``
+        (field -> new value) applied. A field set back to unset travels as JSON null: omitting it would
+        leave the old value in place on an Engine that merges PUT bodies."""
+        body = dict((k, v) for k, v in (obj.get("raw") or {}).items() if k not in READ_ONLY)
+        body["identifier"] = obj["id"]
+        body["name"] = obj.get("name")
+        for key in [self.parent] + list(self.fields):
+            if key and key not in body:
+                body[key] = obj.get(key)
+        for key in [self.parent] + list(self.links):
+            if key:
+                body[key] = link_id(body.get(key))
+        for field, value in (changes or {}).items():
+            body[field] = value
+        return body
+
+
+def link_id(value):
+    """The identifier of a linked object, whether given as ``{identifier, name}`` or a string."""
+    if isinstance(value, dict):
+        return value.get("identifier")
+    return value or None
+
+
+def state_of(obj):
+    state = obj.get("state") or {}
+    if not isinstance(state, dict):
+        state = {"id": str(state)}
+    sid = str(state.get("id", ""))
+    title = state.get("title") or state.get("text") or STATE_TITLES.get(sid, "Unknown")
+    return {"id": sid, "title": title, "type": state.get("type")}
+
+
+def state_class(state):
+    """'ok', 'pending' or 'error'. Updating is type OK on the Engine but not finished yet."""
+    if state.get("type") == 0 or state.get("title") == "DeploymentError":
+        return "error"
+    if state.get("type") == 2 or state.get("id") == "0":
+        return "pending"
+    return "ok"
+
+
+LOADBALANCER = Kind("loadbalancer", None, None, {"ip_address": _str})
+BACKEND = Kind("backend", "load_balancer", "loadbalancer",
+               {"mode": _str, "health_check": _opt_text, "server_timeout": _opt_count},
+               resource_type="33164a3066a04a52be43c607f0c5dd8c")
+FRONTEND = Kind("frontend", "load_balancer", "loadbalancer",
+                {"mode": _str, "default_backend": link_id, "client_timeout": _timeout_text},
+                links={"default_backend": "backend"},
+                resource_type="da9d14b9d95840c08213de67f9cee6e2")
+BIND = Kind("bind", "frontend", "frontend",
+            {"address": _str, "port": _int, "ssl": _bool, "ssl_certificate_path": _opt_text},
+            resource_type="bd24def982aa478fb3352cb5f49aab47")
+SERVER = Kind("server", "backend", "backend",
+              {"ip": _str, "port": _int, "check": _str},
+              resource_type="01f321a4875446409d7d8469503a905f")
+
+KINDS = dict((k.name, k) for k in (LOADBALANCER, BACKEND, FRONTEND, BIND, SERVER))
+# Creation order; deletion runs the other way round.
+DEPENDENCY_ORDER = ("backend", "frontend", "bind", "server")
+DELETE_ORDER = ("bind", "server", "frontend", "backend")

@@ -1,0 +1,156 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The module base class: connection options, one Engine client per run, every error as ``fail_json``."""
+
+import traceback
+
+from ansible.module_utils.basic import env_fallback, missing_required_lib
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._arguments import ArgumentsModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._diff_text import readable_diff
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import PredictedEngine, Predictions
+
+try:
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._client import (
+        EngineClient, HAS_REQUESTS, REQUESTS_IMPORT_ERROR, normalize_api_url)
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
+except ImportError:  # pragma: no cover - only when the collection itself is broken
+    HAS_REQUESTS = False
+    REQUESTS_IMPORT_ERROR = traceback.format_exc()
+    EngineClient = normalize_api_url = None
+
+    class EngineError(Exception):
+        pass
+
+try:
+    # Every module compares and validates addresses with netaddr (_objects.normalize_ip and the pools);
+    # without it a module must say so before it parses any address, not fail later with a NameError.
+    import netaddr  # noqa: F401  pylint: disable=unused-import
+    NETADDR_IMPORT_ERROR = None
+except ImportError:
+    NETADDR_IMPORT_ERROR = traceback.format_exc()
+
+DEFAULT_API_URL = "https://engine.anexia-it.com"
+
+
+def engine_argument_spec():
+    """Connection options shared by every module (doc fragment anxcloud.lbaas.engine)."""
+    return dict(
+        api_token=dict(type="str", required=True, no_log=True, fallback=(env_fallback, ["ANEXIA_TOKEN"])),
+        api_url=dict(type="str", default=DEFAULT_API_URL, fallback=(env_fallback, ["ANEXIA_API_URL"])),
+        validate_certs=dict(type="bool", default=True),
+        api_timeout=dict(type="int", default=30),
+        api_retries=dict(type="int", default=3),
+        api_concurrency=dict(type="int", default=8),
+        allow_insecure_http=dict(type="bool", default=False),
+    )
+
+
+def predictions_argument_spec():
+    """The internal option of doc fragment anxcloud.lbaas.predictions (set by the collection's action plugin)."""
+    return dict(check_mode_predictions=dict(type="list", elements="dict"))
+
+
+def wait_argument_spec():
+    """Options of doc fragment anxcloud.lbaas.wait."""
+    return dict(
+        wait=dict(type="bool", default=True),
+        wait_timeout=dict(type="int", default=600),
+    )
+
+
+class AnxcloudModule:
+    """Base of every module of the collection.
+
+    Subclasses declare ``argument_spec`` (without the connection options) and implement ``run()``,
+    which fills ``self.result`` (and may raise ``Failure``). ``main()`` builds the AnsibleModule,
+    one Engine client per run, and turns every error into ``fail_json`` without a traceback.
+    """
+
+    argument_spec = {}
+    module_kwargs = {}
+    wait_options = False
+    predicts = False        # takes and returns check mode predictions across tasks (_predictions.py)
+
+    def __init__(self, module):
+        self.module = module
+        self.params = module.params
+        self.check_mode = module.check_mode
+        self.result = {"changed": False}
+        self.client = EngineClient(
+            api_url=self.params["api_url"],
+            token=self.params["api_token"],
+            timeout=self.params["api_timeout"],
+            validate_certs=self.params["validate_certs"],
+            retries=self.params["api_retries"],
+            max_workers=self.params["api_concurrency"],
+            allow_insecure_http=self.params["allow_insecure_http"],
+        )
+        self.predictions = None
+        if self.predicts and self.check_mode and self.params.get("check_mode_predictions") is not None:
+            # Check mode only: observe the Engine as the play's earlier check-mode tasks predicted it.
+            self.predictions = Predictions(self.params["check_mode_predictions"], self.params["api_url"])
+            self.client = PredictedEngine(self.client, self.predictions)
+
+    @classmethod
+    def full_argument_spec(cls):
+        spec = engine_argument_spec()
+        if cls.wait_options:
+            spec.update(wait_argument_spec())
+        if cls.predicts:
+            spec.update(predictions_argument_spec())
+        spec.update(cls.argument_spec)
+        return spec
+
+    @classmethod
+    def main(cls):
+        module = ArgumentsModule(argument_spec=cls.full_argument_spec(), supports_check_mode=True, **cls.module_kwargs)
+        if not HAS_REQUESTS:
+            module.fail_json(msg=missing_required_lib("requests"), exception=REQUESTS_IMPORT_ERROR)
+        if NETADDR_IMPORT_ERROR:
+            module.fail_json(msg=missing_required_lib("netaddr"), exception=NETADDR_IMPORT_ERROR)
+        for name in ("api_timeout", "api_retries", "wait_timeout"):
+            value = module.params.get(name)
+            if value is not None and value < 0:
+                module.fail_json(msg="%s must not be negative, got %d" % (name, value))
+        concurrency = module.params.get("api_concurrency")
+        if concurrency is not None and not 1 <= concurrency <= 64:
+            module.fail_json(msg="api_concurrency must be between 1 and 64, got %d" % concurrency)
+        insecure = None
+        try:
+            normalize_api_url(module.params["api_url"], module.params["allow_insecure_http"])
+        except EngineError as exc:
+            insecure = exc.message
+        if insecure:
+            module.fail_json(msg=insecure)
+        failure = None
+        instance = None
+        try:
+            instance = cls(module)
+            instance.run()
+        except Failure as exc:
+            failure = _with_partial(exc, dict(exc.details, msg=exc.msg))
+        except EngineError as exc:
+            failure = _with_partial(exc, dict(msg=str(exc), error=exc.to_dict()))
+        if failure is not None:
+            # Outside the except block: a user error is a message, not a traceback.
+            result = dict(instance.result) if instance is not None else {}
+            result.update(failure)
+            module.fail_json(**readable_diff(result))
+        if instance.predictions is not None:
+            instance.result["check_mode_predictions"] = instance.predictions.dump()   # the action plugin keeps them
+        module.exit_json(**readable_diff(instance.result))
+
+    def run(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+def _with_partial(exc, failure):
+    """A failure after writes (the Reconciler marks it) reports changed=true and the plan it was executing;
+    a plan the failure names itself (the one still planned) wins."""
+    for key, value in (getattr(exc, "partial_result", None) or {}).items():
+        failure.setdefault(key, value)
+    return failure

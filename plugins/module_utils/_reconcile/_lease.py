@@ -1,0 +1,186 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""An advisory lease per load balancer, so two playbook runs do not reconcile one at once.
+
+The lease is a tag on the load balancer, ``<prefix>-lease=<holder>@<expiry>`` (expiry in Unix
+seconds), taken only by a run that is about to write: a no-op run sends no mutating request. The
+Engine has no compare-and-swap and concurrent tag writes are known to conflict (ENGSUP-5902), so
+the lease is advisory (docs/reconciliation.md, "Lease"): attach ours, read the tags back, and give way if
+any other live lease shows up, rather than letting the smallest holder win: a run that read the
+tags before the other one attached would also win, and two writers are worse than two runs that
+both stop with a clear message. A lease past its expiry belongs to a run that crashed: it is
+removed, and the taker waits a moment for that run's last requests before it writes.
+
+A lease's name is new with every run (holder and expiry), and tag names are account-level entities
+on the Engine, so releasing a lease (ours, or an expired one taken over) detaches it and then
+deletes its tag entity: what leases leave behind is nothing.
+"""
+
+import os
+import re
+import socket
+import time
+from datetime import datetime, timezone
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import HOLDER_MAX
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._tag_entities import delete_found, forget
+
+HOLDER_UNSAFE = re.compile(r"[^A-Za-z0-9._:-]+")
+
+
+def default_holder(owner, host=None, pid=None):
+    """Who holds a lease: the service, the controller host and the process, readable in a message.
+    The host name is shortened so that the holder fits the lease tag (``_names.HOLDER_MAX``)."""
+    host = HOLDER_UNSAFE.sub("-", host or socket.gethostname() or "localhost").strip("-") or "localhost"
+    pid = "%d" % (os.getpid() if pid is None else pid)
+    room = max(1, HOLDER_MAX - len(owner) - len(pid) - 2)
+    return "%s@%s:%s" % (owner, host[:room], pid)
+
+
+def when(expiry):
+    return datetime.fromtimestamp(expiry, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class LeaseTag:
+    def __init__(self, prefix, holder, expiry):
+        self.prefix = prefix
+        self.holder = holder
+        self.expiry = int(expiry)
+
+    @property
+    def name(self):
+        return "%s-lease=%s@%d" % (self.prefix, self.holder, self.expiry)
+
+    @classmethod
+    def parse(cls, prefix, tag):
+        head = "%s-lease=" % prefix
+        if not tag.startswith(head) or "@" not in tag:
+            return None
+        holder, expiry = tag[len(head):].rsplit("@", 1)
+        if not expiry.isdigit():
+            return None
+        return cls(prefix, holder, expiry)
+
+    def describe(self):
+        return "%s (until %s)" % (self.holder, when(self.expiry))
+
+
+def leases(prefix, tags):
+    return [lease for lease in (LeaseTag.parse(prefix, t) for t in tags) if lease is not None]
+
+
+class Leases:
+    """The leases one run holds. ``tags_of(lb_id)`` reads a load balancer's tag names."""
+
+    def __init__(self, client, prefix, holder, timeout, tags_of, clock=time.time, sleep=time.sleep, takeover_wait=2.0):
+        self.client = client
+        self.prefix = prefix
+        self.holder = holder
+        self.timeout = timeout
+        self.tags_of = tags_of
+        self.clock = clock
+        self.sleep = sleep
+        self.takeover_wait = takeover_wait
+        self.held = []          # (lb, LeaseTag) we attached
+        self.seen = {}          # lb id -> its tags as read back after attaching ours
+        self.taken_over = []    # expired leases of other holders we removed
+        self.leftovers = []     # (tag name, error): tag entities that could not be deleted
+
+    def others(self, tags, live=True):
+        now = self.clock()
+        return [lease for lease in leases(self.prefix, tags)
+                if lease.holder != self.holder and (lease.expiry > now) == live]
+
+    def held_message(self, lb, lease):
+        text = ("load balancer %s is leased by %s: another run is reconciling it. Retry later, or if that run is "
+                "gone, remove the tag '%s' from the load balancer (%s)")
+        return text % (lb["name"] or lb["id"], lease.describe(), lease.name, lb["id"])
+
+    def acquire(self, lbs, tags_by_lb):
+        """Takes the lease on every load balancer, or fails naming the holder (and releases what it took).
+        ``tags_by_lb`` are the tags as observed; returns True if an expired lease was taken over.
+
+        A live lease seen in the observed tags fails the run before anything is written. The attaches
+        go one after another (tag writes are serialised), then every load balancer's tags are read
+        back at once: one round trip for all of them, not one per load balancer."""
+        try:
+            for lb in lbs:
+                live = self.others(tags_by_lb[lb["id"]])
+                if live:
+                    raise Failure(self.held_message(lb, live[0]), lease_holder=live[0].holder,
+                                  lease_expires=when(live[0].expiry), load_balancer=lb["name"] or lb["id"])
+            for lb in lbs:
+                ours = LeaseTag(self.prefix, self.holder, self.clock() + self.timeout)
+                self.client.tag_add(lb["id"], ours.name)
+                self.held.append((lb, ours))
+            seen = self.client.map(lambda lb: self.tags_of(lb["id"]), lbs)
+            for (lb, ours), tags in zip(self.held, seen):
+                self._check(lb, ours, tags, tags_by_lb[lb["id"]])
+        except (Failure, EngineError):
+            self.release()
+            raise
+        if self.taken_over:
+            self.sleep(self.takeover_wait)   # let the crashed run's last requests land first
+        return bool(self.taken_over)
+
+    def _check(self, lb, ours, tags, observed):
+        self.seen[lb["id"]] = tags
+        if ours.name not in tags:
+            # The Engine accepted the attach but does not show it: no lease, so no writing.
+            raise Failure("could not take the lease on load balancer %s: the tag '%s' is not on it after attaching it"
+                          % (lb["name"] or lb["id"], ours.name), load_balancer=lb["name"] or lb["id"])
+        live = self.others(tags)
+        if live:   # another run attached meanwhile: both give way rather than both write
+            raise Failure(self.held_message(lb, live[0]), lease_holder=live[0].holder,
+                          lease_expires=when(live[0].expiry), load_balancer=lb["name"] or lb["id"])
+        for expired in self.others(observed, live=False):
+            self.client.tag_remove(lb["id"], expired.name)
+            self.taken_over.append((lb, expired))
+            self._forget(expired)
+
+    def _forget(self, lease):
+        """Deletes a released lease's tag entity. Its name is unique to one run (holder, expiry), so no
+        other resource carries it; a failure leaves one entity, reported, never a failed run."""
+        try:
+            forget(self.client, lease.name, check_carriers=False)
+        except EngineError as exc:
+            self.leftovers.append((lease.name, exc))
+
+    def release(self):
+        """Removes our lease tags and their tag entities; returns the leases that could not be removed
+        (they expire on their own). Entities that could not be deleted are in ``leftovers``."""
+        removed, left = self.remove_tags()
+        for lease in removed:
+            self._forget(lease)
+        return left
+
+    def remove_tags(self):
+        """Detaches our lease tags (one tag write after another); returns (removed leases, [(lb, lease)]
+        that could not be removed). Their entities are for ``forget_entities``."""
+        removed, left = [], []
+        for lb, lease in self.held:
+            try:
+                self.client.tag_remove(lb["id"], lease.name)
+            except EngineError:
+                left.append((lb, lease))
+                continue
+            removed.append(lease)
+        self.held = []
+        return removed, left
+
+    def forget_entities(self, removed, found):
+        """Deletes the entities of removed leases, as ``lookup`` found them earlier (None: look now)."""
+        def one(lease):
+            try:
+                entities = found.get(lease.name) if found else None
+                if entities is None:
+                    forget(self.client, lease.name, check_carriers=False)
+                else:
+                    delete_found(self.client, entities)
+            except EngineError as exc:
+                self.leftovers.append((lease.name, exc))
+        self.client.map(one, removed)

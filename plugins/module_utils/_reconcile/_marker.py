@@ -1,0 +1,100 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The "last reconciled" marker a service leaves on each of its load balancers.
+
+A tag ``<prefix>-reconciled.<service>=<scheme>,<collection version>,<declaration hash>,<time>``. The scheme
+is the version of the naming and tag conventions (docs/reconciliation.md): a collection that finds a
+marker of a higher scheme would misread the objects a newer release made, so it refuses to act,
+the way Monogon's reconciler honours a minimum compatible release in its versioned status. The
+declaration hash says which declaration the objects were last made for; the time (Unix seconds)
+changes with every writing run, so a run that finds the marker changed while it waited for its lease
+knows another run wrote in between.
+
+The time is what makes that comparison correct, so it stays: without it, two runs applying the same
+declaration would write the same name, and a run that planned before the other wrote would not see
+the change and apply a stale plan (duplicate objects). A writing run's time is also strictly newer
+than the marker it replaces (``after``), so two writing runs within one second differ too. The cost
+of a new name per run, a tag entity per run, is paid back by deleting the replaced marker's entity
+once no load balancer carries it (``_tag_entities.forget``): what markers leave behind is one
+current marker per service and load balancer.
+"""
+
+import hashlib
+import json
+import time
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import when
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import TAG_MAX
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import marker_head
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._version import COLLECTION_VERSION
+
+SCHEME = 1
+
+
+def declaration_hash(desired):
+    """A short, stable hash of the normalized declaration (the desired objects, not the user's text)."""
+    text = json.dumps(desired, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+class Marker:
+    def __init__(self, prefix, service, scheme, version, digest, stamp=0, tag=None):
+        self.tag = tag          # the tag as found (kept verbatim, also when it does not parse)
+        self.prefix = prefix
+        self.service = service
+        self.scheme = scheme
+        self.version = version
+        self.digest = digest
+        self.stamp = stamp
+
+    @classmethod
+    def ours(cls, prefix, service, digest, clock=time.time, after=0):
+        """This run's marker; its time is later than ``after`` (the newest marker it replaces)."""
+        marker = cls(prefix, service, SCHEME, COLLECTION_VERSION, digest, max(int(clock()), int(after) + 1))
+        if len(marker.name) > TAG_MAX:
+            raise Failure("the marker tag '%s' would be longer than the Engine's %d characters; use a shorter "
+                          "tag_prefix or service name" % (marker.name, TAG_MAX))
+        return marker
+
+    @property
+    def name(self):
+        if self.tag is not None:
+            return self.tag
+        return self.head(self.prefix, self.service) + "%d,%s,%s,%d" % (self.scheme, self.version, self.digest, self.stamp)
+
+    @staticmethod
+    def head(prefix, service):
+        return "%s%s=" % (marker_head(prefix), service)
+
+    @classmethod
+    def find(cls, prefix, service, tags):
+        """The service's markers among a load balancer's tags (normally one)."""
+        head = cls.head(prefix, service)
+        found = []
+        for tag in tags:
+            if not tag.startswith(head):
+                continue
+            parts = tag[len(head):].split(",")
+            scheme = int(parts[0]) if parts[0].isdigit() else None
+            parts += [""] * (4 - len(parts))
+            stamp = int(parts[3]) if parts[3].isdigit() else 0
+            found.append(cls(prefix, service, scheme, parts[1] or "?", parts[2], stamp, tag))
+        return found
+
+    def as_dict(self):
+        return dict(scheme=self.scheme, collection_version=self.version, declaration_hash=self.digest,
+                    reconciled_at=when(self.stamp) if self.stamp else None)   # ISO 8601 for people; the tag keeps Unix seconds
+
+
+def refuse_newer(lb, markers):
+    """Fails when a newer, incompatible collection reconciled the service on ``lb`` last."""
+    for marker in markers:
+        if marker.scheme is None or marker.scheme > SCHEME:
+            raise Failure(
+                "service %s on load balancer %s was last reconciled by anxcloud.lbaas %s with naming scheme %s; "
+                "this collection (%s) knows scheme %d and would misread those objects: upgrade the collection"
+                % (marker.service, lb["name"] or lb["id"], marker.version, marker.scheme if marker.scheme else "unknown",
+                   COLLECTION_VERSION, SCHEME), marker=marker.name)

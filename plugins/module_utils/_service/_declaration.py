@@ -1,0 +1,193 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""A service declaration -> the LBaaS objects it needs on each load balancer (pure, no I/O).
+
+One Backend and one Frontend per port, a Bind per external address x port, a Server per server x
+port, named as the Kubernetes cloud controller names them so operators recognise them (suffix
+S = ``<service>[.<name_suffix>]``): Backend/Frontend ``<port>.S``, Bind ``<v4|v6>.<port>.S``,
+Server ``<server>.<port>.S``. Everything is sorted, so plans and diffs are deterministic.
+"""
+
+import re
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._durations import to_ms
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._health_check import HTTP_CHECK, TCP_CHECK, render
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_name_part
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import normalize_ip, one_host_ip
+
+# Parts of object names: no dots (they separate the parts), no spaces or slashes.
+NAME_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$")
+SUFFIX_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]{0,126}[A-Za-z0-9])?$")
+MAX_NAME = 255
+
+# The whole declared state is owned: every field below is reconciled, and an option the declaration
+# leaves out stands for the value a fresh create gives. These are those values, in one place
+# (documented in the service module and docs/how-reconciliation-works.md). Health checks follow the
+# mode, so a port switched from tcp to http ends up exactly as a fresh http port; both defaults are
+# go-anxcloud's legacy package defaults (docs/engine-api-facts.md, "Backend health checks"), which the Engine stores verbatim.
+HEALTH_CHECKS = {"tcp": TCP_CHECK, "http": HTTP_CHECK}
+PORT_DEFAULTS = {"mode": "tcp", "server_timeout": None, "client_timeout": None, "ssl": False,
+                 "ssl_certificate_path": None, "check": "enabled"}
+
+
+def _check_name(value, option):
+    return check_name_part(value, option)
+
+
+def _check_port(value, option):
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 65535:
+        raise Failure("%s must be a port number between 1 and 65535, got %r" % (option, value))
+    return value
+
+
+class Desired:
+    """The objects a service needs on one load balancer, parents referenced by port name.
+
+    ``backends``/``frontends``: port name -> fields; ``binds``: (port, address) -> fields;
+    ``servers``: (port, server) -> fields. Frontends' ``default_backend`` and binds'/servers'
+    parents are filled by the planner with the identifiers it finds or will create.
+    """
+
+    def __init__(self, suffix=None):
+        self.suffix = suffix   # S in the names ``<port>.S`` of the service's backends and frontends
+        self.backends = {}
+        self.frontends = {}
+        self.binds = {}
+        self.servers = {}
+
+    def names_a_parent(self, name):
+        """Whether ``name`` is a backend or frontend name of this service's scheme (``<port>.S``), for
+        any port: what a create of ours made, also when its tag write never landed."""
+        head, dot, rest = (name or "").partition(".")
+        return bool(self.suffix and dot and rest == self.suffix and NAME_RE.match(head))
+
+    def count(self):
+        return len(self.backends) + len(self.frontends) + len(self.binds) + len(self.servers)
+
+    def as_data(self):
+        """The desired objects as plain data sorted by name (what the declaration hash covers)."""
+        return dict((kind, sorted(getattr(self, kind).values(), key=lambda o: o["name"]))
+                    for kind in ("backends", "frontends", "binds", "servers"))
+
+
+def warnings(service):
+    """Texts worth a warning in an otherwise valid declaration (a timeout that looks like seconds)."""
+    out = []
+    for index, port in enumerate(service.get("ports") or []):
+        for name in ("server_timeout", "client_timeout"):
+            warning = to_ms(port.get(name), "ports[%d].%s" % (index, name))[1]
+            if warning:
+                out.append(warning)
+    return out
+
+
+def build(service):
+    """Validates a declaration (a dict of the module's options) and returns ``Desired``."""
+    name = _check_name(service.get("name"), "name")
+    suffix = name
+    if service.get("name_suffix"):
+        if not SUFFIX_RE.match(service["name_suffix"]):
+            raise Failure("name_suffix: '%s' is not a valid name suffix" % service["name_suffix"])
+        suffix = "%s.%s" % (name, service["name_suffix"])
+
+    ports = service.get("ports") or []
+    seen_names, seen_ports = {}, {}
+    for index, port in enumerate(ports):
+        option = "ports[%d]" % index
+        number = _check_port(port.get("port"), option + ".port")
+        port_name = _check_name(str(port.get("name") or number), option + ".name")
+        _check_port(port.get("target_port") or number, option + ".target_port")
+        if port_name in seen_names:
+            raise Failure("ports: the port name '%s' is used twice (ports[%d] and ports[%d])"
+                          % (port_name, seen_names[port_name], index))
+        if number in seen_ports:
+            raise Failure("ports: the external port %d is declared twice (ports[%d] and ports[%d])"
+                          % (number, seen_ports[number], index))
+        seen_names[port_name], seen_ports[number] = index, index
+        _check_port_fields(port, option)
+
+    addresses = []
+    families = {}
+    for index, address in enumerate(service.get("addresses") or []):
+        option = "addresses[%d]" % index
+        if address is None or not str(address).strip():
+            # An empty template variable would make a wildcard bind that no conflict check sees.
+            raise Failure("%s must not be empty (a bind without an address listens on every address)" % option)
+        canonical = one_host_ip(normalize_ip(str(address).strip(), option), option)
+        family = "v6" if ":" in canonical else "v4"
+        if canonical in addresses:
+            raise Failure("addresses: %s is listed twice" % canonical)
+        if family in families:
+            # Bind names carry only the family (v4/v6), as the cloud controller's do.
+            raise Failure("addresses: at most one IP%s address per service, got %s and %s"
+                          % (family, families[family], canonical))
+        families[family] = canonical
+        addresses.append(canonical)
+
+    servers = []
+    for index, server in enumerate(service.get("servers") or []):
+        option = "servers[%d]" % index
+        server_name = _check_name(server.get("name"), option + ".name")
+        if server_name in [s[0] for s in servers]:
+            raise Failure("servers: the server name '%s' is used twice" % server_name)
+        check = server.get("check") or PORT_DEFAULTS["check"]
+        if check not in ("enabled", "disabled"):
+            raise Failure("%s.check must be enabled or disabled, got '%s'" % (option, check))
+        address = server.get("address")
+        if address is None or not str(address).strip():
+            raise Failure("%s.address must not be empty" % option)
+        servers.append((server_name, one_host_ip(normalize_ip(str(address).strip(), option + ".address"), option + ".address"),
+                        check))
+
+    desired = Desired(suffix)
+    for port in sorted(ports, key=lambda p: str(p.get("name") or p["port"])):
+        port_name = str(port.get("name") or port["port"])
+        fields = dict(PORT_DEFAULTS, **dict((k, v) for k, v in port.items() if v is not None))
+        mode = fields["mode"]
+        object_name = _full("%s.%s" % (port_name, suffix))
+        server_timeout = to_ms(fields["server_timeout"], "server_timeout")[0]
+        client_timeout = to_ms(fields["client_timeout"], "client_timeout")[0]
+        desired.backends[port_name] = dict(name=object_name, mode=mode,
+                                           health_check=render(fields.get("health_check")) or HEALTH_CHECKS[mode],
+                                           server_timeout=server_timeout or None)
+        # Frontend.client_timeout is a string of digits on the Engine, Backend.server_timeout an integer.
+        desired.frontends[port_name] = dict(name=object_name, mode=mode, client_timeout=_text(client_timeout or None))
+        for address in sorted(addresses):
+            family = "v6" if ":" in address else "v4"
+            desired.binds[(port_name, address)] = dict(
+                name=_full("%s.%s.%s" % (family, port_name, suffix)), address=address, port=port["port"],
+                ssl=bool(fields["ssl"]), ssl_certificate_path=fields["ssl_certificate_path"] or None)
+        for server_name, ip, check in sorted(servers):
+            desired.servers[(port_name, server_name)] = dict(
+                name=_full("%s.%s.%s" % (server_name, port_name, suffix)), ip=ip,
+                port=port.get("target_port") or port["port"], check=check)
+    return desired
+
+
+def _check_port_fields(port, option):
+    """Values the Engine would refuse, or that would silently mean something else, named by option."""
+    mode = port.get("mode") or PORT_DEFAULTS["mode"]
+    if mode not in HEALTH_CHECKS:
+        raise Failure("%s.mode must be tcp or http, got '%s'" % (option, mode))
+    render(port.get("health_check"), option + ".health_check")
+    for name in ("server_timeout", "client_timeout"):
+        to_ms(port.get(name), "%s.%s" % (option, name))
+    path = port.get("ssl_certificate_path")
+    if port.get("ssl") and not (path and str(path).strip()):
+        raise Failure("%s.ssl_certificate_path is required when %s.ssl is true" % (option, option))
+    if path is not None and not port.get("ssl"):
+        raise Failure("%s.ssl_certificate_path is set but %s.ssl is false; set ssl: true or remove the path"
+                      % (option, option))
+
+
+def _full(name):
+    if len(name) > MAX_NAME:
+        raise Failure("the object name '%s...' would be longer than %d characters" % (name[:40], MAX_NAME))
+    return name
+
+
+def _text(value):
+    return None if value is None else str(value)

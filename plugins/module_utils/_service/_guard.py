@@ -1,0 +1,159 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""What guards a service run's writes: the lease on its load balancers and the marker it leaves.
+
+Reading is free of both: a no-op run takes no lease and writes no marker, so it sends no mutating
+request. A run about to write takes the leases; if the load balancers' tags then differ from what
+it observed (another run's marker changed, or a crashed run's lease was taken over), another run
+wrote in between, and it observes again before writing. Every writing run of this module changes
+its marker, so that comparison costs one read per load balancer instead of a second observation.
+
+What the guard leaves behind is bounded: a released lease's tag entity is deleted (``_lease``), and
+so is a replaced marker's once no load balancer carries it; a failure to delete one is a warning.
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import Leases, LeaseTag, default_holder, when
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker, declaration_hash, refuse_newer
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_holder, check_owner, check_tag_prefix
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._tag_entities import (
+    delete_found, forget, lookup, still_carried)
+
+
+class ServiceGuard:
+    def __init__(self, client, params, desired, warn):
+        self.client = client
+        self.prefix = check_tag_prefix(params["tag_prefix"])
+        self.service = check_owner(params["name"], "name")
+        holder = params.get("lease_holder")
+        holder = check_holder(holder) if holder is not None else default_holder(self.service)
+        self.digest = declaration_hash(desired.as_data())
+        self.warn = warn
+        self.lb_tags = {}
+        self.leases = Leases(client, self.prefix, holder, params["lease_timeout"], self.tags_of)
+
+    def tags_of(self, lb_id):
+        return tag_names(self.client.resource_get(lb_id))
+
+    def inspect(self, state, check_mode):
+        """At every planning: refuse a newer collection's marker; in check mode, tell of a live lease."""
+        self.lb_tags = state.lb_tags
+        for lb in state.lbs:
+            tags = state.lb_tags[lb["id"]]
+            refuse_newer(lb, Marker.find(self.prefix, self.service, tags))
+            if check_mode:
+                for lease in self.leases.others(tags):
+                    self.warn("load balancer %s is leased by %s; a real run would fail until that run ends"
+                              % (lb["name"] or lb["id"], lease.describe()))
+
+    def before_apply(self, state, plan):
+        taken_over = self.leases.acquire(state.lbs, state.lb_tags)
+        for lb, lease in self.leases.taken_over:
+            self.warn("took over the expired lease of %s on load balancer %s: that run ended without releasing it"
+                      % (lease.describe(), lb["name"] or lb["id"]))
+        return taken_over or any(self._others(self.leases.seen[lb["id"]]) != self._others(state.lb_tags[lb["id"]])
+                                 for lb in state.lbs)
+
+    def _others(self, tags):
+        """A load balancer's tags but leases: what another writing run would have changed."""
+        return sorted(t for t in tags if LeaseTag.parse(self.prefix, t) is None)
+
+    def mark(self, lbs, absent=False):
+        """Records on each load balancer which declaration this run applied (or removes it: absent),
+        then deletes the tag entities of the markers it replaced that no load balancer carries now."""
+        self.finish([(lbs, absent)], release=False)
+
+    def _marker_writes(self, marks):
+        """The tag writes of ``marks`` ([(lbs, absent)]) and the marker names they replace."""
+        writes, replaced = [], []
+        for lbs, absent in marks:
+            found = dict((lb["id"], Marker.find(self.prefix, self.service, self.lb_tags.get(lb["id"], []))) for lb in lbs)
+            newest = max([m.stamp for markers in found.values() for m in markers] or [0])
+            ours = Marker.ours(self.prefix, self.service, self.digest, after=newest)
+            for lb in lbs:
+                if not absent:
+                    writes.append((self.client.tag_add, lb["id"], ours.name))
+                for old in found[lb["id"]]:
+                    writes.append((self.client.tag_remove, lb["id"], old.name))
+                    if old.name not in replaced:
+                        replaced.append(old.name)
+        return writes, replaced
+
+    def finish(self, marks, release=True):
+        """The end of a run: the markers of ``marks`` ([(lbs, absent)], see ``mark``), then the release
+        of the leases, overlapped: while the tag writes go one after another (markers first, so a run
+        that takes the lease next sees them), the tag entities to delete are looked up; then the
+        released leases' entities and the replaced markers' (once no load balancer carries them) are
+        deleted together. A marker write that fails is raised once the leases are released."""
+        writes, replaced = self._marker_writes(marks)
+        leases = [lease for _lb, lease in self.leases.held] if release else []
+        failed = []
+        released = {}
+
+        def write_all():
+            try:
+                for write, lb_id, name in writes:
+                    write(lb_id, name)
+            except EngineError as exc:
+                failed.append(exc)
+            finally:
+                if release:
+                    released["removed"], released["left"] = self.leases.remove_tags()
+
+        def look(name):
+            try:
+                return lookup(self.client, name)
+            except EngineError:
+                return None   # looked up again when deleting
+        names = [lease.name for lease in leases] + replaced
+        results = self.client.map(lambda job: write_all() if job is None else look(job), [None] + names)
+        found = dict(zip(names, results[1:]))
+        jobs = [("lease", lease) for lease in released.get("removed", [])] + [("marker", n) for n in replaced]
+
+        def settle(job):
+            what, item = job
+            if what == "lease":
+                self.leases.forget_entities([item], found)
+            else:
+                self._forget(item, found.get(item))
+        if not failed:
+            self.client.map(settle, jobs)
+        elif release:
+            self.client.map(settle, [j for j in jobs if j[0] == "lease"])
+        if release:
+            self._warn_left(released.get("left", []))
+        if failed:
+            raise failed[0]
+
+    def _forget(self, name, found=None):
+        """Deletes a replaced marker's tag entity once no load balancer carries it (``found``: the
+        entities as looked up already, None: look them up now)."""
+        try:
+            if found is None:
+                forget(self.client, name)
+            elif not still_carried(self.client, name):
+                delete_found(self.client, found)
+        except EngineError as exc:
+            self.warn("the tag '%s' could not be deleted from the account (%s); it is no longer on any load balancer "
+                      "of this service and can be deleted by hand" % (name, exc))
+
+    def release(self):
+        for lb, lease in self.leases.release():
+            self.warn("the lease tag '%s' stays on load balancer %s until %s: it could not be removed"
+                      % (lease.name, lb["name"] or lb["id"], when(lease.expiry)))
+        self._warn_leftovers()
+
+    def _warn_left(self, left):
+        for lb, lease in left:
+            self.warn("the lease tag '%s' stays on load balancer %s until %s: it could not be removed"
+                      % (lease.name, lb["name"] or lb["id"], when(lease.expiry)))
+        self._warn_leftovers()
+
+    def _warn_leftovers(self):
+        for name, exc in self.leases.leftovers:
+            self.warn("the released lease tag '%s' could not be deleted from the account (%s); it is on no load "
+                      "balancer and can be deleted by hand" % (name, exc))
+        self.leases.leftovers = []

@@ -1,0 +1,121 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The inventory of services the collection manages: what ``gc`` users check before collecting.
+
+Services are found as ``gc`` finds owners: the account's tag entities with the owner-tag prefix, and
+the markers on the load balancers. Each is observed as the service module observes it with no load
+balancer declared (everything its owner tag is found on, and what sits under its frontends and
+backends), and its address objects are found through its owner tag. An owner tag entity nothing
+carries any more (what a collected service leaves in the account) is no service. Only reads.
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import by_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import leases, when
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import state_class
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import discover, owner_tag_names, resolve_lbs
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import ServiceRun
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._tree import lb_of, status
+
+KINDS = ("backend", "frontend", "bind", "server")
+
+
+def inventory(client, prefix, load_balancers=(), names=(), now=None):
+    listing = client.lbaas_list("loadbalancer")
+    lb_names = dict((i["identifier"], i.get("name") or i["identifier"]) for i in listing)
+    scope = set(lb["id"] for lb in resolve_lbs(listing, load_balancers)) if load_balancers else None
+    ids = sorted(lb_names)
+    # a load balancer deleted since the listing (None) has no tags left to report
+    lb_tags = dict((i, tag_names(r) if r is not None else []) for i, r in zip(ids, client.resource_get_listed(ids)))
+    owners = discover(owner_tag_names(client, prefix), lb_tags, prefix)[0]   # a name we do not write is no service
+    if names:
+        owners = [o for o in owners if o in names]
+    out = []
+    for owner in owners:
+        service = describe(client, owner, prefix, listing, lb_names, lb_tags, now)
+        if service is None:
+            continue
+        if scope is not None and not scope & set(service.pop("_lb_ids")):
+            continue
+        service.pop("_lb_ids", None)
+        out.append(service)
+    return out
+
+
+def describe(client, owner, prefix, listing, lb_names, lb_tags, now):
+    params = dict(name=owner, name_suffix=None, load_balancers=[], ports=[], addresses=[], servers=[],
+                  tag_prefix=prefix, lease_timeout=1800, lease_holder=None, state="absent", wait=False, wait_timeout=0)
+    run = ServiceRun(client, params, True, lambda text: None, anywhere=True)
+    run.prepare(lb_listing=listing)
+    state = run.observe()
+    world = state.world
+    allocated = by_tag(client, owner, prefix).held
+    markers = dict((lb_id, Marker.find(prefix, owner, tags)) for lb_id, tags in lb_tags.items())
+    markers = dict((lb_id, found) for lb_id, found in markers.items() if found)
+    lb_ids = sorted(set(o["lb"] for o in world.values() if o.get("lb")) | set(markers),
+                    key=lambda i: lb_names.get(i, i))
+    if not world and not allocated and not markers:
+        return None   # only a tag entity left behind: no service
+    lbs = [{"kind": "loadbalancer", "id": i, "name": lb_names.get(i, i)} for i in lb_ids]
+    counts = dict((lb["name"], dict((k + "s", 0) for k in KINDS)) for lb in lbs)
+    not_ok = []
+    orphans = 0
+    for obj in sorted(world.values(), key=lambda o: (o["kind"], o.get("name") or "", o["id"])):
+        lb_id = lb_of(world, obj)
+        if lb_id is None or lb_id not in lb_names:
+            orphans += 1
+            continue
+        counts[lb_names[lb_id]][obj["kind"] + "s"] += 1
+        if state_class(obj.get("state") or {}) != "ok":
+            not_ok.append(dict(type=obj["kind"], name=obj.get("name"), id=obj["id"], load_balancer=lb_names[lb_id],
+                               state=(obj.get("state") or {}).get("title")))
+    live = []
+    for lb in lbs:
+        for lease in leases(prefix, lb_tags.get(lb["id"], [])):
+            if now is None or lease.expiry > now:
+                live.append(dict(load_balancer=lb["name"], holder=lease.holder, until=when(lease.expiry)))
+    listening = status(world, lbs)
+    ports = sorted(set(p for per_lb in listening["load_balancers"].values() for ps in per_lb.values() for p in ps))
+    return dict(
+        name=owner,
+        load_balancers=[lb["name"] for lb in lbs],
+        addresses=sorted(set(a for per_lb in listening["load_balancers"].values() for a in per_lb)),
+        allocated=[dict(address=a["address"], prefix=a["prefix"], id=a["id"]) for a in allocated],
+        ports=ports,
+        listening=listening["load_balancers"],
+        objects=counts,
+        orphans=orphans,
+        not_ok=not_ok,
+        markers=dict((lb_names.get(i, i), [m.as_dict() for m in found]) for i, found in sorted(markers.items())),
+        leases=live,
+        lease_held=bool(live),
+        _lb_ids=lb_ids,
+    )
+
+
+def endpoint(address, port):
+    return "[%s]:%s" % (address, port) if ":" in address else "%s:%s" % (address, port)
+
+
+def undeclared(services, declared):
+    """The services not in ``declared``, each with a line a person reads, e.g.
+    "pg: not declared, still on lb1 with 127.0.10.3:6432" (what a rename leaves listening)."""
+    out = []
+    for service in services:
+        if service["name"] in declared:
+            continue
+        places = []
+        for lb in service["load_balancers"]:
+            listening = service["listening"].get(lb) or {}
+            ends = [endpoint(a, p) for a in sorted(listening) for p in listening[a]]
+            places.append("%s with %s" % (lb, ", ".join(ends)) if ends else "%s (no listener)" % lb)
+        loose = sorted(a["address"] for a in service["allocated"] if a["address"] not in service["addresses"])
+        if loose:
+            places.append("holding address%s %s" % ("es" if len(loose) > 1 else "", ", ".join(loose)))
+        out.append(dict(name=service["name"], load_balancers=service["load_balancers"], listening=service["listening"],
+                        allocated=[a["address"] for a in service["allocated"]],
+                        message="%s: not declared, still on %s" % (service["name"], "; ".join(places) or "no load balancer")))
+    return out

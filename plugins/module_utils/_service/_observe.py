@@ -1,0 +1,275 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Observing one service: every load balancer it is declared on, and every one its owner tag is found on.
+
+Identity is scoped by load balancer: an object belongs to the load balancer (and the parent) it is on.
+One owner-tag listing for the whole service (the cloud controller lists again per load balancer: quadratic); per declared load balancer, its own
+tags, its backend and frontend listings, the details of what is ours or carries a desired name, and
+every child of those parents (a child of our parent is ours, tagged or not: a create whose tag write failed must
+not leak). Objects carrying the owner tag that no declared load balancer holds are located (their
+load balancer read from the object or its parent) and that load balancer is observed too, so the plan
+can clean it; they are never matched against same-named objects elsewhere.
+
+The tag listing is not trusted as exact (docs/engine-api-facts.md, "Tag listings"): an object it returned has
+``listed`` set and ``confirmed`` unset until ``confirm()`` read its own tags, which the run does only
+for objects it is about to write to.
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import gone_as_none
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, resolve_lbs
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._plan import Observed
+
+TYPE_BY_RESOURCE = dict((k.resource_type, k.name) for k in KINDS.values() if k.resource_type)
+UNKNOWN_LB = {"kind": "loadbalancer", "id": None, "name": "(unknown load balancer)"}
+
+
+class ServiceState:
+    def __init__(self, lbs, observed, lb_tags=None, extra_lbs=()):
+        self.lbs = lbs                    # declared load balancers, in the order the user gave them
+        self.extra_lbs = list(extra_lbs)  # load balancers holding objects of ours the service no longer names
+        self.observed = observed          # lb id -> Observed (None: objects whose load balancer is unknown)
+        self.lb_tags = lb_tags or {}      # lb id -> its tag names (leases and markers live there)
+        self.world = {}
+        for lb_id, obs in observed.items():
+            for obj in obs.objects():
+                obj["lb"] = lb_id
+                self.world[obj["id"]] = obj
+
+    @property
+    def all_lbs(self):
+        """Every load balancer the plan touches, declared first; objects of unknown place last."""
+        out = list(self.lbs) + list(self.extra_lbs)
+        if None in self.observed:
+            out.append(UNKNOWN_LB)
+        return out
+
+
+class ServiceObserver:
+    def __init__(self, client, desired, tag, prefix):
+        self.client = client
+        self.desired = desired
+        self.tag = tag
+        self.prefix = prefix
+        self.lb_listing = []
+        self.listings = {}        # lb id -> frontend listing, reused for conflict detection
+        self.children_seen = {}   # id of another owner's parent -> its children as read, for conflict detection
+        self.state = None         # the last observation, so a confirmation can drop what is gone from it
+
+    def resolve(self, refs, gone=None):
+        """The load balancers by name or id, from one listing (kept to name the ones found later).
+        ``gone`` (a list, state absent): a missing one is appended there as (index, ref), not a failure."""
+        listing = self.lb_listing = self.client.lbaas_list("loadbalancer")
+        return resolve_lbs(listing, refs, gone=gone)
+
+    # ---- reading -------------------------------------------------------------------------------
+    def _flat(self, kind, raw, listed):
+        obj = KINDS[kind].from_engine(raw)
+        obj["listed"] = obj["id"] in listed
+        obj["confirmed"] = False
+        # Our tag as the listing says; an object outside the listing surely lacks it. Other owners'
+        # tags are read only where a plan needs them (candidates with a desired name).
+        obj["tags"] = [self.tag] if obj["listed"] else []
+        return obj
+
+    def _details(self, kind, ids, listed):
+        return [self._flat(kind, raw, listed) for raw in self.client.lbaas_get_many(kind, ids)]
+
+    def _read_tags(self, objs):
+        """Exact tags of objects whose ownership a plan depends on (unlisted candidates, confirmations)."""
+        resources = self.client.resource_get_listed([o["id"] for o in objs])
+        for obj, resource in zip(objs, resources):
+            obj["tags"] = tag_names(resource) if resource is not None else []
+            obj["confirmed"] = True
+            if resource is None:
+                obj["gone"] = True   # deleted since it was read: nothing to write to
+
+    def _listings(self, lb):
+        """The load balancer's backend and frontend listings."""
+        return self.client.map(lambda kind: self.client.lbaas_list(kind, load_balancer=lb["id"]), ("backend", "frontend"))
+
+    def _one_lb(self, lb, listings, listed, declared):
+        """Parents that are ours or carry a desired name (declared load balancers only), and all their children.
+
+        Everything that depends only on the listings goes out at once and each child listing's details
+        follow as soon as it arrives (nested maps share the client's pool): the details of the parents,
+        the tags of the parents outside the owner-tag listing (an untagged one may be adopted, another
+        owner's never) and the child listings of every such parent. Children of a parent that turns
+        out to be another owner's are kept aside, for conflict detection only.
+        """
+        client = self.client
+        backends_listing, frontends_listing = listings
+        self.listings[lb["id"]] = frontends_listing
+        d = self.desired
+        wanted = {"backend": set(b["name"] for b in d.backends.values()) if declared else set(),
+                  "frontend": set(f["name"] for f in d.frontends.values()) if declared else set()}
+        picked = dict((kind, [i["identifier"] for i in listing if i["identifier"] in listed or i.get("name") in wanted[kind]])
+                      for kind, listing in (("backend", backends_listing), ("frontend", frontends_listing)))
+        child_of = {"backend": "server", "frontend": "bind"}
+        jobs = [("details", kind, picked[kind]) for kind in ("backend", "frontend")]
+        jobs += [("tags", kind, [i for i in picked[kind] if i not in listed]) for kind in ("backend", "frontend")]
+        jobs += [("children", kind, ident) for kind in ("backend", "frontend") for ident in picked[kind]]
+
+        def run(job):
+            what, kind, arg = job
+            if what == "details":
+                return self._details(kind, arg, listed)
+            if what == "tags":
+                return dict(zip(arg, client.resource_get_listed(arg)))
+            child = child_of[kind]
+            ids = [i["identifier"] for i in client.lbaas_list(child, **{KINDS[child].parent: arg})]
+            return self._details(child, ids, listed)
+        results = client.map(run, jobs)
+        parents = {"backend": results[0], "frontend": results[1]}
+        tags = dict(results[2], **results[3])
+        gone = set(i for i, resource in tags.items() if resource is None)   # deleted since the listing
+        parents = dict((kind, [o for o in objs if o["id"] not in gone]) for kind, objs in parents.items())
+        tags = dict((i, tag_names(resource)) for i, resource in tags.items() if resource is not None)
+        for obj in parents["backend"] + parents["frontend"]:
+            if obj["id"] in tags:
+                obj["tags"] = tags[obj["id"]]
+                obj["confirmed"] = True
+        foreign = set(o["id"] for kind in parents for o in parents[kind] if foreign_tags(o.get("tags"), self.tag))
+        children = {"server": [], "bind": []}
+        for (_what, kind, parent_id), found in zip(jobs[4:], results[4:]):
+            if parent_id in foreign:
+                self.children_seen[parent_id] = found
+            else:
+                children[child_of[kind]].extend(found)
+        untagged_named = [{"kind": kind, "id": i["identifier"], "name": i.get("name")}
+                          for kind, listing in (("backend", backends_listing), ("frontend", frontends_listing))
+                          for i in listing if i["identifier"] not in picked[kind] and d.names_a_parent(i.get("name"))]
+        return Observed(lb, parents["backend"], parents["frontend"], children["bind"], children["server"],
+                        untagged_named=untagged_named)
+
+    def observe(self, lbs):
+        """One observation. The owner-tag listing, the load balancers' own tags and their listings go
+        out together; the load balancers' tags are read before any object (with the first reads), so a
+        run that wrote after them shows in its marker when the lease is taken (_service_guard)."""
+        client = self.client
+        self.children_seen = {}
+        jobs = [("tagged", None)] + [("lb tags", lb) for lb in lbs] + [("listings", lb) for lb in lbs]
+
+        def first(job):
+            what, lb = job
+            if what == "tagged":
+                return set(r["identifier"] for r in client.resources_by_tag(self.tag))
+            if what == "lb tags":
+                return tag_names(client.resource_get(lb["id"]))
+            return self._listings(lb)
+        results = client.map(first, jobs)
+        listed = results[0]
+        lb_tags = dict(zip([lb["id"] for lb in lbs], results[1:1 + len(lbs)]))
+        listings = results[1 + len(lbs):]
+        observed = dict(zip([lb["id"] for lb in lbs],
+                            client.map(lambda item: self._one_lb(item[0], item[1], listed, True), zip(lbs, listings))))
+        extra = []
+        unseen = listed - _seen(observed)
+        if unseen:
+            located = self._locate(sorted(unseen), listed)
+            extra = [self._lb(lb_id) for lb_id in sorted(located, key=lambda i: (i is None, i or ""))
+                     if lb_id is not None and lb_id not in observed]
+            found = client.map(lambda lb: (tag_names(client.resource_get(lb["id"])),
+                                           self._one_lb(lb, self._listings(lb), listed, False)), extra)
+            for lb, (tags, obs) in zip(extra, found):
+                observed[lb["id"]] = obs
+                lb_tags[lb["id"]] = tags   # leases and markers live there too
+            seen = _seen(observed)
+            for lb_id, objs in located.items():
+                for obj in objs:
+                    if obj["id"] not in seen:
+                        target = observed.setdefault(lb_id, Observed(UNKNOWN_LB if lb_id is None else self._lb(lb_id)))
+                        getattr(target, obj["kind"] + "s").append(obj)
+        self.state = ServiceState(lbs, observed, lb_tags, extra)
+        return self.state
+
+    def _lb(self, lb_id):
+        names = dict((i["identifier"], i.get("name")) for i in self.lb_listing)
+        return {"kind": "loadbalancer", "id": lb_id, "name": names.get(lb_id) or lb_id}
+
+    def _locate(self, ids, listed):
+        """Objects carrying our tag outside the declared load balancers' parents: lb id -> objects.
+
+        A backend or frontend names its load balancer; a bind or server names its parent, whose load
+        balancer is read (once per parent). Objects whose parent is gone file under None: ours to remove.
+        """
+        resources = self.client.resource_get_listed(ids)
+        found = []
+        for resource in resources:
+            kind = resource and TYPE_BY_RESOURCE.get((resource.get("resource_type") or {}).get("identifier"))
+            if kind is not None:   # an IP address or anything else carrying the tag: not an LBaaS object
+                found.append((kind, resource["identifier"]))
+        raws = self.client.map(lambda item: gone_as_none(lambda i: self.client.lbaas_get(item[0], i))(item[1]), found)
+        objs = [self._flat(kind, raw, listed) for (kind, _i), raw in zip(found, raws) if raw is not None]
+        parent_ids = sorted(set((KINDS[o["kind"]].parent_kind, o[KINDS[o["kind"]].parent]) for o in objs
+                                if o["kind"] in ("bind", "server") and o.get(KINDS[o["kind"]].parent)))
+        parents = dict(zip([i for _k, i in parent_ids], self.client.map(
+            lambda item: gone_as_none(lambda i: self.client.lbaas_get(item[0], i))(item[1]), parent_ids)))
+        out = {}
+        for obj in objs:
+            spec = KINDS[obj["kind"]]
+            if spec.parent == "load_balancer":
+                lb_id = obj.get("load_balancer")
+            else:
+                parent = parents.get(obj.get(spec.parent))
+                lb_id = KINDS[spec.parent_kind].from_engine(parent).get("load_balancer") if parent else None
+            out.setdefault(lb_id, []).append(obj)
+        return out
+
+    def confirm(self, objs):
+        """Reads the exact tags of ``objs`` before the run writes to them: those found through the tag listing
+        (returned when they lack our tag), and children made ours by containment (a foreign owner tag on one
+        makes it not ours)."""
+        todo = [o for o in objs if not o.get("confirmed")]
+        self._read_tags(todo)
+        gone = set(o["id"] for o in todo if o.get("gone"))
+        if gone and self.state is not None:   # the next plan of this observation no longer sees them
+            for obs in self.state.observed.values():
+                for kind in ("backends", "frontends", "binds", "servers"):
+                    setattr(obs, kind, [o for o in getattr(obs, kind) if o["id"] not in gone])
+            for ident in gone:
+                self.state.world.pop(ident, None)
+        return [o for o in todo if o.get("listed") and self.tag not in o["tags"] and o["id"] not in gone]
+
+    def frontends_using(self, obs, backend_ids, ours):
+        """Frontends on the load balancer outside ``ours`` whose default backend is one of ``backend_ids``
+        (the Engine refuses to delete a backend one points at). The frontends observation read are
+        reused; the rest of the listing is read now, which a run does only when a backend is to go."""
+        known = dict((f["id"], f) for f in obs.frontends)
+        rest = [i["identifier"] for i in self.listings.get(obs.lb["id"], []) if i["identifier"] not in known]
+        found = list(known.values()) + [KINDS["frontend"].from_engine(raw)
+                                        for raw in self.client.lbaas_get_many("frontend", rest)]
+        return [f for f in found if f["id"] not in ours and f.get("default_backend") in backend_ids]
+
+    def foreign_binds(self, lb, ours, wanted=None):
+        """Binds on the load balancer outside our frontends that hold one of the ``wanted`` (address,
+        port) pairs (every pair when None), with their tags (for conflict detection).
+
+        What the observation read is reused (binds of another owner's frontend it looked at); the
+        other frontends' binds are listed and read now. Tags are read only for binds on a wanted
+        pair: they name the holder, and confirm that a bind the owner-tag listing showed is ours.
+        """
+        client = self.client
+        frontends = [i["identifier"] for i in self.listings.get(lb["id"], []) if i["identifier"] not in ours]
+        known = [f for f in frontends if f in self.children_seen]
+        rest = [f for f in frontends if f not in self.children_seen]
+        listings = client.map(lambda f: client.lbaas_list("bind", frontend=f), rest)
+        ids = [i["identifier"] for listing in listings for i in listing]
+        binds = [KINDS["bind"].from_engine(o) for o in client.lbaas_get_many("bind", ids)]
+        binds += [dict(b) for f in known for b in self.children_seen[f]]
+        if wanted is not None:
+            wanted = set(wanted)
+            binds = [b for b in binds if (b.get("address"), b.get("port")) in wanted]
+        tags = dict((r["identifier"], tag_names(r)) for r in client.resource_get_listed([b["id"] for b in binds])
+                    if r is not None)
+        binds = [b for b in binds if b["id"] in tags]   # a bind deleted since the listing holds nothing
+        for bind in binds:
+            bind["tags"] = tags.get(bind["id"], [])
+        return [b for b in binds if self.tag not in b["tags"]]
+
+
+def _seen(observed):
+    return set(o["id"] for obs in observed.values() for o in obs.objects())

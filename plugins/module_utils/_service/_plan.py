@@ -1,0 +1,245 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Planning one service on one load balancer (pure): observed objects + Desired -> actions.
+
+Per port, with dependencies, so a change to one port never touches the others (the cloud
+controller, k8s-anexia-ccm, tears down every frontend, bind and server when one port changes):
+- a backend and a frontend per port are matched by exact name on this load balancer; a server is
+  matched inside the matched backend, a bind inside the matched frontend;
+- every managed field is compared (an unset option stands for what a fresh create gives): a
+  difference is an in-place update; nothing matches -> create, children under the new parent;
+- ownership: a backend or frontend is ours when it carries our tag, or when it is untagged, has
+  exactly a desired name and we adopt it (tag it); a bind or server is ours when it carries our tag
+  or sits under a parent of ours (containment: a create whose tag write failed must not leak);
+- several matches under one parent -> keep one (ours first, then the one already right, then the
+  lowest id) and delete the other copies that are ours; an untagged duplicate parent is left alone
+  with a warning; an untagged child of ours that is wanted is tagged (adopted);
+- everything of ours that nothing claims (a removed port or node, a duplicate and its children, an
+  orphan, everything on a load balancer the service no longer names) is deleted. Nothing else is
+  ever written.
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND, BIND, FRONTEND, SERVER, state_class
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import (
+    CREATE, DELETE, REDEPLOY, TAG, UPDATE, Action, placeholder)
+
+
+class Observed:
+    """What one observation found on one load balancer; each object carries its ``tags``.
+
+    ``foreign_binds`` (binds of other owners or untagged, on frontends that are not ours) is None
+    until conflict detection needed it.
+    """
+
+    def __init__(self, lb, backends=(), frontends=(), binds=(), servers=(), foreign_binds=None, untagged_named=()):
+        self.lb = lb
+        self.backends = list(backends)
+        self.frontends = list(frontends)
+        self.binds = list(binds)
+        self.servers = list(servers)
+        self.foreign_binds = foreign_binds
+        # Backends and frontends named in the service's scheme that neither carry its tag nor are
+        # wanted here ({kind, id, name}): never written, only reported (docs/reconciliation.md, "Ownership").
+        self.untagged_named = list(untagged_named)
+
+    def objects(self):
+        return self.backends + self.frontends + self.binds + self.servers
+
+
+class LbPlan:
+    def __init__(self):
+        self.actions = []
+        self.waits = []
+        self.claimed = set()       # ids of observed objects the desired state keeps
+        self.parents = set()       # ids of backends and frontends that are ours after this plan
+        self.binds_to_check = []   # (address, port, name) of binds created or moved: conflict candidates
+        self.warnings = []
+        self.taken = []            # desired names held by foreign objects, and deletes they block: a failure
+
+
+def _owned(obj, tag):
+    return tag in (obj.get("tags") or [])
+
+
+def _foreign(obj, tag):
+    """Carries an owner tag other than ours, of any prefix (``_ownership.foreign_tags``)."""
+    return bool(foreign_tags(obj.get("tags"), tag))
+
+
+def _index(objs, parent):
+    """(parent id or None, name) -> the objects with that name under that parent, in observed order."""
+    out = {}
+    for obj in objs:
+        out.setdefault((obj.get(parent) if parent else None, obj["name"]), []).append(obj)
+    return out
+
+
+def _by_port(desired):
+    """port name -> the desired children of that port, sorted as the declaration's keys sort."""
+    out = {}
+    for (port, _key), fields in sorted(desired.items()):
+        out.setdefault(port, []).append(fields)
+    return out
+
+
+def _diff(obj, fields):
+    """Every managed field that differs; ``None`` is a value too (unset, as a fresh create leaves it)."""
+    return dict((f, (obj.get(f), v)) for f, v in fields.items() if f != "name" and obj.get(f) != v)
+
+
+class LbPlanner:
+    def __init__(self, desired, observed, tag, prefix="anxlb"):
+        self.desired = desired
+        self.obs = observed
+        self.tag = tag
+        self.prefix = prefix
+        self.out = LbPlan()
+        self.by_id = dict((o["id"], o) for o in observed.objects())
+
+    def _action(self, op, kind, obj, changes=None, reason="", tags=(), premise=None):
+        action = Action(op, kind, obj, changes, reason=reason, tags=tags, lb=self.obs.lb)
+        # Whose ownership this write relies on: the object's own tag, or its parent's (containment).
+        action.premise = premise
+        self.out.actions.append(action)
+        return action
+
+    def _premise(self, obj):
+        if _owned(obj, self.tag):
+            return obj
+        parent = self.by_id.get(obj.get(obj["kind"] == "bind" and "frontend" or "backend"))
+        return parent if parent is not None and _owned(parent, self.tag) else None
+
+    def _ours(self, obj):
+        if _foreign(obj, self.tag):
+            return False
+        if _owned(obj, self.tag):
+            return True
+        if obj["kind"] in ("bind", "server"):
+            return obj.get("frontend" if obj["kind"] == "bind" else "backend") in self.out.parents
+        return False
+
+    def _match(self, kind, fields, candidates, parent_id, reason_missing, preferred=()):
+        """Find, update, adopt or create one desired object; returns its (real or placeholder) id.
+
+        Among duplicates, ``preferred`` ids win after ownership: the backend our frontend already
+        points at is kept, so no delete has to wait for the frontend to be repointed.
+        """
+        out = self.out
+        child = kind.name in ("bind", "server")
+        parent = self.by_id.get(parent_id)
+        named = [o for o in candidates if o["name"] == fields["name"]]
+        mine = [o for o in named if not _foreign(o, self.tag)]
+        if not mine:
+            for other in named:
+                self._taken(other, "its name is taken by")
+            new = dict(fields, kind=kind.name, id=placeholder(kind.name, fields["name"], self.obs.lb["name"]))
+            new[kind.parent] = parent_id
+            changes = dict((f, (None, v)) for f, v in new.items() if f not in ("kind", "id") and v is not None)
+            new["lb"] = self.obs.lb["id"]
+            self._action(CREATE, kind, new, changes, reason=reason_missing, tags=[self.tag],
+                         premise=parent if child and parent is not None and _owned(parent, self.tag) else None)
+            return new["id"]
+        mine.sort(key=lambda o: (not _owned(o, self.tag), o["id"] not in preferred, len(_diff(o, fields)), o["id"]))
+        keep = mine[0]
+        out.claimed.add(keep["id"])
+        if not child:
+            out.parents.add(keep["id"])
+        for dup in mine[1:]:
+            if child or _owned(dup, self.tag):
+                self._action(DELETE, kind, dup, reason="duplicate of %s under the same parent" % keep["id"],
+                             premise=self._premise(dup))
+            else:
+                out.warnings.append("%s '%s' (%s) on load balancer %s duplicates %s but carries no owner tag; left alone"
+                                    % (kind.name, dup["name"], dup["id"], self.obs.lb["name"], keep["id"]))
+        changes = _diff(keep, fields)
+        tags = [] if _owned(keep, self.tag) else [self.tag]
+        adopting = "adopting an untagged %s with the desired name" % ("child of ours" if child else "object")
+        premise = self._premise(keep)
+        if changes:
+            reason = "differs in %s" % ", ".join(sorted(changes))
+            self._action(UPDATE, kind, keep, changes, tags=tags, premise=premise,
+                         reason=reason + ("; " + adopting if tags else ""))
+        elif tags:
+            self._action(TAG, kind, keep, tags=tags, reason=adopting, premise=premise)
+        elif state_class(keep["state"]) == "error":
+            self._action(REDEPLOY, kind, keep, reason="the object is in %s" % keep["state"]["title"], premise=premise)
+        elif state_class(keep["state"]) == "pending":
+            out.waits.append((kind.name, keep["id"], keep["name"]))
+        return keep["id"]
+
+    def _taken(self, obj, how, by=None):
+        by = by or obj
+        self.out.taken.append(dict(load_balancer=self.obs.lb["name"], type=obj["kind"], name=obj["name"], id=obj["id"],
+                                   how=how, holder=by["kind"], holder_name=by["name"], holder_id=by["id"],
+                                   owner_tags=foreign_tags(by.get("tags"), self.tag)))
+
+    def plan(self):
+        """Linear in the number of objects: candidates are looked up in indexes by (parent, name)."""
+        d, obs = self.desired, self.obs
+        lb_id = obs.lb["id"]
+        where = "load balancer '%s'" % obs.lb["name"]
+        # Parents of ours that the declaration may not claim: their children are ours all the same.
+        self.out.parents.update(o["id"] for o in obs.backends + obs.frontends
+                                if _owned(o, self.tag) and not _foreign(o, self.tag))
+        backends, frontends = _index(obs.backends, None), _index(obs.frontends, None)
+        servers, binds = _index(obs.servers, "backend"), _index(obs.binds, "frontend")
+        servers_of, binds_of = _by_port(d.servers), _by_port(d.binds)
+        for port, fields in d.backends.items():
+            name = d.frontends[port]["name"]
+            pointed_at = set(f["default_backend"] for f in frontends.get((None, name), ()))
+            backend_id = self._match(BACKEND, fields, backends.get((None, fields["name"]), []), lb_id,
+                                     "no backend '%s' on %s" % (fields["name"], where), preferred=pointed_at)
+            frontend = dict(d.frontends[port], default_backend=backend_id)
+            frontend_id = self._match(FRONTEND, frontend, frontends.get((None, name), []), lb_id,
+                                      "no frontend '%s' on %s" % (frontend["name"], where))
+            for server in servers_of.get(port, ()):
+                self._match(SERVER, server, servers.get((backend_id, server["name"]), []), backend_id,
+                            "no server '%s' in its backend" % server["name"])
+            for bind in binds_of.get(port, ()):
+                before = len(self.out.actions)
+                self._match(BIND, bind, binds.get((frontend_id, bind["name"]), []), frontend_id,
+                            "no bind '%s' in its frontend" % bind["name"])
+                moved = [a for a in self.out.actions[before:] if a.kind is BIND and
+                         (a.op == CREATE or set(a.changes) & set(("address", "port")))]
+                if moved:
+                    self.out.binds_to_check.append((bind["address"], bind["port"], bind["name"]))
+        # Ours, and claimed by nothing: a removed port or node, a duplicate's children, an orphan,
+        # everything on a load balancer the service no longer names.
+        deleting = set(a.id for a in self.out.actions if a.op == DELETE)
+        for obj in obs.objects():
+            if obj["id"] in self.out.claimed or obj["id"] in deleting or not self._ours(obj):
+                continue
+            reason = "not part of the service any more" if _owned(obj, self.tag) else \
+                "untagged child of a %s of ours, not part of the service" % ("frontend" if obj["kind"] == "bind" else "backend")
+            self._action(DELETE, obj["kind"], obj, reason=reason, premise=self._premise(obj))
+        # A parent we delete takes its children with it (or the Engine refuses): not with a foreign one on it.
+        for action in [a for a in self.out.actions if a.op == DELETE and a.kind.name in ("backend", "frontend")]:
+            link = "frontend" if action.kind.name == "frontend" else "backend"
+            for child in obs.binds + obs.servers:
+                if child.get(link) == action.id and _foreign(child, self.tag):
+                    self._taken(action.obj, "it cannot be deleted: it holds", by=child)
+        for obj in obs.untagged_named:
+            self.out.warnings.append(
+                "%s '%s' (%s) on load balancer %s is named like this service's objects but does not carry its owner "
+                "tag (a run that ended between a create and its tag write leaves one); left alone: declare its port "
+                "on this load balancer again to adopt it (one carrying another owner tag is that owner's and never "
+                "adopted), or delete it by hand"
+                % (obj["kind"], obj["name"], obj["id"], obs.lb["name"]))
+        return self.out
+
+    def conflicts(self):
+        """Binds we would create or move onto an (address, port) another owner's bind holds."""
+        found = []
+        for address, port, name in self.out.binds_to_check:
+            for other in self.obs.foreign_binds or []:
+                if other.get("address") == address and other.get("port") == port:
+                    owners = owner_from_tags(other.get("tags", []), self.prefix)
+                    owners = owners or foreign_tags(other.get("tags"), self.tag)   # another prefix's: its whole tag
+                    found.append(dict(load_balancer=self.obs.lb["name"], load_balancer_id=self.obs.lb["id"],
+                                      address=address, port=port, bind=name,
+                                      holder=owners[0] if owners else None, holder_bind=other["name"],
+                                      holder_bind_id=other["id"]))
+        return found

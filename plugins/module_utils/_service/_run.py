@@ -1,0 +1,245 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""One service, reconciled on every load balancer that holds or should hold its objects.
+
+The orchestration behind the ``service`` module (and, later, the roles and ``gc``): validate the
+declaration before any request; observe every declared load balancer and every one the owner tag is
+found on; plan each load balancer on its own (a load balancer no longer named gets everything of ours
+deleted there, children first); confirm the exact tags of what the plan would write to on the strength
+of the tag listing; detect conflicts; take the leases; apply through the shared Reconciler; report the
+plan, a per-load-balancer summary and a diff keyed by load balancer.
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_holder, check_name_part, check_tag_prefix
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import CREATE, DELETE, Plan, Reconciler
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import Desired, build, warnings
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._guard import ServiceGuard
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observe import ServiceObserver
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._plan import LbPlanner
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._tree import status, tree
+
+CONFIRM_ROUNDS = 4   # each round can only take ownership away, so a handful settles any plan
+
+
+class _Scope:
+    """The state as the guard sees it: every load balancer this run may write to (the declared ones and
+    those it cleans), so a run never deletes on a load balancer another run holds the lease of."""
+
+    def __init__(self, state):
+        self.lbs = [lb for lb in state.all_lbs if lb["id"] is not None]
+        self.lb_tags = state.lb_tags
+
+
+class ServiceRun:
+    """``anywhere`` (gc): no load balancer is declared and the state is absent; the run finds the owner's
+    objects wherever its tag is and plans their removal."""
+
+    def __init__(self, client, params, check_mode, warn, anywhere=False):
+        self.client = client
+        self.params = params
+        self.check_mode = check_mode
+        self.warn = warn
+        self.anywhere = anywhere
+        self.result = {"changed": False, "conflicts": []}
+        self.renumber_warned = False
+
+    def validate(self):
+        p = self.params
+        if self.anywhere and (p["load_balancers"] or p["state"] != "absent"):
+            raise ValueError("a run without declared load balancers only removes")   # a caller's bug, not a user's
+        if not p["load_balancers"] and not self.anywhere:
+            raise Failure("load_balancers must name at least one load balancer")
+        for index, ref in enumerate(p["load_balancers"]):
+            if not ref or not str(ref).strip():
+                raise Failure("load_balancers[%d] must not be empty" % index)
+        check_name_part(p["name"], "name")   # a part of every object name, and the owner tag
+        check_tag_prefix(p["tag_prefix"])
+        if p["lease_holder"] is not None:
+            check_holder(p["lease_holder"])
+        if p["lease_timeout"] < 1:
+            raise Failure("lease_timeout must be at least 1 second, got %d" % p["lease_timeout"])
+        desired = build(p)   # validates the whole declaration before any request
+        for warning in warnings(p):
+            self.warn(warning)
+        return Desired() if p["state"] == "absent" else desired
+
+    def prepare(self, lb_listing=None):
+        """Everything before the first observation. ``lb_listing`` (gc: one listing for all owners) stands
+        in for the run's own listing of load balancers, which it then skips."""
+        p = self.params
+        self.desired = self.validate()
+        self.tag = owner_tag(p["name"], p["tag_prefix"])
+        self.observer = ServiceObserver(self.client, self.desired, self.tag, p["tag_prefix"])
+        if lb_listing is not None and not p["load_balancers"]:
+            self.observer.lb_listing = lb_listing
+            self.lbs = []
+        else:
+            gone = [] if p["state"] == "absent" else None   # nothing of the service can be left on a load balancer that is gone
+            self.lbs = self.observer.resolve(p["load_balancers"], gone)
+            for index, ref in gone or ():
+                self.warn("load_balancers[%d]: no load balancer named '%s' exists; nothing to remove there" % (index, ref))
+        self.guard = ServiceGuard(self.client, p, self.desired, warn=self.warn)
+        self.result["declaration_hash"] = self.guard.digest
+        self.state = None
+
+    def run(self, diff=False):
+        p = self.params
+        self.prepare()
+        reconciler = Reconciler(self.client, self.check_mode, wait=p["wait"], wait_timeout=p["wait_timeout"],
+                                before_apply=lambda state, plan: self.guard.before_apply(_Scope(state), plan))
+        try:
+            outcome = reconciler.run(self.observe, self.plan)
+        except BaseException:
+            self.guard.release()
+            raise
+        record(self.client, outcome)   # check mode: what later tasks of the play see
+        marks = []
+        if outcome.changed and not self.check_mode:
+            marks.append((self.lbs, p["state"] == "absent"))
+            if self.state.extra_lbs:
+                marks.append((list(self.state.extra_lbs), True))   # the service is gone from there: so is its marker
+        self.guard.finish(marks)   # markers, then the leases released, overlapped (_service_guard)
+        shown = self.first_lbs
+        predicted = outcome.plan.predict(outcome.before)
+        self.result.update(
+            changed=outcome.changed,
+            plan=outcome.plan.to_list(),
+            summary=outcome.plan.summary(shown),
+            objects=tree(outcome.after, shown, with_ids=True, prefix=p["tag_prefix"]),
+            status=status(outcome.after, self.lbs),
+        )
+        if outcome.interruptions:
+            self.result["interruptions"] = outcome.interruptions
+        if diff:
+            self.result["diff"] = dict(before=tree(outcome.before, shown, prefix=p["tag_prefix"]),
+                                       after=tree(predicted, shown, prefix=p["tag_prefix"]))
+        return self.result
+
+    def observe(self):
+        state = self.observer.observe(self.lbs)
+        if self.state is None:
+            self.first_lbs = state.all_lbs   # what the first plan touched: the diff's keys
+        self.state = state
+        return state
+
+    def plan(self, state):
+        self.guard.inspect(_Scope(state), self.check_mode)
+        for _round in range(CONFIRM_ROUNDS):
+            planners, plan = self._plan_once(state)
+            # Premises, and what a write targets (a child ours by containment may carry a foreign owner tag).
+            targets = [o for a in plan for o in (a.premise, None if a.op == CREATE else a.obj)]
+            unconfirmed = list(dict((o["id"], o) for o in targets if o is not None and not o.get("confirmed")).values())
+            if not unconfirmed:
+                break
+            # The tag listing is not known to match exactly: read the tags of what we would write to.
+            refused = self.observer.confirm(unconfirmed)
+            for obj in refused:
+                self.warn("%s '%s' (%s) was listed for tag %s but does not carry it exactly; not touched"
+                          % (obj["kind"], obj["name"], obj["id"], self.tag))
+        else:
+            raise Failure("ownership of the objects to change could not be confirmed after %d rounds" % CONFIRM_ROUNDS)
+        for planner in planners:
+            for warning in planner.out.warnings:
+                self.warn(warning)
+        self._taken(planners)
+        self._renumbered(plan)
+        self._conflicts(state, planners)
+        self._blocked(planners)
+        return plan
+
+    def _taken(self, planners):
+        """A desired name held by a foreign object (one carrying an owner tag of another owner or prefix), or
+        a parent to delete holding a foreign child: fail before any write, in check mode too."""
+        taken = [t for planner in planners for t in planner.out.taken]
+        if not taken:
+            return
+        why = "; ".join("%s '%s' on load balancer %s: %s %s '%s' (%s) carrying %s" % (
+            t["type"], t["name"], t["load_balancer"], t["how"], t["holder"], t["holder_name"], t["holder_id"],
+            ", ".join(t["owner_tags"])) for t in taken)
+        fixes = []
+        if any(t["holder_id"] == t["id"] for t in taken):
+            fixes.append("for a taken name give this service a name_suffix (its objects are then named "
+                         "<port>.%s.<name_suffix>)" % self.params["name"])
+        if any(t["holder_id"] != t["id"] for t in taken):
+            fixes.append("remove the foreign object through its owner first")
+        raise Failure("service %s (owner tag %s) would take over objects of another owner: %s. Objects carrying another "
+                      "owner tag are never adopted, changed or deleted by this service; %s"
+                      % (self.params["name"], self.tag, why, "; ".join(fixes)), taken=taken)
+
+    def _renumbered(self, plan):
+        """A port without a name is named by its number: a new number replaces its objects (``<p1>.S`` deleted,
+        ``<p2>.S`` created, an interruption), where a named port's would be updated in place. Say so."""
+        suffix = self.desired.suffix
+        unnamed = dict((str(p["port"]), i) for i, p in enumerate(self.params["ports"] or []) if not p.get("name"))
+
+        def numbers(op):
+            heads = set(a.obj.get("name", "").partition(".")[0] for a in plan
+                        if a.op == op and a.kind.name in ("backend", "frontend") and self.desired.names_a_parent(a.obj.get("name")))
+            return sorted((h for h in heads if h.isdigit()), key=int)
+
+        created = [n for n in numbers(CREATE) if n in unnamed]
+        deleted = [n for n in numbers(DELETE) if n not in unnamed]
+        if created and deleted and not self.renumber_warned:
+            self.renumber_warned = True
+            self.warn("ports[%s] without a name: objects are named by the port number, so the objects of port %s "
+                      "(%s) are deleted and those of port %s (%s) created, not updated in place; give the port a name "
+                      "(ports[].name) to keep its objects when its number changes"
+                      % (", ".join(str(unnamed[n]) for n in created), ", ".join(deleted),
+                         ", ".join("%s.%s" % (n, suffix) for n in deleted), ", ".join(created),
+                         ", ".join("%s.%s" % (n, suffix) for n in created)))
+
+    def _blocked(self, planners):
+        """A backend of ours that a frontend not ours points at cannot be deleted (the Engine answers
+        409, on every run): fail before any write, in check mode too, naming that frontend, as the
+        per-object modules do. Such a frontend is another owner's, or one of our naming whose tag
+        write never landed; either way not ours to change."""
+        blocked = []
+        for planner in planners:
+            gone = dict((a.id, a.obj) for a in planner.out.actions if a.op == DELETE and a.kind.name == "backend")
+            if not gone or planner.obs.lb["id"] is None:
+                continue
+            for frontend in self.observer.frontends_using(planner.obs, set(gone), planner.out.parents):
+                backend = gone[frontend["default_backend"]]
+                blocked.append(dict(load_balancer=planner.obs.lb["name"], backend=backend["name"], backend_id=backend["id"],
+                                    frontend=frontend["name"], frontend_id=frontend["id"]))
+        if blocked:
+            why = "; ".join("backend '%s' (%s) on load balancer %s cannot be deleted: frontend '%s' (%s), which is not "
+                            "this service's, uses it as its default backend"
+                            % (b["backend"], b["backend_id"], b["load_balancer"], b["frontend"], b["frontend_id"])
+                            for b in blocked)
+            those, it = ("that frontend", "it") if len(blocked) == 1 else ("those frontends", "them")
+            raise Failure("%s; point %s elsewhere or delete %s (or tag %s with %s to make %s this service's), then "
+                          "run again" % (why, those, it, it, self.tag, it), blockers=blocked)
+
+    def _plan_once(self, state):
+        planners, actions, waits = [], [], []
+        for lb in state.all_lbs:
+            desired = self.desired if lb in self.lbs else Desired()   # no longer named: everything goes
+            planner = LbPlanner(desired, state.observed[lb["id"]], self.tag, self.params["tag_prefix"])
+            out = planner.plan()
+            planners.append(planner)
+            actions.extend(out.actions)
+            waits.extend(out.waits)
+        return planners, Plan(actions, waits)
+
+    def _conflicts(self, state, planners):
+        conflicts = []
+        for planner in planners:
+            obs = planner.obs
+            if planner.out.binds_to_check and obs.lb in self.lbs:
+                if obs.foreign_binds is None:
+                    obs.foreign_binds = self.observer.foreign_binds(
+                        obs.lb, planner.out.parents, [(a, p) for a, p, _name in planner.out.binds_to_check])
+                conflicts.extend(planner.conflicts())
+        if conflicts:
+            self.result["conflicts"] = conflicts
+            held = "; ".join("%s:%s on %s is held by %s (bind %s)" % (
+                c["address"], c["port"], c["load_balancer"], c["holder"] or "an untagged bind", c["holder_bind"])
+                for c in conflicts)
+            raise Failure("service %s conflicts with binds it does not own: %s" % (self.params["name"], held),
+                          conflicts=conflicts)
