@@ -6,15 +6,15 @@
 
 * one requests.Session per client: ``Authorization: Token <token>``, JSON bodies, a user agent
   ``anxcloud.lbaas/<version> (<platform>)``, a per-request timeout, ``validate_certs``;
-* one retry policy (_engine_retry.py) applied by the explicit loop in ``EngineClient.request``:
+* one retry policy (_engine/_retry.py) applied by the explicit loop in ``EngineClient.request``:
   writes are never sent twice once they may have reached the Engine (``may_have_landed``);
 * the wire format of go-anxcloud's generic client: full-object PUT with ``"state": "0"``, links as
   identifier strings, answers of DELETE and tag writes not read;
 * tag writes serialised behind one lock per client (the cloud controller's ENGSUP-5902 mutex);
 * every list envelope of the Engine, paged until an empty page or the announced last one, the
   pages after the first concurrently (``pages``);
-* errors as exception classes (_engine_errors.py);
-* one bounded pool for concurrent calls (``map``, shared by nested maps: _engine_pool.py), at most
+* errors as exception classes (_engine/_errors.py);
+* one bounded pool for concurrent calls (``map``, shared by nested maps: _engine/_pool.py), at most
   ``max_workers`` requests in flight at once, and an exact, thread-safe request counter.
 """
 
@@ -408,7 +408,7 @@ class EngineClient:
 
         At most ``max_workers`` calls run at once, whether the map is called by the module or inside
         a mapped function (nested maps share the pool and run concurrently too; the caller of a map
-        runs items itself while it waits, so nesting cannot deadlock: _engine_pool.py). The first
+        runs items itself while it waits, so nesting cannot deadlock: _engine/_pool.py). The first
         exception (in input order) is raised after the calls already running have ended; calls not
         started yet are dropped.
         """
@@ -760,7 +760,7 @@ PLAIN_HTTP = re.compile(r"WRONG_VERSION_NUMBER|wrong version number|record layer
 
 
 def _transport_failure(exc, timeout, url=None):
-    """(failure, sent, reason) for a requests exception; ``failure`` as in _engine_retry.TRANSPORT_FAILURES,
+    """(failure, sent, reason) for a requests exception; ``failure`` as in _engine/_retry.py TRANSPORT_FAILURES,
     ``sent`` whether the request may have reached the Engine (then it counts), ``reason`` for humans,
     naming ``url`` (the api_url without userinfo)."""
     failure, sent, reason = _transport_reason(exc, timeout, url)
