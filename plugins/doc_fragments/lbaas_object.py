@@ -5,7 +5,8 @@
 # The options every per-object module (backend, frontend, bind, server) and every per-object info module shares:
 # how the object is found (its parent, name, id) and, for the managing modules, recreate and state. The text is
 # written once and names the object type and its parent, so each module's page reads as if written for it.
-# The owner tag's prefix is in the owner_tag fragment; `owner` stays in the modules (its meaning differs by type).
+# The owner tag's prefix is in the owner_tag fragment. Frontends and backends (the objects on a load balancer) also
+# share their proxy mode and what `owner` means for them; binds and servers document `owner` themselves.
 
 _PARENT = r"""
   {parent_option}:
@@ -49,6 +50,23 @@ _MANAGED = r"""
     default: present
 """
 
+_OWNED = r"""
+  mode:
+    description:
+      - Proxy mode.
+    type: str
+    choices: [tcp, http]
+  owner:
+    description:
+      - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the {kind} carries.
+      - The tag is added when missing. A {kind} owned by another owner is never changed or deleted.
+      - With O(state=absent), only a {kind} carrying this owner's tag is deleted.
+      - Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's. Without O(owner) the module
+        changes or deletes only a {kind} that carries no owner tag at all; a {kind} carrying one is refused, naming the tag and
+        the O(owner) and O(tag_prefix) that address it as its owner.
+    type: str
+"""
+
 _INFO_PARENT = r"""
   {parent_option}:
     description:
@@ -89,8 +107,8 @@ def _options(kind, parent, *parts):
 
 class ModuleDocFragment:
     # anxcloud.lbaas.lbaas_object.<type>: the managing module of a type
-    BACKEND = _options("backend", "load balancer", _PARENT, _MANAGED)
-    FRONTEND = _options("frontend", "load balancer", _PARENT, _MANAGED)
+    BACKEND = _options("backend", "load balancer", _PARENT, _MANAGED, _OWNED)
+    FRONTEND = _options("frontend", "load balancer", _PARENT, _MANAGED, _OWNED)
     BIND = _options("bind", "frontend", _PARENT, _LOOKUP, _MANAGED)
     SERVER = _options("server", "backend", _PARENT, _LOOKUP, _MANAGED)
 

@@ -13,11 +13,6 @@ description:
 author:
   - anxcloud.lbaas contributors (@anxcloud)
 options:
-  mode:
-    description:
-      - Proxy mode.
-    type: str
-    choices: [tcp, http]
   health_check:
     description:
       - 'The backend''s health check: V({type: http, method: GET, uri: /healthz}) (C(method) defaults to V(GET),
@@ -33,15 +28,6 @@ options:
       - A bare number below 1000 is accepted with a warning, as it is most likely meant as seconds.
       - At most 2147483647 milliseconds (about 24 days), the longest timeout HAProxy takes.
     type: raw
-  owner:
-    description:
-      - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the backend carries.
-      - The tag is added when missing. A backend owned by another owner is never changed or deleted.
-      - With O(state=absent), only a backend carrying this owner's tag is deleted.
-      - Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's. Without O(owner) the module
-        changes or deletes only a backend that carries no owner tag at all; a backend carrying one is refused, naming the tag and
-        the O(owner) and O(tag_prefix) that address it as its owner.
-    type: str
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
   - anxcloud.lbaas.lbaas_object.backend

@@ -13,11 +13,6 @@ description:
 author:
   - anxcloud.lbaas contributors (@anxcloud)
 options:
-  mode:
-    description:
-      - Proxy mode.
-    type: str
-    choices: [tcp, http]
   default_backend:
     description:
       - The backend traffic goes to, by name (on the same load balancer) or identifier.
@@ -29,15 +24,6 @@ options:
       - A bare number below 1000 is accepted with a warning, as it is most likely meant as seconds.
       - At most 2147483647 milliseconds (about 24 days), the longest timeout HAProxy takes.
     type: raw
-  owner:
-    description:
-      - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the frontend carries.
-      - The tag is added when missing. A frontend owned by another owner is never changed or deleted.
-      - With O(state=absent), only a frontend carrying this owner's tag is deleted.
-      - Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's. Without O(owner) the module
-        changes or deletes only a frontend that carries no owner tag at all; a frontend carrying one is refused, naming the tag and
-        the O(owner) and O(tag_prefix) that address it as its owner.
-    type: str
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
   - anxcloud.lbaas.lbaas_object.frontend
