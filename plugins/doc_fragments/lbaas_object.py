@@ -2,11 +2,14 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-# The options every per-object module (backend, frontend, bind, server) and every per-object info module shares:
-# how the object is found (its parent, name, id) and, for the managing modules, recreate and state. The text is
-# written once and names the object type and its parent, so each module's page reads as if written for it.
-# The owner tag's prefix is in the owner_tag fragment. Frontends and backends (the objects on a load balancer) also
-# share their proxy mode and what `owner` means for them; binds and servers document `owner` themselves.
+"""The options every per-object module (backend, frontend, bind, server) and every per-object info module shares.
+
+How the object is found (its parent, name, id) and, for the managing modules, recreate and state. The text is
+written once and names the object type and its parent, so each module's page reads as if written for it
+(``extends_documentation_fragment: anxcloud.lbaas.lbaas_object.backend``). The owner tag's prefix is in the
+owner_tag fragment. Frontends and backends (the objects on a load balancer) also share their proxy mode and what
+``owner`` means for them; binds and servers document ``owner`` themselves.
+"""
 
 _PARENT = r"""
   {parent_option}:
