@@ -295,12 +295,10 @@ class EngineClient:
         """The answer to one attempt; None after a transport failure worth retrying (the backoff slept already).
         Raises EngineConnectionError for a transport failure that is not retried."""
         policy = self.policy
-        try:
-            with self._slots:   # held while the request is in flight only, never during a backoff
-                return self.session.request(method, url, params=params, data=data, headers=headers,
-                                            timeout=self.timeout, verify=self.validate_certs, allow_redirects=False)
-        except requests.exceptions.RequestException as exc:
-            failure, sent, reason = _transport_failure(exc, self.timeout, self.shown_url)
+        resp, failed = self._send(method, url, params, data, headers)
+        if failed is None:
+            return resp
+        failure, sent, reason = failed
         if sent:
             self._count(method)
         if tries.retries < policy.retries and policy.retry_transport(method, failure):
@@ -313,6 +311,16 @@ class EngineClient:
         # request, token header included.
         raise EngineConnectionError(redact(reason, self._secrets), method=method, path=shown, attempts=tries.attempts,
                                     may_have_landed=policy.may_have_landed(method, failure))
+
+    def _send(self, method, url, params, data, headers):
+        """``(answer, None)``, or ``(None, (failure, sent, reason))`` when the request failed on the way."""
+        try:
+            with self._slots:   # held while the request is in flight only, never during a backoff
+                return self.session.request(method, url, params=params, data=data, headers=headers,
+                                            timeout=self.timeout, verify=self.validate_certs,
+                                            allow_redirects=False), None
+        except requests.exceptions.RequestException as exc:
+            return None, _transport_failure(exc, self.timeout, self.shown_url)
 
     def _retried(self, method, status, tag_write, retry_after, tries):
         """Whether an error answer ``status`` is worth another attempt; if so, the delay is slept already."""
