@@ -36,6 +36,32 @@ def _search(compiled, host_vars):
     return compiled.search(host_vars)
 
 
+def _server(host, hostvars, address, address_expr, name_expr, check):
+    """The server of one inventory host."""
+    host = to_text(host)
+    try:
+        host_vars = hostvars[host]
+    except KeyError:
+        raise AnsibleFilterError("group_servers: %s is not a host of the inventory" % host)
+    found = _search(address_expr, host_vars)
+    if found in (None, "", []):
+        raise AnsibleFilterError("group_servers: host %s has no address: the expression %s found nothing in its "
+                                 "variables" % (host, address))
+    try:
+        found = str(ipaddress.ip_address(to_text(found).strip()))
+    except ValueError:
+        raise AnsibleFilterError("group_servers: host %s: the expression %s gives %r, not an IP address"
+                                 % (host, address, found))
+    server_name = to_text(_search(name_expr, host_vars) if name_expr else host.split(".")[0])
+    if not NAME_RE.match(server_name):
+        raise AnsibleFilterError("group_servers: host %s: the server name must be %s, got %r; choose one with the "
+                                 "name option" % (host, PART_RULE, server_name))
+    server = {"name": server_name, "address": found}
+    if check:
+        server["check"] = check
+    return server
+
+
 def group_servers(hosts, hostvars, address="ansible_host", name=None, check=None):
     """One ``{name, address[, check]}`` per host of ``hosts``, as the servers option of the service module takes."""
     if JMESPATH_IMPORT_ERROR:
@@ -47,30 +73,7 @@ def group_servers(hosts, hostvars, address="ansible_host", name=None, check=None
         raise AnsibleFilterError("group_servers: check must be enabled or disabled, got %s" % check)
     address_expr = _compile(address, "address")
     name_expr = _compile(name, "name") if name else None
-    servers = []
-    for host in hosts:
-        host = to_text(host)
-        try:
-            host_vars = hostvars[host]
-        except KeyError:
-            raise AnsibleFilterError("group_servers: %s is not a host of the inventory" % host)
-        found = _search(address_expr, host_vars)
-        if found in (None, "", []):
-            raise AnsibleFilterError("group_servers: host %s has no address: the expression %s found nothing in its "
-                                     "variables" % (host, address))
-        try:
-            found = str(ipaddress.ip_address(to_text(found).strip()))
-        except ValueError:
-            raise AnsibleFilterError("group_servers: host %s: the expression %s gives %r, not an IP address"
-                                     % (host, address, found))
-        server_name = to_text(_search(name_expr, host_vars) if name_expr else host.split(".")[0])
-        if not NAME_RE.match(server_name):
-            raise AnsibleFilterError("group_servers: host %s: the server name must be %s, got %r; choose one with the "
-                                     "name option" % (host, PART_RULE, server_name))
-        server = {"name": server_name, "address": found}
-        if check:
-            server["check"] = check
-        servers.append(server)
+    servers = [_server(host, hostvars, address, address_expr, name_expr, check) for host in hosts]
     names = [s["name"] for s in servers]
     twice = sorted(set(n for n in names if names.count(n) > 1))
     if twice:

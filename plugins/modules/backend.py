@@ -13,25 +13,6 @@ description:
 author:
   - anxcloud.lbaas contributors (@anxcloud)
 options:
-  load_balancer:
-    description:
-      - The load balancer the backend belongs to, by name or identifier.
-      - Required unless O(id) is given.
-    type: str
-  name:
-    description:
-      - Name of the backend, unique within its load balancer.
-      - With O(id), a different name renames the backend.
-    type: str
-  id:
-    description:
-      - Identifier of the backend, to address it directly instead of by name.
-    type: str
-  mode:
-    description:
-      - Proxy mode.
-    type: str
-    choices: [tcp, http]
   health_check:
     description:
       - 'The backend''s health check: V({type: http, method: GET, uri: /healthz}) (C(method) defaults to V(GET),
@@ -47,36 +28,10 @@ options:
       - A bare number below 1000 is accepted with a warning, as it is most likely meant as seconds.
       - At most 2147483647 milliseconds (about 24 days), the longest timeout HAProxy takes.
     type: raw
-  owner:
-    description:
-      - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the backend carries.
-      - The tag is added when missing. A backend owned by another owner is never changed or deleted.
-      - With O(state=absent), only a backend carrying this owner's tag is deleted.
-      - Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's. Without O(owner) the module
-        changes or deletes only a backend that carries no owner tag at all; a backend carrying one is refused, naming the tag and
-        the O(owner) and O(tag_prefix) that address it as its owner.
-    type: str
-  tag_prefix:
-    description:
-      - Prefix of the owner tag.
-    type: str
-    default: anxlb
-  recreate:
-    description:
-      - Allow moving the backend to another load balancer by deleting and creating it again,
-        which the Engine cannot do in place.
-    type: bool
-    default: false
-  state:
-    description:
-      - Whether the backend should exist.
-      - V(absent) is ok and unchanged when the backend, its parent or its load balancer does not exist, so a teardown
-        can run twice.
-    type: str
-    choices: [present, absent]
-    default: present
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
+  - anxcloud.lbaas.lbaas_object.backend
+  - anxcloud.lbaas.owner_tag
   - anxcloud.lbaas.wait
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup

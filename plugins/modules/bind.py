@@ -13,25 +13,6 @@ description:
 author:
   - anxcloud.lbaas contributors (@anxcloud)
 options:
-  frontend:
-    description:
-      - The frontend the bind belongs to, by name or identifier.
-      - Required unless O(id) is given.
-    type: str
-  load_balancer:
-    description:
-      - The load balancer to look the frontend up in, by name or identifier.
-      - Needed only when a frontend of that name exists on several load balancers.
-    type: str
-  name:
-    description:
-      - Name of the bind, unique within its frontend.
-      - With O(id), a different name renames the bind.
-    type: str
-  id:
-    description:
-      - Identifier of the bind, to address it directly instead of by name.
-    type: str
   address:
     description:
       - The address to listen on. IPv6 addresses are compared in their canonical form.
@@ -61,27 +42,10 @@ options:
       - A bind belongs to its frontend's owner, so none is created, changed or deleted in a frontend carrying an owner tag
         other than this task's.
     type: str
-  tag_prefix:
-    description:
-      - Prefix of the owner tag.
-    type: str
-    default: anxlb
-  recreate:
-    description:
-      - Allow moving the bind to another frontend by deleting and creating it again,
-        which the Engine cannot do in place.
-    type: bool
-    default: false
-  state:
-    description:
-      - Whether the bind should exist.
-      - V(absent) is ok and unchanged when the bind, its parent or its load balancer does not exist, so a teardown
-        can run twice.
-    type: str
-    choices: [present, absent]
-    default: present
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
+  - anxcloud.lbaas.lbaas_object.bind
+  - anxcloud.lbaas.owner_tag
   - anxcloud.lbaas.wait
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup

@@ -13,25 +13,6 @@ description:
 author:
   - anxcloud.lbaas contributors (@anxcloud)
 options:
-  load_balancer:
-    description:
-      - The load balancer the frontend belongs to, by name or identifier.
-      - Required unless O(id) is given.
-    type: str
-  name:
-    description:
-      - Name of the frontend, unique within its load balancer.
-      - With O(id), a different name renames the frontend.
-    type: str
-  id:
-    description:
-      - Identifier of the frontend, to address it directly instead of by name.
-    type: str
-  mode:
-    description:
-      - Proxy mode.
-    type: str
-    choices: [tcp, http]
   default_backend:
     description:
       - The backend traffic goes to, by name (on the same load balancer) or identifier.
@@ -43,36 +24,10 @@ options:
       - A bare number below 1000 is accepted with a warning, as it is most likely meant as seconds.
       - At most 2147483647 milliseconds (about 24 days), the longest timeout HAProxy takes.
     type: raw
-  owner:
-    description:
-      - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the frontend carries.
-      - The tag is added when missing. A frontend owned by another owner is never changed or deleted.
-      - With O(state=absent), only a frontend carrying this owner's tag is deleted.
-      - Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's. Without O(owner) the module
-        changes or deletes only a frontend that carries no owner tag at all; a frontend carrying one is refused, naming the tag and
-        the O(owner) and O(tag_prefix) that address it as its owner.
-    type: str
-  tag_prefix:
-    description:
-      - Prefix of the owner tag.
-    type: str
-    default: anxlb
-  recreate:
-    description:
-      - Allow moving the frontend to another load balancer by deleting and creating it again,
-        which the Engine cannot do in place.
-    type: bool
-    default: false
-  state:
-    description:
-      - Whether the frontend should exist.
-      - V(absent) is ok and unchanged when the frontend, its parent or its load balancer does not exist, so a teardown
-        can run twice.
-    type: str
-    choices: [present, absent]
-    default: present
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
+  - anxcloud.lbaas.lbaas_object.frontend
+  - anxcloud.lbaas.owner_tag
   - anxcloud.lbaas.wait
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup

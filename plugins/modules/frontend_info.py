@@ -13,31 +13,10 @@ description:
     options and return values and reads like the module that manages the same type.
 author:
   - anxcloud.lbaas contributors (@anxcloud)
-options:
-  load_balancer:
-    description:
-      - The load balancer whose frontends to return, by name or identifier.
-      - One of O(load_balancer), O(id) or O(owner) is required.
-    type: str
-  id:
-    description:
-      - Identifier of one frontend.
-    type: str
-  name:
-    description:
-      - Return only frontends with this name.
-    type: str
-  owner:
-    description:
-      - Return only frontends carrying this owner's tag C(<tag_prefix>-svc=<owner>); also returns their tags.
-    type: str
-  tag_prefix:
-    description:
-      - Prefix of the owner tag.
-    type: str
-    default: anxlb
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
+  - anxcloud.lbaas.lbaas_object.frontend_info
+  - anxcloud.lbaas.owner_tag
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup
   - anxcloud.lbaas.wait.ignored

@@ -84,11 +84,6 @@ options:
     type: str
     choices: [first, last]
     default: first
-  tag_prefix:
-    description:
-      - Prefix of the owner tag.
-    type: str
-    default: anxlb
   state:
     description:
       - V(present) makes sure the owner holds O(count) addresses; V(absent) releases every address of the owner
@@ -117,6 +112,7 @@ options:
     default: []
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
+  - anxcloud.lbaas.owner_tag
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup
   - anxcloud.lbaas.predictions

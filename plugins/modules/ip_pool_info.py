@@ -33,13 +33,9 @@ options:
       - Only the prefixes of this family.
     type: str
     choices: [v4, v6]
-  tag_prefix:
-    description:
-      - Prefix of the owner tag.
-    type: str
-    default: anxlb
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
+  - anxcloud.lbaas.owner_tag
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup
   - anxcloud.lbaas.wait.ignored

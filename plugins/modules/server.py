@@ -13,25 +13,6 @@ description:
 author:
   - anxcloud.lbaas contributors (@anxcloud)
 options:
-  backend:
-    description:
-      - The backend the server belongs to, by name or identifier.
-      - Required unless O(id) is given.
-    type: str
-  load_balancer:
-    description:
-      - The load balancer to look the backend up in, by name or identifier.
-      - Needed only when a backend of that name exists on several load balancers.
-    type: str
-  name:
-    description:
-      - Name of the server, unique within its backend.
-      - With O(id), a different name renames the server.
-    type: str
-  id:
-    description:
-      - Identifier of the server, to address it directly instead of by name.
-    type: str
   address:
     description:
       - The address traffic is sent to (the Engine's field C(ip)); the same name as O(anxcloud.lbaas.service#module:servers[].address).
@@ -58,27 +39,10 @@ options:
       - A server belongs to its backend's owner, so none is created, changed or deleted in a backend carrying an owner tag
         other than this task's.
     type: str
-  tag_prefix:
-    description:
-      - Prefix of the owner tag.
-    type: str
-    default: anxlb
-  recreate:
-    description:
-      - Allow moving the server to another backend by deleting and creating it again,
-        which the Engine cannot do in place.
-    type: bool
-    default: false
-  state:
-    description:
-      - Whether the server should exist.
-      - V(absent) is ok and unchanged when the server, its parent or its load balancer does not exist, so a teardown
-        can run twice.
-    type: str
-    choices: [present, absent]
-    default: present
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
+  - anxcloud.lbaas.lbaas_object.server
+  - anxcloud.lbaas.owner_tag
   - anxcloud.lbaas.wait
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup

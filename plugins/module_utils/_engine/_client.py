@@ -6,15 +6,15 @@
 
 * one requests.Session per client: ``Authorization: Token <token>``, JSON bodies, a user agent
   ``anxcloud.lbaas/<version> (<platform>)``, a per-request timeout, ``validate_certs``;
-* one retry policy (_engine_retry.py) applied by the explicit loop in ``EngineClient.request``:
+* one retry policy (_engine/_retry.py) applied by the explicit loop in ``EngineClient.request``:
   writes are never sent twice once they may have reached the Engine (``may_have_landed``);
 * the wire format of go-anxcloud's generic client: full-object PUT with ``"state": "0"``, links as
   identifier strings, answers of DELETE and tag writes not read;
 * tag writes serialised behind one lock per client (the cloud controller's ENGSUP-5902 mutex);
 * every list envelope of the Engine, paged until an empty page or the announced last one, the
   pages after the first concurrently (``pages``);
-* errors as exception classes (_engine_errors.py);
-* one bounded pool for concurrent calls (``map``, shared by nested maps: _engine_pool.py), at most
+* errors as exception classes (_engine/_errors.py);
+* one bounded pool for concurrent calls (``map``, shared by nested maps: _engine/_pool.py), at most
   ``max_workers`` requests in flight at once, and an exact, thread-safe request counter.
 """
 
@@ -140,6 +140,15 @@ class _TokenAuth:
         return "_TokenAuth(<hidden>)"
 
 
+class _Tries:
+    """The counters of one request's attempts: all of them, the retries under the policy's budget, and the
+    409 conflicts of a tag write (retried apart from that budget)."""
+    __slots__ = ("attempts", "retries", "conflicts")
+
+    def __init__(self):
+        self.attempts = self.retries = self.conflicts = 0
+
+
 class EngineClient:
     """Talks to the Engine. Options (all keyword arguments):
 
@@ -261,64 +270,88 @@ class EngineClient:
             headers["Content-Type"] = "application/json"
             if body is not None:
                 data = json.dumps(body).encode("utf-8")
-        policy = self.policy
-        attempts = retries = conflicts = 0
+        tries = _Tries()
         while True:
-            attempts += 1
-            try:
-                with self._slots:   # held while the request is in flight only, never during a backoff
-                    resp = self.session.request(method, url, params=params, data=data, headers=headers,
-                                                timeout=self.timeout, verify=self.validate_certs,
-                                                allow_redirects=False)
-            except requests.exceptions.RequestException as exc:
-                failure, sent, reason = _transport_failure(exc, self.timeout, self.shown_url)
-                if sent:
-                    self._count(method)
-                if retries < policy.retries and policy.retry_transport(method, failure):
-                    policy.sleep(policy.backoff(retries))
-                    retries += 1
-                    continue
-                if method not in READ_METHODS and policy.may_have_landed(method, failure):
-                    self._landed_one()
-                # "from None": the requests exception holds the prepared request, token header included.
-                raise EngineConnectionError(redact(reason, self._secrets), method=method, path=shown,
-                                            attempts=attempts,
-                                            may_have_landed=policy.may_have_landed(method, failure)) from None
+            tries.attempts += 1
+            resp = self._attempt(method, url, params, data, headers, shown, tries)
+            if resp is None:
+                continue   # a transport failure worth another attempt, backed off already
             self._count(method)
             status = resp.status_code
             if 200 <= status < 300:
                 if method not in READ_METHODS:
                     self._landed_one()
-                return self._decode(resp, method, shown, attempts) if decode else None
+                return self._decode(resp, method, shown, tries.attempts) if decode else None
             if 300 <= status < 400:
                 location = redact(resp.headers.get("Location") or "nowhere", self._secrets)
                 raise UnexpectedResponseError("HTTP %d redirect to %s; set api_url to the Engine's final address"
                                               % (status, location), status=status, method=method, path=shown,
-                                              attempts=attempts)
-            retry_after = None
-            if status == 409 and tag_write and conflicts + 1 < policy.conflict_attempts:
-                # Concurrent tag writes conflict on the Engine (ENGSUP-5902); go-anxcloud retries them.
-                conflicts += 1
-                policy.sleep(policy.conflict_delay)
-                continue
-            if status == 429:
-                retry_after = _retry_after(resp)
-                if retry_after is not None and retry_after <= policy.max_retry_after and retries < policy.retries:
-                    policy.sleep(retry_after)
-                    retries += 1
-                    continue
-            elif policy.retry_status(method, status) and retries < policy.retries:
-                policy.sleep(policy.backoff(retries))
-                retries += 1
-                continue
-            error = error_for(status, method, shown, _json_or_none(resp), reason=resp.reason, attempts=attempts,
-                              retry_after=retry_after, secrets=self._secrets,
-                              may_have_landed=policy.may_have_landed(method, status=status))
-            if status == 429:
-                self.rate_limited = error
-            if method not in READ_METHODS and error.may_have_landed:
-                self._landed_one()
-            raise error
+                                              attempts=tries.attempts)
+            retry_after = _retry_after(resp) if status == 429 else None
+            if not self._retried(method, status, tag_write, retry_after, tries):
+                raise self._status_error(resp, method, shown, tries.attempts, retry_after)
+
+    def _attempt(self, method, url, params, data, headers, shown, tries):
+        """The answer to one attempt; None after a transport failure worth retrying (the backoff slept already).
+        Raises EngineConnectionError for a transport failure that is not retried."""
+        policy = self.policy
+        resp, failed = self._send(method, url, params, data, headers)
+        if failed is None:
+            return resp
+        failure, sent, reason = failed
+        if sent:
+            self._count(method)
+        if tries.retries < policy.retries and policy.retry_transport(method, failure):
+            policy.sleep(policy.backoff(tries.retries))
+            tries.retries += 1
+            return None
+        if method not in READ_METHODS and policy.may_have_landed(method, failure):
+            self._landed_one()
+        # Raised here, outside the except block so it has no __context__: the requests exception holds the prepared
+        # request, token header included.
+        raise EngineConnectionError(redact(reason, self._secrets), method=method, path=shown, attempts=tries.attempts,
+                                    may_have_landed=policy.may_have_landed(method, failure))
+
+    def _send(self, method, url, params, data, headers):
+        """``(answer, None)``, or ``(None, (failure, sent, reason))`` when the request failed on the way."""
+        try:
+            with self._slots:   # held while the request is in flight only, never during a backoff
+                return self.session.request(method, url, params=params, data=data, headers=headers,
+                                            timeout=self.timeout, verify=self.validate_certs,
+                                            allow_redirects=False), None
+        except requests.exceptions.RequestException as exc:
+            return None, _transport_failure(exc, self.timeout, self.shown_url)
+
+    def _retried(self, method, status, tag_write, retry_after, tries):
+        """Whether an error answer ``status`` is worth another attempt; if so, the delay is slept already."""
+        policy = self.policy
+        if status == 409 and tag_write and tries.conflicts + 1 < policy.conflict_attempts:
+            # Concurrent tag writes conflict on the Engine (ENGSUP-5902); go-anxcloud retries them.
+            tries.conflicts += 1
+            policy.sleep(policy.conflict_delay)
+            return True
+        if status == 429:   # only when the Engine says when, and not too far ahead
+            if retry_after is None or retry_after > policy.max_retry_after or tries.retries >= policy.retries:
+                return False
+            policy.sleep(retry_after)
+        elif policy.retry_status(method, status) and tries.retries < policy.retries:
+            policy.sleep(policy.backoff(tries.retries))
+        else:
+            return False
+        tries.retries += 1
+        return True
+
+    def _status_error(self, resp, method, shown, attempts, retry_after):
+        """The EngineError for an error answer not retried; a 429 stops the rest of the run's requests."""
+        status = resp.status_code
+        error = error_for(status, method, shown, _json_or_none(resp), reason=resp.reason, attempts=attempts,
+                          retry_after=retry_after, secrets=self._secrets,
+                          may_have_landed=self.policy.may_have_landed(method, status=status))
+        if status == 429:
+            self.rate_limited = error
+        if method not in READ_METHODS and error.may_have_landed:
+            self._landed_one()
+        return error
 
     def _decode(self, resp, method, shown, attempts):
         if not resp.content or not resp.content.strip():
@@ -383,7 +416,7 @@ class EngineClient:
 
         At most ``max_workers`` calls run at once, whether the map is called by the module or inside
         a mapped function (nested maps share the pool and run concurrently too; the caller of a map
-        runs items itself while it waits, so nesting cannot deadlock: _engine_pool.py). The first
+        runs items itself while it waits, so nesting cannot deadlock: _engine/_pool.py). The first
         exception (in input order) is raised after the calls already running have ended; calls not
         started yet are dropped.
         """
@@ -735,7 +768,7 @@ PLAIN_HTTP = re.compile(r"WRONG_VERSION_NUMBER|wrong version number|record layer
 
 
 def _transport_failure(exc, timeout, url=None):
-    """(failure, sent, reason) for a requests exception; ``failure`` as in _engine_retry.TRANSPORT_FAILURES,
+    """(failure, sent, reason) for a requests exception; ``failure`` as in _engine/_retry.py TRANSPORT_FAILURES,
     ``sent`` whether the request may have reached the Engine (then it counts), ``reason`` for humans,
     naming ``url`` (the api_url without userinfo)."""
     failure, sent, reason = _transport_reason(exc, timeout, url)

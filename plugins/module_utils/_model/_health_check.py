@@ -105,7 +105,10 @@ def _fragment_problem(spec):
         if not isinstance(check, str) or not WORD_RE.match(check):
             return "needs adv_check to be one HAProxy check name, like tcp-check or ssl-hello-chk"
         return None
-    httpchk = spec["httpchk"]
+    return _httpchk_problem(spec["httpchk"])
+
+
+def _httpchk_problem(httpchk):
     if not isinstance(httpchk, dict) or any(k not in ("method", "uri") for k in httpchk):
         return "needs httpchk to be an object with method and uri"
     method, uri = httpchk.get("method", "GET"), httpchk.get("uri", "/")

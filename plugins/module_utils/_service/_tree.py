@@ -35,6 +35,25 @@ def lb_of(world, obj):
     return lb_of(world, parent) if parent else None
 
 
+def _render(obj, lb, names, with_ids, prefix):
+    """One node of the tree: the object's config fields, links by name, its owner and what its deployment shows."""
+    out = {"load_balancer": lb}
+    if with_ids:
+        out["id"] = obj["id"]
+    for field in CONFIG[obj["kind"]]:
+        value = obj.get(field)
+        out[field] = names.get(value, value) if field == "default_backend" else value
+    owners = owner_from_tags(obj.get("tags") or [], prefix)
+    out["owner"] = owners[0] if len(owners) == 1 else (owners or None)
+    if with_ids:
+        out["state"] = (obj.get("state") or {}).get("title")
+    elif obj.get("planned") == "redeploy":
+        out["deployment"] = "redeploy requested"
+    elif obj.get("state") and state_class(obj["state"]) == "error":
+        out["deployment"] = obj["state"].get("title")
+    return out
+
+
 def tree(world, lbs, with_ids=False, prefix="anxlb"):
     """``{lb name: {"backends": [... "servers"], "frontends": [... "binds"]}}``, sorted by name.
 
@@ -45,21 +64,7 @@ def tree(world, lbs, with_ids=False, prefix="anxlb"):
     lb_names = dict((lb["id"], lb["name"]) for lb in lbs)
 
     def render(obj, lb):
-        out = {"load_balancer": lb}
-        if with_ids:
-            out["id"] = obj["id"]
-        for field in CONFIG[obj["kind"]]:
-            value = obj.get(field)
-            out[field] = names.get(value, value) if field == "default_backend" else value
-        owners = owner_from_tags(obj.get("tags") or [], prefix)
-        out["owner"] = owners[0] if len(owners) == 1 else (owners or None)
-        if with_ids:
-            out["state"] = (obj.get("state") or {}).get("title")
-        elif obj.get("planned") == "redeploy":
-            out["deployment"] = "redeploy requested"
-        elif obj.get("state") and state_class(obj["state"]) == "error":
-            out["deployment"] = obj["state"].get("title")
-        return out
+        return _render(obj, lb, names, with_ids, prefix)
 
     out = dict((lb["name"], {"backends": [], "frontends": []}) for lb in lbs)
     objs = sorted(world.values(), key=_key)
@@ -69,24 +74,30 @@ def tree(world, lbs, with_ids=False, prefix="anxlb"):
             lb = lb_names.get(lb_of(world, parent))
             if lb is None:
                 continue
+            children = [c for c in objs if c["kind"] == child and c.get(kind) == parent["id"]]
             node = render(parent, lb)
-            node[plural] = [render(c, lb) for c in objs if c["kind"] == child and c.get(kind) == parent["id"]]
-            placed.update(c["id"] for c in objs if c["kind"] == child and c.get(kind) == parent["id"])
+            node[plural] = [render(c, lb) for c in children]
+            placed.update(c["id"] for c in children)
             out[lb][kind + "s"].append(node)
+    for obj, lb in _strays(world, objs, placed, lb_names):
+        node = render(obj, lb)
+        node["kind"] = obj["kind"]
+        node[PARENT[obj["kind"]]] = obj.get(PARENT[obj["kind"]])
+        out[lb].setdefault("stray", []).append(node)
+    return out
+
+
+def _strays(world, objs, placed, lb_names):
+    """``(object, lb name)`` of each bind and server not placed under a parent, on one of the load balancers."""
     for obj in objs:
         if obj["kind"] in PARENT and obj["id"] not in placed:
             lb = lb_names.get(lb_of(world, obj))
             if lb is not None:
-                node = render(obj, lb)
-                node["kind"] = obj["kind"]
-                node[PARENT[obj["kind"]]] = obj.get(PARENT[obj["kind"]])
-                out[lb].setdefault("stray", []).append(node)
-    return out
+                yield obj, lb
 
 
-def status(world, lbs):
-    """Per load balancer: address -> sorted ports its binds listen on; and ``all``, what every one
-    of them serves (an address is kept only with the ports present on all load balancers)."""
+def _ports(world, lbs):
+    """``{lb name: {address: {port, ...}}}``: what the binds on each load balancer listen on."""
     per_lb = dict((lb["name"], {}) for lb in lbs)
     lb_names = dict((lb["id"], lb["name"]) for lb in lbs)
     for obj in world.values():
@@ -97,6 +108,13 @@ def status(world, lbs):
         if lb is not None:
             ports = per_lb[lb].setdefault(obj["address"], set())
             ports.add(obj["port"])
+    return per_lb
+
+
+def status(world, lbs):
+    """Per load balancer: address -> sorted ports its binds listen on; and ``all``, what every one
+    of them serves (an address is kept only with the ports present on all load balancers)."""
+    per_lb = _ports(world, lbs)
     common = None
     for addresses in per_lb.values():
         flat = dict((a, set(p)) for a, p in addresses.items())

@@ -1,0 +1,122 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The options every per-object module (backend, frontend, bind, server) and every per-object info module shares.
+
+How the object is found (its parent, name, id) and, for the managing modules, recreate and state. The text is
+written once and names the object type and its parent, so each module's page reads as if written for it
+(``extends_documentation_fragment: anxcloud.lbaas.lbaas_object.backend``). The owner tag's prefix is in the
+owner_tag fragment. Frontends and backends (the objects on a load balancer) also share their proxy mode and what
+``owner`` means for them; binds and servers document ``owner`` themselves.
+"""
+
+_PARENT = r"""
+  {parent_option}:
+    description:
+      - The {parent} the {kind} belongs to, by name or identifier.
+      - Required unless O(id) is given.
+    type: str
+"""
+
+_LOOKUP = r"""
+  load_balancer:
+    description:
+      - The load balancer to look the {parent} up in, by name or identifier.
+      - Needed only when a {parent} of that name exists on several load balancers.
+    type: str
+"""
+
+_MANAGED = r"""
+  name:
+    description:
+      - Name of the {kind}, unique within its {parent}.
+      - With O(id), a different name renames the {kind}.
+    type: str
+  id:
+    description:
+      - Identifier of the {kind}, to address it directly instead of by name.
+    type: str
+  recreate:
+    description:
+      - Allow moving the {kind} to another {parent} by deleting and creating it again,
+        which the Engine cannot do in place.
+    type: bool
+    default: false
+  state:
+    description:
+      - Whether the {kind} should exist.
+      - V(absent) is ok and unchanged when the {kind}, its parent or its load balancer does not exist, so a teardown
+        can run twice.
+    type: str
+    choices: [present, absent]
+    default: present
+"""
+
+_OWNED = r"""
+  mode:
+    description:
+      - Proxy mode.
+    type: str
+    choices: [tcp, http]
+  owner:
+    description:
+      - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the {kind} carries.
+      - The tag is added when missing. A {kind} owned by another owner is never changed or deleted.
+      - With O(state=absent), only a {kind} carrying this owner's tag is deleted.
+      - Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's. Without O(owner) the module
+        changes or deletes only a {kind} that carries no owner tag at all; a {kind} carrying one is refused, naming the tag and
+        the O(owner) and O(tag_prefix) that address it as its owner.
+    type: str
+"""
+
+_INFO_PARENT = r"""
+  {parent_option}:
+    description:
+      - The {parent} whose {kind}s to return, by name or identifier.
+      - One of O({parent_option}), O(id) or O(owner) is required.
+    type: str
+"""
+
+_INFO_LOOKUP = r"""
+  load_balancer:
+    description:
+      - The load balancer to look the {parent} up in, by name or identifier, when its name is not unique.
+    type: str
+"""
+
+_INFO = r"""
+  id:
+    description:
+      - Identifier of one {kind}.
+    type: str
+  name:
+    description:
+      - Return only {kind}s with this name.
+    type: str
+  owner:
+    description:
+      - Return only {kind}s carrying this owner's tag C(<tag_prefix>-svc=<owner>); also returns their tags.
+    type: str
+"""
+
+
+def _options(kind, parent, *parts):
+    """One fragment: the parts' options for an object type `kind` inside `parent` ("load balancer" or a type)."""
+    parent_option = parent.replace(" ", "_")
+    text = "".join(part.format(kind=kind, parent=parent, parent_option=parent_option) for part in parts)
+    return "\noptions:" + text
+
+
+class ModuleDocFragment:
+    # anxcloud.lbaas.lbaas_object.<type>: the managing module of a type
+    BACKEND = _options("backend", "load balancer", _PARENT, _MANAGED, _OWNED)
+    FRONTEND = _options("frontend", "load balancer", _PARENT, _MANAGED, _OWNED)
+    BIND = _options("bind", "frontend", _PARENT, _LOOKUP, _MANAGED)
+    SERVER = _options("server", "backend", _PARENT, _LOOKUP, _MANAGED)
+
+    # anxcloud.lbaas.lbaas_object.<type>_info: the info module of a type
+    BACKEND_INFO = _options("backend", "load balancer", _INFO_PARENT, _INFO)
+    FRONTEND_INFO = _options("frontend", "load balancer", _INFO_PARENT, _INFO)
+    BIND_INFO = _options("bind", "frontend", _INFO_PARENT, _INFO_LOOKUP, _INFO)
+    SERVER_INFO = _options("server", "backend", _INFO_PARENT, _INFO_LOOKUP, _INFO)
