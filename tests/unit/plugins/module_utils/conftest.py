@@ -1,4 +1,4 @@
-"""Fixtures for the Engine client tests (test_engine_*.py).
+"""Fixtures for the unit tests that talk HTTP (the Engine client tests in _engine/, and a few others).
 
 ``make_client``: an EngineClient against the session's local Engine with tiny, recorded sleeps.
 ``stub``: a tiny scripted HTTP server on 127.0.0.1 for answers the local Engine does not give

@@ -1,6 +1,6 @@
 """The Engine client over real HTTP on loopback: what it sends, the request counter, concurrency, and
-that the API token never leaks. (Paging: test_engine_paging.py; retries: test_engine_retry.py;
-errors: test_engine_errors.py; the typed helpers: test_engine_helpers.py.)"""
+that the API token never leaks. (Paging: test_client_paging.py; retries: test_retry.py;
+errors: test_errors.py; the typed helpers: test_client_helpers.py.)"""
 import json
 import threading
 
@@ -11,7 +11,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors imp
     AccessDeniedError, EngineConnectionError, EngineError, NotFoundError, RateLimitedError, UnexpectedResponseError,
     ValidationFailedError)
 
-from .conftest import LB1, closed_port, engine_log, new_client, reset_log
+from ..conftest import LB1, closed_port, engine_log, new_client, reset_log
 
 SECRET = "s3cr3t-token-value-0123456789"
 

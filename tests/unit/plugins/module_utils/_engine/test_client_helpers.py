@@ -6,7 +6,7 @@ import pytest
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._client import KINDS
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
 
-from .conftest import LB1, PREFIX4, engine_log, reset_log
+from ..conftest import LB1, PREFIX4, engine_log, reset_log
 
 A = "a" * 32
 B = "b" * 32

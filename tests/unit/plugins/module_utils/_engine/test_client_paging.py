@@ -6,7 +6,7 @@ import pytest
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import (
     UnexpectedResponseError, ValidationFailedError)
 
-from .conftest import LB1, LB2, PREFIX4, PREFIX6, engine_log, reset_log
+from ..conftest import LB1, LB2, PREFIX4, PREFIX6, engine_log, reset_log
 
 
 def make_backends(engine, n, lb=LB1, prefix="b"):

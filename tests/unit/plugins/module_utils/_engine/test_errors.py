@@ -5,7 +5,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors imp
     AccessDeniedError, ConflictError, EngineConnectionError, EngineError, NotFoundError, RateLimitedError,
     ServerError, ValidationFailedError)
 
-from .conftest import LB1, closed_port, new_client
+from ..conftest import LB1, closed_port, new_client
 
 MISSING = "0" * 32
 

@@ -8,7 +8,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._client imp
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._pool import SharedPool
 
-from .conftest import LB1, engine_log, reset_log
+from ..conftest import LB1, engine_log, reset_log
 
 
 class Peak:

@@ -11,7 +11,7 @@ import pytest
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import (
     ConflictError, EngineConnectionError, RateLimitedError, ServerError, UnexpectedResponseError)
 
-from .conftest import LB1, closed_port, engine_log, fast_policy, new_client, reset_log, slow
+from ..conftest import LB1, closed_port, engine_log, fast_policy, new_client, reset_log, slow
 
 BACKEND = {"name": "r", "mode": "tcp", "load_balancer": LB1}
 

@@ -8,7 +8,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership i
     discover, foreign_tags, is_owner_tag, marked_owners, owner_from_tags, owner_tag, owner_tag_head, owner_tag_names,
     owners_from_tags, resolve_lbs, split_owner_tag)
 
-from .fakes import FakeClient
+from ..fakes import FakeClient
 
 A, B, C = "a" * 32, "b" * 32, "c" * 32
 LISTING = [{"identifier": A, "name": "lb1"}, {"identifier": B, "name": "twin"}, {"identifier": C, "name": "twin"}]

@@ -8,7 +8,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import DELETE, Action, Applier, Plan
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Waiter
 
-from .fakes import FakeClient
+from ..fakes import FakeClient
 
 
 def conflict():

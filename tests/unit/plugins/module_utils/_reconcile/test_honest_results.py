@@ -9,8 +9,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import CREATE, TAG, Action, Plan, Reconciler
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Waiter
 
-from .fakes import FakeClient
-from .test_reconcile import LB, State, new
+from ..fakes import FakeClient
+from .test_loop import LB, State, new
 
 WRITES = ("POST", "PUT", "DELETE", "TAG")
 

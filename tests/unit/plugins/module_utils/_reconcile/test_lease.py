@@ -10,7 +10,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker 
     SCHEME, Marker, declaration_hash, refuse_newer)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._version import COLLECTION_VERSION
 
-from .fakes import FakeClient
+from ..fakes import FakeClient
 
 LB1 = {"id": "a" * 32, "name": "lb1"}
 LB2 = {"id": "b" * 32, "name": "lb2"}

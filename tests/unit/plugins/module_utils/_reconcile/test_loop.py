@@ -10,7 +10,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop im
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._pool import SharedPool
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Waiter
 
-from .fakes import FakeClient
+from ..fakes import FakeClient
 
 LB = "a" * 32
 

@@ -3,7 +3,7 @@ import pytest
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Target, Waiter, engine_reason
 
-from .fakes import FakeClient
+from ..fakes import FakeClient
 
 
 class Clock:

@@ -7,7 +7,7 @@ import pytest
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import Desired
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._guard import ServiceGuard
 
-from .conftest import LB1, LB2
+from ..conftest import LB1, LB2
 
 LBS = [{"id": LB1, "name": "lb1"}, {"id": LB2, "name": "lb2"}]
 
