@@ -67,7 +67,7 @@ def test_a_live_lease_of_another_run_fails_naming_the_holder_and_writes_nothing(
 def test_a_run_that_attached_at_the_same_time_makes_both_give_way():
     client = FakeClient()
     theirs = LeaseTag("anxlb", "aaa-first@other:7", NOW + 60).name
-    client.tags[LB1["id"]] = {theirs}          # attached after we read the tags, before we read back
+    client.tags[LB1["id"]] = [theirs]          # attached after we read the tags, before we read back
     client.entities[theirs] = "e" * 32
     leases = leases_for(client)
     with pytest.raises(Failure) as err:
@@ -96,7 +96,7 @@ def test_a_failure_after_attaching_releases_every_lease_taken():
 
     def another_run_attached(ident):   # LB2 shows another live lease when read back
         if ident == LB2["id"]:
-            client.tags.setdefault(ident, set()).add(theirs)
+            client.tags.setdefault(ident, []).append(theirs)
         return read(ident)
     client.resource_get = another_run_attached
     with pytest.raises(Failure):
@@ -109,7 +109,7 @@ def test_a_failure_after_attaching_releases_every_lease_taken():
 def test_an_expired_lease_is_taken_over_after_a_pause():
     client = FakeClient()
     stale = LeaseTag("anxlb", "web@crashed:9", NOW - 1).name
-    client.tags[LB1["id"]] = {stale}
+    client.tags[LB1["id"]] = [stale]
     sleeps = []
     leases = leases_for(client, sleeps=sleeps)
     assert leases.acquire([LB1], {LB1["id"]: [stale]}) is True
@@ -178,17 +178,17 @@ def guard(client):
 def test_the_guard_observes_again_only_when_another_run_wrote_in_between():
     client = FakeClient()
     marker = "anxlb-reconciled.web=1,0.1.0,abc,%d" % NOW
-    client.tags[LB1["id"]] = {marker}
+    client.tags[LB1["id"]] = [marker]
     assert guard(client).before_apply(State({LB1["id"]: [marker]}), None) is False
     client = FakeClient()
-    client.tags[LB1["id"]] = {"anxlb-reconciled.web=1,0.1.0,abc,%d" % (NOW + 9)}   # rewritten meanwhile
+    client.tags[LB1["id"]] = ["anxlb-reconciled.web=1,0.1.0,abc,%d" % (NOW + 9)]   # rewritten meanwhile
     assert guard(client).before_apply(State({LB1["id"]: [marker]}), None) is True
 
 
 def test_the_guard_replaces_the_marker_and_absent_removes_it():
     client = FakeClient()
     old = "anxlb-reconciled.web=1,0.1.0,abc,1"
-    client.tags[LB1["id"]] = {old, "anxlb-svc=keep"}
+    client.tags[LB1["id"]] = [old, "anxlb-svc=keep"]
     g = guard(client)
     g.lb_tags = {LB1["id"]: [old, "anxlb-svc=keep"]}
     g.mark([LB1])
@@ -196,7 +196,7 @@ def test_the_guard_replaces_the_marker_and_absent_removes_it():
     assert new.startswith("anxlb-reconciled.web=1,%s,%s," % (COLLECTION_VERSION, g.digest)) and new != old
     g.lb_tags = {LB1["id"]: sorted(client.tags[LB1["id"]])}
     g.mark([LB1], absent=True)
-    assert client.tags[LB1["id"]] == {"anxlb-svc=keep"}
+    assert client.tags[LB1["id"]] == ["anxlb-svc=keep"]
 
 
 # ---- bounded: released leases and replaced markers leave no tag entity ------------------------

@@ -45,14 +45,14 @@ def test_updating_is_waited_for_although_the_engine_calls_it_ok():
 
 def test_deployment_error_gets_one_redeploy_then_succeeds():
     client = FakeClient()
-    ident = client.add("server", "s", state="DeploymentError")
+    ident = client.add("server", "s", state="DeploymentError", port=80)
     client.scripts[ident] = ["DeploymentError", "Updating", "Updated"]
     w, dummy = waiter(client)
     w.wait([Target("server", ident, "s")])
     # the cloud controller's redeploy: a PUT of the whole object (the client adds "state": "0")
     assert client.writes() == [("PUT", "server", ident)]
     assert client.bodies[0][2]["identifier"] == ident and client.bodies[0][2]["name"] == "s"
-    assert "state" not in client.bodies[0][2] and "_kind" in client.bodies[0][2]
+    assert "state" not in client.bodies[0][2] and client.bodies[0][2]["port"] == 80   # the whole object
 
 
 def test_deployment_error_twice_fails_naming_the_object():
