@@ -125,7 +125,7 @@ class FakeClient:
     # ---- resources and their tags --------------------------------------------------------------
     def resource_get(self, ident):
         self.calls.append(("GET", "resource", ident))
-        if ident in self.gone:   # any other resource reads, as one without tags
+        if not self.listed(ident):
             raise gone("GET", ident)
         return {"identifier": ident, "tags": [{"name": t, "identifier": t} for t in self.tags.get(ident, ())],
                 "resource_type": {"identifier": RESOURCE_TYPES.get(self.kinds.get(ident))}}
@@ -170,15 +170,21 @@ class FakeClient:
             del self.entities[name]
 
     # ---- IPAM ----------------------------------------------------------------------------------
-    def prefix_list(self):
-        self.calls.append(("LIST", "prefix", None))
-        return [dict(p) for p in self.prefixes.values()]
+    def prefix_list(self, search=None):
+        self.calls.append(("LIST", "prefix", search))
+        return [dict(p) for p in self.prefixes.values() if (search or "") in p["name"]]
 
     def address_list(self, prefix=None, version=None, search=None, status=None):
         """Summaries, as the Engine lists them (no status: ``status`` filters on the object's)."""
         self.calls.append(("LIST", "address", "status=" + status if status else search))
         return [dict((k, a[k]) for k in ADDRESS_SUMMARY) for a in self.addresses.values()
                 if prefix in (None, a["prefix"]) and (search or "") in a["name"] and status in (None, a["status"])]
+
+    def address_get(self, ident):
+        self.calls.append(("GET", "address", ident))
+        if ident not in self.addresses or ident in self.gone:
+            raise gone("GET", ident)
+        return dict(self.addresses[ident])
 
     def address_create(self, prefix_id, ip, description=""):
         self.calls.append(("POST", "address", ip))

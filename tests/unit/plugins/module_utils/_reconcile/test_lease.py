@@ -17,6 +17,14 @@ LB2 = {"id": "b" * 32, "name": "lb2"}
 NOW = 1800000000
 
 
+def lb_client():
+    """A fake Engine holding the two load balancers."""
+    client = FakeClient()
+    for lb in (LB1, LB2):
+        client.add("loadbalancer", lb["name"], ident=lb["id"])
+    return client
+
+
 def tags(client, lb):
     return sorted(client.tags.get(lb["id"], ()))
 
@@ -44,7 +52,7 @@ def test_default_holder_names_service_host_and_process():
 
 
 def test_acquire_attaches_reads_back_and_release_removes():
-    client = FakeClient()
+    client = lb_client()
     leases = leases_for(client)
     assert leases.acquire([LB1, LB2], {LB1["id"]: [], LB2["id"]: ["anxlb-svc=other"]}) is False
     assert tags(client, LB1) == ["anxlb-lease=web@ctl:1@%d" % (NOW + 600)]
@@ -54,7 +62,7 @@ def test_acquire_attaches_reads_back_and_release_removes():
 
 
 def test_a_live_lease_of_another_run_fails_naming_the_holder_and_writes_nothing():
-    client = FakeClient()
+    client = lb_client()
     theirs = LeaseTag("anxlb", "web@other:7", NOW + 60).name
     with pytest.raises(Failure) as err:
         leases_for(client).acquire([LB1], {LB1["id"]: [theirs]})
@@ -65,7 +73,7 @@ def test_a_live_lease_of_another_run_fails_naming_the_holder_and_writes_nothing(
 
 
 def test_a_run_that_attached_at_the_same_time_makes_both_give_way():
-    client = FakeClient()
+    client = lb_client()
     theirs = LeaseTag("anxlb", "aaa-first@other:7", NOW + 60).name
     client.tags[LB1["id"]] = [theirs]          # attached after we read the tags, before we read back
     client.entities[theirs] = "e" * 32
@@ -77,7 +85,7 @@ def test_a_run_that_attached_at_the_same_time_makes_both_give_way():
 
 
 def test_a_live_lease_on_the_second_load_balancer_fails_before_anything_is_written():
-    client = FakeClient()
+    client = lb_client()
     theirs = LeaseTag("anxlb", "x@y:1", NOW + 5).name
     client.entities[theirs] = "e" * 32
     leases = leases_for(client)
@@ -88,7 +96,7 @@ def test_a_live_lease_on_the_second_load_balancer_fails_before_anything_is_writt
 
 
 def test_a_failure_after_attaching_releases_every_lease_taken():
-    client = FakeClient()
+    client = lb_client()
     theirs = LeaseTag("anxlb", "x@y:1", NOW + 5).name
     client.entities[theirs] = "e" * 32
     leases = leases_for(client)
@@ -107,7 +115,7 @@ def test_a_failure_after_attaching_releases_every_lease_taken():
 
 
 def test_an_expired_lease_is_taken_over_after_a_pause():
-    client = FakeClient()
+    client = lb_client()
     stale = LeaseTag("anxlb", "web@crashed:9", NOW - 1).name
     client.tags[LB1["id"]] = [stale]
     sleeps = []
@@ -118,13 +126,13 @@ def test_an_expired_lease_is_taken_over_after_a_pause():
 
 
 def test_our_own_lease_does_not_block_us():
-    client = FakeClient()
+    client = lb_client()
     mine = LeaseTag("anxlb", "web@ctl:1", NOW + 60).name
     assert leases_for(client).others([mine]) == []
 
 
 def test_release_reports_what_it_could_not_remove():
-    client = FakeClient()
+    client = lb_client()
     leases = leases_for(client)
     leases.acquire([LB1], {LB1["id"]: []})
 
@@ -176,17 +184,17 @@ def guard(client):
 
 
 def test_the_guard_observes_again_only_when_another_run_wrote_in_between():
-    client = FakeClient()
+    client = lb_client()
     marker = "anxlb-reconciled.web=1,0.1.0,abc,%d" % NOW
     client.tags[LB1["id"]] = [marker]
     assert guard(client).before_apply(State({LB1["id"]: [marker]}), None) is False
-    client = FakeClient()
+    client = lb_client()
     client.tags[LB1["id"]] = ["anxlb-reconciled.web=1,0.1.0,abc,%d" % (NOW + 9)]   # rewritten meanwhile
     assert guard(client).before_apply(State({LB1["id"]: [marker]}), None) is True
 
 
 def test_the_guard_replaces_the_marker_and_absent_removes_it():
-    client = FakeClient()
+    client = lb_client()
     old = "anxlb-reconciled.web=1,0.1.0,abc,1"
     client.tags[LB1["id"]] = [old, "anxlb-svc=keep"]
     g = guard(client)
@@ -201,7 +209,7 @@ def test_the_guard_replaces_the_marker_and_absent_removes_it():
 
 # ---- bounded: released leases and replaced markers leave no tag entity ------------------------
 def test_a_released_lease_leaves_no_tag_entity():
-    client = FakeClient()
+    client = lb_client()
     leases = leases_for(client)
     leases.acquire([LB1, LB2], {LB1["id"]: [], LB2["id"]: []})
     assert len(client.entities) == 1    # one name per run, shared by its load balancers
@@ -210,7 +218,7 @@ def test_a_released_lease_leaves_no_tag_entity():
 
 
 def test_an_expired_lease_taken_over_loses_its_tag_entity_too():
-    client = FakeClient()
+    client = lb_client()
     stale = LeaseTag("anxlb", "web@crashed:9", NOW - 1).name
     client.tag_add(LB1["id"], stale)
     leases = leases_for(client)
@@ -221,7 +229,7 @@ def test_an_expired_lease_taken_over_loses_its_tag_entity_too():
 
 
 def test_an_attach_the_read_back_does_not_show_fails_the_lease():
-    client = FakeClient()
+    client = lb_client()
     client.tag_add = lambda ident, tag: client.calls.append(("TAG", tag, ident))   # accepted, never there
     leases = leases_for(client)
     with pytest.raises(Failure) as err:
@@ -232,7 +240,7 @@ def test_an_attach_the_read_back_does_not_show_fails_the_lease():
 
 
 def test_a_lease_entity_that_cannot_be_deleted_is_a_leftover_not_a_failure():
-    client = FakeClient()
+    client = lb_client()
     leases = leases_for(client)
     leases.acquire([LB1], {LB1["id"]: []})
 
@@ -255,7 +263,7 @@ def marked_runs(client, runs, lbs=(LB1,), digest_of=lambda run: "d%d" % (run % 3
 
 
 def test_fifty_writing_runs_leave_one_marker_entity_and_no_lease_entity():
-    client = FakeClient()
+    client = lb_client()
     client.tag_add(LB1["id"], "anxlb-svc=web")
     client.tag_add(LB2["id"], "anxlb-svc=web")
     marked_runs(client, 50, lbs=(LB1, LB2))
@@ -265,7 +273,7 @@ def test_fifty_writing_runs_leave_one_marker_entity_and_no_lease_entity():
 
 
 def test_every_writing_run_writes_a_new_marker_even_within_one_second():
-    client = FakeClient()
+    client = lb_client()
     seen = []
     for _run in range(3):
         marked_runs(client, 1, digest_of=lambda run: "same")
@@ -276,7 +284,7 @@ def test_every_writing_run_writes_a_new_marker_even_within_one_second():
 
 
 def test_a_replaced_marker_entity_stays_while_another_load_balancer_carries_it():
-    client = FakeClient()
+    client = lb_client()
     old = "anxlb-reconciled.web=1,0.1.0,abc,1"
     client.tag_add(LB1["id"], old)
     client.tag_add(LB2["id"], old)    # a load balancer this run does not mark
@@ -290,7 +298,7 @@ def test_a_replaced_marker_entity_stays_while_another_load_balancer_carries_it()
 
 
 def test_only_marker_names_of_this_service_are_deleted_never_owner_tags_or_other_services():
-    client = FakeClient()
+    client = lb_client()
     keep = ["anxlb-svc=web", "anxlb-reconciled.webshop=1,0.1.0,x,5", "anxlb-reconciled.web2=1,0.1.0,y,5"]
     for tag in keep + ["anxlb-reconciled.web=1,0.1.0,abc,1"]:
         client.tag_add(LB1["id"], tag)
@@ -312,7 +320,7 @@ def test_the_longest_names_fit_the_engines_tag_length():
 
 
 def test_the_guard_validates_the_names_it_builds_tags_from():
-    client = FakeClient()
+    client = lb_client()
     base = {"tag_prefix": "anxlb", "name": "web", "lease_holder": None, "lease_timeout": 600}
     for key, value, option in (("name", "a/b", "name"), ("tag_prefix", "Anx", "tag_prefix"),
                                ("lease_holder", "me, myself", "lease_holder"), ("name", "x" * 64, "name")):

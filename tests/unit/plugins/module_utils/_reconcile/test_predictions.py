@@ -15,83 +15,27 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predict
     Predictions, PredictedEngine, engine_key, record)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import CREATE, DELETE, UPDATE, Action, Outcome, Plan
 
+from ..fakes import RESOURCE_TYPES, FakeClient, state
+
 URL = "http://127.0.0.1:8080"
 LB = "0a11ba1a000000000000000000000001"
 PREFIX = "0a11ce11000000000000000000000001"
-RESOURCE_TYPES = {"backend": "33164a3066a04a52be43c607f0c5dd8c", "frontend": "da9d14b9d95840c08213de67f9cee6e2",
-                  "bind": "bd24def982aa478fb3352cb5f49aab47", "server": "01f321a4875446409d7d8469503a905f"}
-DEPLOYED = {"id": "3", "title": "Deployed", "type": 1}
 
 
-class Engine:
-    """Just enough of EngineClient's reads, in memory; every call is recorded, writes are not offered."""
-
-    def __init__(self):
-        self.lbaas = {}        # id -> (kind, engine object)
-        self.tags = {}         # id -> [tag names]
-        self.addresses = {}    # id -> address object (with prefix and status)
-        self.calls = []
-
-    def add(self, kind, ident, name, tags=(), **fields):
-        self.lbaas[ident] = (kind, dict(fields, identifier=ident, name=name, state=dict(DEPLOYED)))
-        self.tags[ident] = list(tags)
-        return ident
-
-    def add_address(self, ident, ip, description="", status="Active", role="Default", tags=()):
-        self.addresses[ident] = {"identifier": ident, "name": ip, "description_customer": description, "role_text": role,
-                                 "rdns_name": "", "prefix": PREFIX, "status": status}
-        self.tags[ident] = list(tags)
-
-    def map(self, fn, items):
-        return [fn(i) for i in items]
-
-    @staticmethod
-    def lbaas_path(kind):
-        return "/api/LBaaS/v1/%s.json" % kind
-
-    def lbaas_list(self, kind, **filters):
-        self.calls.append(("list", kind, tuple(sorted(filters.items()))))
-        return [{"identifier": i, "name": o["name"]} for i, (k, o) in sorted(self.lbaas.items())
-                if k == kind and all(o.get(f) == v for f, v in filters.items() if v is not None)]
-
-    def lbaas_get(self, kind, ident):
-        self.calls.append(("get", kind, ident))
-        if ident not in self.lbaas or self.lbaas[ident][0] != kind:
-            raise NotFoundError("gone", status=404, method="GET", path="/x")
-        return dict(self.lbaas[ident][1])
-
-    def lbaas_get_many(self, kind, idents):
-        return [self.lbaas_get(kind, i) for i in idents]
-
-    def resources_by_tag(self, tag):
-        return [{"identifier": i, "name": None} for i, tags in sorted(self.tags.items()) if tag in tags]
-
-    def resource_get(self, ident):
-        if ident not in self.tags:
-            raise NotFoundError("gone", status=404, method="GET", path="/x")
-        kind = self.lbaas.get(ident, (None,))[0]
-        return {"identifier": ident, "tags": [{"name": t} for t in self.tags[ident]],
-                "resource_type": {"identifier": RESOURCE_TYPES.get(kind)}}
-
-    def address_list(self, prefix=None, version=None, search=None, status=None):
-        return [dict((k, a[k]) for k in ("identifier", "name", "description_customer", "role_text", "rdns_name"))
-                for a in self.addresses.values()
-                if prefix in (None, a["prefix"]) and (search or "") in a["name"] and status in (None, a["status"])]
-
-    def address_get(self, ident):
-        return dict(self.addresses[ident])
-
-    def prefix_list(self, search=None):
-        return [{"identifier": PREFIX, "name": "127.0.10.0/24"}]
+def fake():
+    """A fake Engine with the prefix 127.0.10.0/24, whose tag listing matches whole tag names."""
+    engine = FakeClient(tag_match="exact")
+    engine.add_prefix("127.0.10.0/24", ident=PREFIX)
+    return engine
 
 
 def service(engine, owner="web", address="127.0.10.9"):
     """A service's four objects on the load balancer, tagged with its owner tag."""
     tag = ["anxlb-svc=%s" % owner]
-    engine.add("backend", "b" * 32, "80.web", tag, load_balancer=LB, mode="tcp")
-    engine.add("frontend", "f" * 32, "80.web", tag, load_balancer=LB, mode="tcp", default_backend="b" * 32)
-    engine.add("bind", "c" * 32, "v4.80.web", tag, frontend="f" * 32, address=address, port=80)
-    engine.add("server", "d" * 32, "n1.80.web", tag, backend="b" * 32, ip="127.0.0.2", port=8080, check="enabled")
+    engine.add("backend", "80.web", ident="b" * 32, tags=tag, load_balancer=LB, mode="tcp")
+    engine.add("frontend", "80.web", ident="f" * 32, tags=tag, load_balancer=LB, mode="tcp", default_backend="b" * 32)
+    engine.add("bind", "v4.80.web", ident="c" * 32, tags=tag, frontend="f" * 32, address=address, port=80)
+    engine.add("server", "n1.80.web", ident="d" * 32, tags=tag, backend="b" * 32, ip="127.0.0.2", port=8080, check="enabled")
 
 
 def predicted(engine, records=None):
@@ -99,8 +43,7 @@ def predicted(engine, records=None):
 
 
 def flat_obj(engine, ident):
-    kind, raw = engine.lbaas[ident]
-    return KINDS[kind].from_engine(raw)
+    return KINDS[engine.kinds[ident]].from_engine(engine.objects[ident])
 
 
 def delete(engine, ident):
@@ -124,14 +67,14 @@ def test_engine_key_has_no_userinfo():
 
 
 def test_a_real_client_records_nothing():
-    engine = Engine()
+    engine = fake()
     service(engine)
     record(engine, outcome(Plan([delete(engine, "c" * 32)])))   # not a PredictedEngine: a real run
     assert not hasattr(engine, "predictions")
 
 
 def test_deletes_and_creates_survive_the_trip_to_the_next_task():
-    engine = Engine()
+    engine = fake()
     service(engine)
     view = predicted(engine)
     new = {"kind": "backend", "id": "(new backend 81.web)", "name": "81.web", "load_balancer": LB, "mode": "tcp",
@@ -153,13 +96,13 @@ def test_deletes_and_creates_survive_the_trip_to_the_next_task():
 def test_other_engines_records_pass_untouched_and_an_empty_record_is_left_out():
     other = {"api_url": "https://engine.example", "deleted": [{"id": "e" * 32, "kind": "bind"}], "objects": [],
              "allocated": [], "released": [], "tags": []}
-    view = PredictedEngine(Engine(), Predictions([other], URL))
+    view = PredictedEngine(fake(), Predictions([other], URL))
     assert view.predictions.deleted == {}
     assert view.predictions.dump() == [other]
 
 
 def test_same_placeholder_under_another_parent_gets_its_own_key():
-    view = predicted(Engine())
+    view = predicted(fake())
     for lb in (LB, "0a11ba1a000000000000000000000002"):
         new = {"kind": "frontend", "id": "(new frontend 80.web)", "name": "80.web", "load_balancer": lb, "mode": "tcp",
                "default_backend": None, "client_timeout": None}
@@ -171,7 +114,7 @@ def test_same_placeholder_under_another_parent_gets_its_own_key():
 
 def test_address_actions():
     prefix = Prefix({"identifier": PREFIX, "name": "127.0.10.0/24"})
-    view = predicted(Engine())
+    view = predicted(fake())
     new = flat(prefix, "127.0.10.2", address_placeholder(PREFIX, "127.0.10.2"), "one")
     old = flat(prefix, "127.0.10.7", "a" * 32, "one")
     loose = flat(prefix, "127.0.10.8", "9" * 32, "one")
@@ -189,7 +132,7 @@ def test_address_actions():
 
 # ---- the overlays ----------------------------------------------------------------------------------
 def test_lbaas_overlay_hides_deleted_and_shows_created_and_changed():
-    engine = Engine()
+    engine = fake()
     service(engine)
     view = predicted(engine)
     frontend = flat_obj(engine, "f" * 32)
@@ -204,13 +147,13 @@ def test_lbaas_overlay_hides_deleted_and_shows_created_and_changed():
     with pytest.raises(NotFoundError):
         view.lbaas_get("bind", "c" * 32)
     got = view.lbaas_get("bind", "(new bind v6.80.web)")
-    assert got["frontend"] == "f" * 32 and got["address"] == "::1" and got["state"] == DEPLOYED
+    assert got["frontend"] == "f" * 32 and got["address"] == "::1" and got["state"] == state("Deployed")
     assert view.lbaas_get("frontend", "f" * 32)["client_timeout"] == "5000"
     assert [o["identifier"] for o in view.lbaas_get_many("bind", ["(new bind v6.80.web)"])] == ["(new bind v6.80.web)"]
 
 
 def test_children_of_a_predicted_parent_never_reach_the_engine():
-    engine = Engine()
+    engine = fake()
     view = predicted(engine)
     parent = {"kind": "frontend", "id": "(new frontend 80.new)", "name": "80.new", "load_balancer": LB, "mode": "tcp",
               "default_backend": None, "client_timeout": None}
@@ -219,14 +162,14 @@ def test_children_of_a_predicted_parent_never_reach_the_engine():
     record(view, outcome(Plan([Action(CREATE, "frontend", parent), Action(CREATE, "bind", child)])))
     assert view.lbaas_list("frontend", load_balancer=LB) == [{"identifier": parent["id"], "name": "80.new"}]
     assert view.lbaas_list("bind", frontend=parent["id"]) == [{"identifier": child["id"], "name": "v4.80.new"}]
-    assert ("list", "bind", (("frontend", parent["id"]),)) not in engine.calls
-    assert not [c for c in engine.calls if c[0] == "get"]
+    assert ("LIST", "bind", (("frontend", parent["id"]),)) not in engine.calls
+    assert not [c for c in engine.calls if c[0] == "GET" and c[1] in KINDS]
 
 
 def test_tags_overlay():
-    engine = Engine()
+    engine = fake()
     service(engine)
-    engine.add("backend", "e" * 32, "81.web", [], load_balancer=LB, mode="tcp")
+    engine.add("backend", "81.web", ident="e" * 32, load_balancer=LB, mode="tcp")
     view = predicted(engine)
     untagged = flat_obj(engine, "e" * 32)
     new = {"kind": "backend", "id": "(new backend 82.web)", "name": "82.web", "load_balancer": LB, "mode": "tcp",
@@ -245,9 +188,9 @@ def test_batch_reads_go_through_the_overlay_as_the_client_s_do():
     """resource_get_listed and lbaas_get_many answer as the client's (gone: None, or left out), and through
     the predictions: passed to the real client, they would read past them (a deleted bind still there, a
     predicted tag missing)."""
-    engine = Engine()
+    engine = fake()
     service(engine)
-    engine.add("backend", "e" * 32, "81.web", [], load_balancer=LB, mode="tcp")
+    engine.add("backend", "81.web", ident="e" * 32, load_balancer=LB, mode="tcp")
     view = predicted(engine)
     record(view, outcome(Plan([delete(engine, "c" * 32),
                                Action("tag", "backend", flat_obj(engine, "e" * 32), tags=["anxlb-svc=web"])])))
@@ -261,7 +204,7 @@ def test_batch_reads_go_through_the_overlay_as_the_client_s_do():
 
 def test_release_after_the_binds_are_predicted_gone():
     """Service absent, then ip_address absent: the binds on the address no longer count."""
-    engine = Engine()
+    engine = fake()
     service(engine, address="127.0.10.9")
     assert list(binds_using(engine, ["127.0.10.9"])) == ["127.0.10.9"]
     view = predicted(engine)
@@ -271,10 +214,10 @@ def test_release_after_the_binds_are_predicted_gone():
 
 def test_second_owner_gets_the_next_address():
     """ip_address in a loop: the second owner's observation sees the first one's predicted allocation."""
-    engine = Engine()
-    engine.add_address("1" * 32, "127.0.10.0", role="Network")
-    engine.add_address("2" * 32, "127.0.10.1", role="Gateway")
-    engine.add_address("3" * 32, "127.0.10.255", role="Broadcast")
+    engine = fake()
+    engine.add_address("127.0.10.0", ident="1" * 32, role="Network")
+    engine.add_address("127.0.10.1", ident="2" * 32, role="Gateway")
+    engine.add_address("127.0.10.255", ident="3" * 32, role="Broadcast")
     view = predicted(engine)
     picked = []
     for owner in ("one", "two"):
@@ -297,9 +240,9 @@ def test_second_owner_gets_the_next_address():
 
 
 def test_released_address_reads_as_being_deleted_and_a_claim_takes_the_unclaimed_object():
-    engine = Engine()
-    engine.add_address("a" * 32, "127.0.10.7", description="anxcloud.lbaas: one", tags=["anxlb-svc=one"])
-    engine.add_address("b" * 32, "127.0.10.2", status="Inactive")   # unclaimed (create_empty=false prefix)
+    engine = fake()
+    engine.add_address("127.0.10.7", ident="a" * 32, description="anxcloud.lbaas: one", tags=["anxlb-svc=one"])
+    engine.add_address("127.0.10.2", ident="b" * 32, status="Inactive")   # unclaimed (create_empty=false prefix)
     prefix = Prefix({"identifier": PREFIX, "name": "127.0.10.0/24"})
     view = predicted(engine)
     record(view, outcome(AddressPlan([
@@ -318,11 +261,13 @@ def test_released_address_reads_as_being_deleted_and_a_claim_takes_the_unclaimed
 @pytest.mark.parametrize("write", ["lbaas_create", "lbaas_update", "lbaas_delete", "tag_add", "tag_remove",
                                    "address_create", "address_delete", "address_update"])
 def test_the_view_refuses_writes(write):
+    engine = fake()
     with pytest.raises(RuntimeError, match="check mode must not write"):
-        getattr(predicted(Engine()), write)("x", "y")
+        getattr(predicted(engine), write)("x", "y")
+    assert engine.writes() == []
 
 
 def test_the_view_refuses_a_raw_write_request():
-    view = predicted(Engine())
+    view = predicted(fake())
     with pytest.raises(RuntimeError):
         view.request("DELETE", "/api/LBaaS/v1/bind.json/x")
