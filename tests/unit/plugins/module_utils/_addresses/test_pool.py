@@ -5,37 +5,35 @@ import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import (
     NEW, Prefix, description, observe, owned, owners, pools_for, reread, resolve)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+
+from ..fakes import FakeClient
 
 V4 = {"identifier": "a" * 32, "name": "192.0.2.0/29"}
 V4B = {"identifier": "b" * 32, "name": "198.51.100.0/30"}
 V6 = {"identifier": "c" * 32, "name": "2001:DB8:0::/64"}
 
 
-class Client:
-    def __init__(self, prefixes=(V4, V4B, V6), tags=None, addresses=None):
-        self.prefixes = list(prefixes)
-        self.tags = tags or {}              # resource id -> tag names
-        self.addresses = addresses or {}    # prefix id -> [summary]
-        self.tag_queries = []
+def account(prefixes=(V4, V4B, V6), tags=None, addresses=None, tag_match="exact"):
+    """The fake Engine holding ``prefixes``, ``tags`` (resource id -> tag names) and ``addresses`` (prefix id ->
+    summaries; ``_status`` and ``role_text`` as the address objects have them, default Active and Default)."""
+    client = FakeClient(tag_match=tag_match)
+    for prefix in prefixes:
+        client.add_prefix(prefix["name"], ident=prefix["identifier"])
+    for prefix, summaries in (addresses or {}).items():
+        for s in summaries:
+            client.add_address(s["name"], prefix=prefix, ident=s["identifier"], description=s["description_customer"],
+                               status=s.get("_status", "Active"), role=s.get("role_text", "Default"))
+    client.tags.update((ident, list(names)) for ident, names in (tags or {}).items())
+    return client
 
-    def prefix_list(self):
-        return list(self.prefixes)
 
-    def resources_by_tag(self, tag):
-        self.tag_queries.append(tag)
-        return [{"identifier": i} for i, names in sorted(self.tags.items()) if tag in names]
+def tag_queries(client):
+    return [c[2] for c in client.calls if c[:2] == ("GET", "tagged")]
 
-    def resource_get(self, ident):
-        return {"identifier": ident, "tags": [{"name": n} for n in self.tags.get(ident, ())]}
 
-    def address_list(self, prefix=None, search=None, status=None):
-        """``status`` filters on a summary's ``_status`` (the Engine's summaries carry none; default Active)."""
-        return [a for a in self.addresses.get(prefix, []) if status in (None, a.get("_status", "Active"))]
-
-    def map(self, fn, items):
-        return [fn(i) for i in items]
+def resource_reads(client):
+    return [c[2] for c in client.calls if c[:2] == ("GET", "resource")]
 
 
 def ids(prefixes):
@@ -43,7 +41,7 @@ def ids(prefixes):
 
 
 def test_entries_resolve_by_identifier_cidr_and_tag_in_order_without_duplicates():
-    client = Client(tags={V4B["identifier"]: ["anxlb-pool=x"], V6["identifier"]: ["anxlb-pool=x"]})
+    client = account(tags={V4B["identifier"]: ["anxlb-pool=x"], V6["identifier"]: ["anxlb-pool=x"]})
     got = resolve(client, ["anxlb-pool=x", " 192.0.2.0/29 ", V4B["identifier"], "2001:db8::/64"])
     assert ids(got) == [V4B["identifier"], V6["identifier"], V4["identifier"]]
     assert [(p.cidr, p.family) for p in got] == [("198.51.100.0/30", "v4"), ("2001:db8::/64", "v6"),
@@ -61,11 +59,11 @@ def test_entries_resolve_by_identifier_cidr_and_tag_in_order_without_duplicates(
     ([V4["identifier"]], "v6", "pool has no IPv6 prefix (it has 192.0.2.0/29)"),
 ])
 def test_bad_pools_name_the_entry(entries, family, message):
-    client = Client()
+    client = account()
     with pytest.raises(Failure) as err:
         resolve(client, entries, family)
     assert err.value.msg == message
-    assert "" not in client.tag_queries   # an empty tag would have matched every resource
+    assert "" not in tag_queries(client)   # an empty tag would have matched every resource
 
 
 def test_bounds_need_a_single_prefix_and_exclusions_go_to_their_family():
@@ -86,7 +84,7 @@ def summary(ident, ip, desc=""):
 
 
 def test_owned_splits_tagged_from_untagged_leftovers_and_leaves_other_owners_alone():
-    client = Client(
+    client = account(
         tags={"w1": ["anxlb-svc=web"], "o1": ["anxlb-svc=api"], "o2": ["anxlb-svc=db"]},
         addresses={V4["identifier"]: [
             summary("net", "192.0.2.0"), summary("w1", "192.0.2.3"), summary("o1", "192.0.2.2"),
@@ -100,7 +98,7 @@ def test_owned_splits_tagged_from_untagged_leftovers_and_leaves_other_owners_alo
 
 
 def test_owners_groups_by_owner_tag_and_lists_untagged_addresses_once():
-    client = Client(
+    client = account(
         tags={"a": ["anxlb-svc=web", "other"], "b": ["anxlb-svc=web"], "c": ["anxlb-svc=api", "anxlb-svc=web"],
               "d": ["x-svc=zzz"]},
         addresses={V6["identifier"]: [
@@ -115,7 +113,7 @@ def test_owners_groups_by_owner_tag_and_lists_untagged_addresses_once():
 
 
 def test_reread_keeps_the_runs_own_markers():
-    client = Client(addresses={V4["identifier"]: [summary("x", "192.0.2.4")]})
+    client = account(addresses={V4["identifier"]: [summary("x", "192.0.2.4")]})
     prefix = Prefix(V4)
     prefix.addresses = {"192.0.2.1": [summary(NEW, "192.0.2.1")], "192.0.2.2": [summary(None, "192.0.2.2")],
                         "192.0.2.3": [summary("gone", "192.0.2.3")]}
@@ -124,14 +122,9 @@ def test_reread_keeps_the_runs_own_markers():
 
 
 def test_an_address_object_released_between_listing_and_tag_read_is_not_counted():
-    class Racing(Client):
-        def resource_get(self, ident):
-            if ident == "gone":
-                raise NotFoundError("gone", status=404, method="GET", path="/r")
-            return Client.resource_get(self, ident)
-
-    client = Racing(tags={"w": ["anxlb-svc=web"]},
-                    addresses={V4["identifier"]: [summary("gone", "192.0.2.2"), summary("w", "192.0.2.3")]})
+    client = account(tags={"w": ["anxlb-svc=web"]},
+                     addresses={V4["identifier"]: [summary("gone", "192.0.2.2"), summary("w", "192.0.2.3")]})
+    client.gone.add("gone")   # listed, then released before its tags are read
     (prefix,) = observe(client, [Prefix(V4)])
     assert owners(client, prefix, "anxlb") == ({"web": ["192.0.2.3"]}, [])
     assert prefix.taken() == ["192.0.2.3"]
@@ -139,7 +132,7 @@ def test_an_address_object_released_between_listing_and_tag_read_is_not_counted(
 
 # ---- statuses the summaries do not show: deleting, unclaimed --------------------------------------
 def test_an_object_being_deleted_is_neither_held_nor_free():
-    client = Client(tags={"w1": ["anxlb-svc=web"], "w2": ["anxlb-svc=web"]}, addresses={V4["identifier"]: [
+    client = account(tags={"w1": ["anxlb-svc=web"], "w2": ["anxlb-svc=web"]}, addresses={V4["identifier"]: [
         dict(summary("w1", "192.0.2.2", description("web")), _status="Marked for deletion"),
         summary("w2", "192.0.2.3", description("web"))]})
     (prefix,) = observe(client, [Prefix(V4)])
@@ -152,7 +145,7 @@ def test_an_object_being_deleted_is_neither_held_nor_free():
 
 def test_unclaimed_objects_count_as_free_and_are_offered_for_claiming():
     inactive = dict(role_text="Default", _status="Inactive")
-    client = Client(addresses={V4["identifier"]: [
+    client = account(addresses={V4["identifier"]: [
         dict(summary("n", "192.0.2.0"), role_text="Network"), dict(summary("g", "192.0.2.1"), role_text="Gateway"),
         dict(summary("u2", "192.0.2.2"), **inactive),
         dict(summary("r3", "192.0.2.3"), role_text="Default", _status="In progress"),       # a reservation
@@ -170,16 +163,11 @@ def test_unclaimed_objects_count_as_free_and_are_offered_for_claiming():
 
 def test_a_tag_listing_that_matches_more_than_the_tag_is_confirmed_on_each_object():
     # An Engine whose tag_name matches substrings lists shop2's object for shop: it must not count.
-    client = Client(tags={"s1": ["anxlb-svc=shop"], "s2": ["anxlb-svc=shop2"], "s3": ["anxlb-svc=shop"]},
+    client = account(tags={"s1": ["anxlb-svc=shop"], "s2": ["anxlb-svc=shop2"], "s3": ["anxlb-svc=shop"]},
                     addresses={V4["identifier"]: [
                         summary("s1", "192.0.2.2", description("shop")), summary("s2", "192.0.2.3", description("shop2")),
-                        summary("s3", "192.0.2.4", "renamed by hand")]})
-    client.resources_by_tag = lambda tag: [{"identifier": i} for i, names in sorted(client.tags.items())
-                                           if any(tag in n for n in names)]
-    reads = []
-    get = client.resource_get
-    client.resource_get = lambda ident: reads.append(ident) or get(ident)
+                        summary("s3", "192.0.2.4", "renamed by hand")]}, tag_match="substring")
     (prefix,) = observe(client, [Prefix(V4)])
     tagged, untagged = owned(client, [prefix], "anxlb", "shop")
     assert [s["identifier"] for _p, _ip, s in tagged] == ["s1", "s3"] and untagged == []
-    assert reads == ["s2", "s3"]   # the one with our exact description needs no read
+    assert resource_reads(client) == ["s2", "s3"]   # the one with our exact description needs no read
