@@ -12,58 +12,49 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors imp
     AccessDeniedError, ConflictError, EngineConnectionError, ServerError, ValidationFailedError)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 
+from ..fakes import FakeClient
+
 PREFIX = {"identifier": "p" * 32, "name": "192.0.2.0/29"}
 
 
-class Client:
-    """Addresses per IP; ``intruders`` puts another owner's object next to ours at those IPs."""
+class Contested(FakeClient):
+    """The fake Engine with one prefix, contested: ``intruders`` puts another owner's object next to ours at
+    those IPs; ``refused`` IPs are refused with ``refusal(ip)``; ``meanwhile``: other runs' allocations that
+    land during our first create; ``lost``: an error raised after the create was committed (its answer is
+    lost); ``stored_description``: what the Engine stores instead of the description sent."""
 
     def __init__(self, intruders=(), refused=(), meanwhile=(), refusal=None, lost=None, stored_description=None):
-        self.objects = {}
-        self.descriptions = {}
+        super().__init__()
+        self.add_prefix(PREFIX["name"], ident=PREFIX["identifier"])
         self.intruders = set(intruders)
         self.refused = set(refused)
-        self.meanwhile = list(meanwhile)   # other runs' allocations that land during our first create
+        self.meanwhile = list(meanwhile)
         self.refusal = refusal or (lambda ip: ValidationFailedError(
             "Validation failed", status=422, method="POST", path="/a",
             validation={"name": "The address %s is already in use." % ip}))
-        self.lost = lost          # an error raised after the create was committed (its answer is lost)
-        self.stored_description = stored_description   # what the Engine stores instead of the description sent
-        self.calls = []
-        self.ids = iter("%032x" % i for i in range(1, 100))
-
-    def map(self, fn, items):
-        return [fn(i) for i in items]
+        self.lost = lost
+        self.stored_description = stored_description
 
     def address_create(self, prefix_id, ip, description=""):
-        self.calls.append(("create", ip))
         for other in self.meanwhile:
-            self.objects["other-" + other] = other
+            self.add_address(other, ident="other-" + other)
         self.meanwhile = []
         if ip in self.refused:
+            self.calls.append(("POST", "address", ip))
             raise self.refusal(ip)
-        ident = next(self.ids)
-        self.objects[ident] = ip
-        self.descriptions[ident] = description if self.stored_description is None else self.stored_description
+        made = super().address_create(prefix_id, ip, description if self.stored_description is None
+                                      else self.stored_description)
         if ip in self.intruders:
-            self.objects["f" * 32] = ip
+            self.add_address(ip, ident="f" * 32)
         if self.lost is not None:
             raise self.lost
-        return {"identifier": ident, "name": ip}
+        return made
 
-    def tag_add(self, ident, tag):
-        self.calls.append(("tag", ident))
 
-    def address_list(self, prefix=None, search=None, status=None):
-        if status:
-            self.calls.append(("list status", status))
-            return []   # nothing is being deleted, nothing is unclaimed
-        self.calls.append(("list", search))
-        return [{"identifier": i, "name": ip, "description_customer": self.descriptions.get(i, "")}
-                for i, ip in self.objects.items() if (search or "") in ip]
-
-    def address_delete(self, ident):
-        self.calls.append(("delete", self.objects.pop(ident)))
+def calls(client, *methods):
+    """The client's calls (those of ``methods`` if given), without the listings by status: nothing is being
+    deleted or unclaimed here."""
+    return [c for c in client.calls if not str(c[2]).startswith("status=") and (not methods or c[0] in methods)]
 
 
 class Applier:
@@ -91,19 +82,20 @@ def plan(mod, prefix):
 
 
 def test_a_second_object_at_our_address_makes_us_give_it_up_and_take_the_next():
-    client = Client(intruders={"192.0.2.1"})
+    client = Contested(intruders={"192.0.2.1"})
     mod = module(client)
     pools, planned = plan(mod, Prefix(PREFIX))
     got = mod._allocate(pools, planned)
     assert got["address"] == "192.0.2.2"
-    assert [c for c in client.calls if c[0] != "list status"][:6] == [
-        ("create", "192.0.2.1"), ("tag", "%032x" % 1), ("list", "192.0.2.1"), ("delete", "192.0.2.1"),
-        ("list", None), ("create", "192.0.2.2")]
-    assert sorted(client.objects.values()) == ["192.0.2.1", "192.0.2.2"]   # the other owner's and ours
+    ours = "%032x" % 1
+    assert calls(client)[:6] == [
+        ("POST", "address", "192.0.2.1"), ("TAG", "anxlb-svc=web", ours), ("LIST", "address", "192.0.2.1"),
+        ("DELETE", "address", ours), ("LIST", "address", None), ("POST", "address", "192.0.2.2")]
+    assert client.address_ips() == ["192.0.2.1", "192.0.2.2"]   # the other owner's and ours
 
 
 def test_an_address_the_engine_refuses_as_taken_is_skipped():
-    client = Client(refused={"192.0.2.1", "192.0.2.2"})
+    client = Contested(refused={"192.0.2.1", "192.0.2.2"})
     mod = module(client)
     pools, planned = plan(mod, Prefix(PREFIX))
     assert mod._allocate(pools, planned)["address"] == "192.0.2.3"
@@ -111,16 +103,17 @@ def test_an_address_the_engine_refuses_as_taken_is_skipped():
 
 def test_after_a_collision_the_prefix_is_read_again_so_every_allocation_made_meanwhile_is_skipped():
     # We plan 192.0.2.1; while we create it, other runs take .1, .2 and .3.
-    client = Client(refused={"192.0.2.1"}, meanwhile=["192.0.2.1", "192.0.2.2", "192.0.2.3"])
+    client = Contested(refused={"192.0.2.1"}, meanwhile=["192.0.2.1", "192.0.2.2", "192.0.2.3"])
     mod = module(client)
     pools, planned = plan(mod, Prefix(PREFIX))
     assert mod._allocate(pools, planned)["address"] == "192.0.2.4"
-    assert [c for c in client.calls if c[0] in ("create", "list")] == [
-        ("create", "192.0.2.1"), ("list", None), ("create", "192.0.2.4"), ("list", "192.0.2.4")]
+    assert calls(client, "POST", "LIST") == [
+        ("POST", "address", "192.0.2.1"), ("LIST", "address", None), ("POST", "address", "192.0.2.4"),
+        ("LIST", "address", "192.0.2.4")]
 
 
 def test_addresses_planned_for_later_in_the_run_survive_the_reread():
-    client = Client(refused={"192.0.2.1"})
+    client = Contested(refused={"192.0.2.1"})
     mod = module(client)
     prefix = Prefix(PREFIX)
     pools = pools_for([prefix])
@@ -130,14 +123,14 @@ def test_addresses_planned_for_later_in_the_run_survive_the_reread():
 
 
 def test_collisions_are_bounded():
-    client = Client(refused={"192.0.2.%d" % n for n in range(1, 7)})
+    client = Contested(refused={"192.0.2.%d" % n for n in range(1, 7)})
     mod = module(client)
     pools, planned = plan(mod, Prefix(PREFIX))
     with pytest.raises(Failure) as err:
         mod._allocate(pools, planned)
     assert err.value.msg == ("could not allocate an address for web: 5 attempts collided with concurrent "
                              "allocations in pool 192.0.2.0/29")
-    assert [c for c in client.calls if c[0] == "create"] == [("create", "192.0.2.%d" % n) for n in range(1, 6)]
+    assert calls(client, "POST") == [("POST", "address", "192.0.2.%d" % n) for n in range(1, 6)]
 
 
 @pytest.mark.parametrize("refusal", [
@@ -146,7 +139,7 @@ def test_collisions_are_bounded():
                                      validation={"name": "%s already exists" % ip}),
 ])
 def test_a_409_or_400_that_names_the_address_is_a_collision(refusal):
-    client = Client(refused={"192.0.2.1"}, refusal=refusal)
+    client = Contested(refused={"192.0.2.1"}, refusal=refusal)
     mod = module(client)
     pools, planned = plan(mod, Prefix(PREFIX))
     assert mod._allocate(pools, planned)["address"] == "192.0.2.2"
@@ -159,12 +152,12 @@ def test_a_409_or_400_that_names_the_address_is_a_collision(refusal):
     lambda ip: AccessDeniedError("Forbidden: %s" % ip, status=403, method="POST", path="/a"),
 ])
 def test_a_refusal_that_is_not_about_the_address_fails_the_run(refusal):
-    client = Client(refused={"192.0.2.1"}, refusal=refusal)
+    client = Contested(refused={"192.0.2.1"}, refusal=refusal)
     mod = module(client)
     pools, planned = plan(mod, Prefix(PREFIX))
     with pytest.raises((ConflictError, ValidationFailedError, AccessDeniedError)):
         mod._allocate(pools, planned)
-    assert [c for c in client.calls if c[0] == "create"] == [("create", "192.0.2.1")]
+    assert calls(client, "POST") == [("POST", "address", "192.0.2.1")]
 
 
 @pytest.mark.parametrize("lost", [
@@ -172,21 +165,21 @@ def test_a_refusal_that_is_not_about_the_address_fails_the_run(refusal):
     EngineConnectionError("closed", method="POST", path="/a", may_have_landed=True),
 ])
 def test_a_create_that_may_have_landed_is_adopted_by_address_and_description_not_sent_again(lost):
-    client = Client(lost=lost)
+    client = Contested(lost=lost)
     mod = module(client)
     pools, planned = plan(mod, Prefix(PREFIX))
     got = mod._allocate(pools, planned)
     assert got == {"address": "192.0.2.1", "id": "%032x" % 1, "prefix": "192.0.2.0/29", "prefix_id": "p" * 32,
                    "family": "v4"}
-    assert [c[0] for c in client.calls] == ["create", "list", "tag", "list"]
-    assert list(client.objects.values()) == ["192.0.2.1"]   # one object, tagged
+    assert [c[0] for c in client.calls] == ["POST", "LIST", "TAG", "LIST"]
+    assert client.address_ips() == ["192.0.2.1"] and client.tags == {"%032x" % 1: ["anxlb-svc=web"]}   # one, tagged
 
 
 def test_a_create_that_may_have_landed_but_is_not_there_fails_instead_of_being_sent_again():
     lost = ServerError("Bad Gateway", status=502, method="POST", path="/a", may_have_landed=True)
-    client = Client(lost=lost, stored_description="anxcloud.lbaas: api")   # at the address: not ours
+    client = Contested(lost=lost, stored_description="anxcloud.lbaas: api")   # at the address: not ours
     mod = module(client)
     pools, planned = plan(mod, Prefix(PREFIX))
     with pytest.raises(ServerError) as err:
         mod._allocate(pools, planned)
-    assert err.value is lost and [c[0] for c in client.calls] == ["create", "list"]
+    assert err.value is lost and [c[0] for c in client.calls] == ["POST", "LIST"]
