@@ -52,6 +52,15 @@ class FakeClient:
             self.tags[ident] = list(tags)
         return ident
 
+    def add_binds(self, binds, load_balancer):
+        """Binds as the Engine answers them (each with ``identifier``, ``name`` and ``frontend``), with their
+        frontends on ``load_balancer`` ({"identifier", "name"})."""
+        for frontend in sorted(set(b["frontend"] for b in binds)):
+            self.add("frontend", "http", ident=frontend, load_balancer=dict(load_balancer))
+        for b in binds:
+            self.add("bind", b["name"], ident=b["identifier"], **dict((k, v) for k, v in b.items() if k != "name"))
+        return self
+
     def add_prefix(self, cidr, ident=None):
         ident = ident or next(self._ids)
         self.prefixes[ident] = {"identifier": ident, "name": cidr}

@@ -7,6 +7,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool im
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._run import check_releases
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 
+from ..fakes import FakeClient
+
 TAG = "anxlb-svc=web"
 
 
@@ -47,32 +49,20 @@ def test_surplus_goes_highest_first_untagged_ones_are_adopted_and_absent_release
     assert plan_owner(state(held=["192.0.2.2"]), "web", 1, True, TAG) == AddressPlan()
 
 
-class Binds:
-    def __init__(self, binds):
-        self.binds = binds
-
-    def map(self, fn, items):
-        return [fn(i) for i in items]
-
-    def lbaas_list(self, kind, **filters):
-        return [{"identifier": b["identifier"]} for b in self.binds]
-
-    def lbaas_get_many(self, kind, ids):
-        return [b for b in self.binds if b["identifier"] in ids]
-
-    def lbaas_get(self, kind, ident):
-        return {"identifier": ident, "load_balancer": {"identifier": "l" * 32, "name": "lb1"}}
+def with_binds(*binds):
+    """The fake Engine with ``binds`` on frontends of load balancer lb1."""
+    return FakeClient().add_binds(binds, {"identifier": "l" * 32, "name": "lb1"})
 
 
 def test_a_release_of_an_address_a_bind_uses_fails_naming_it_unless_forced_or_the_bind_is_going():
     bind = {"identifier": "b" * 32, "name": "v4.http.other", "address": "192.0.2.2", "port": 80, "frontend": "f" * 32}
     plan = plan_owner(state(held=["192.0.2.2"]), "web", 0, False, TAG)
     with pytest.raises(Failure) as err:
-        check_releases(Binds([bind]), plan)
+        check_releases(with_binds(bind), plan)
     assert err.value.msg == ("address 192.0.2.2 is still used by bind 'v4.http.other' (%s) on load balancer lb1: "
                              "releasing it would hand out an address a load balancer still serves; remove the bind "
                              "first, or set force: true" % ("b" * 32))
     warned = []
-    assert list(check_releases(Binds([bind]), plan, force=True, warn=warned.append)) == ["192.0.2.2"] and len(warned) == 1
-    assert check_releases(Binds([bind]), plan, ignore={"b" * 32}) == {}
-    assert check_releases(Binds([dict(bind, address="192.0.2.3")]), plan) == {}
+    assert list(check_releases(with_binds(bind), plan, force=True, warn=warned.append)) == ["192.0.2.2"] and len(warned) == 1
+    assert check_releases(with_binds(bind), plan, ignore={"b" * 32}) == {}
+    assert check_releases(with_binds(dict(bind, address="192.0.2.3")), plan) == {}

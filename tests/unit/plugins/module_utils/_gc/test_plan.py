@@ -10,6 +10,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._plan import (
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._run import GcRun, GcState, OwnerSnapshot
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import DELETE, Action
 
+from ..fakes import FakeClient
+
 NOW = 1767225600
 LB1 = {"kind": "loadbalancer", "id": "1" * 32, "name": "lb1"}
 LB2 = {"kind": "loadbalancer", "id": "2" * 32, "name": "lb2"}
@@ -32,24 +34,9 @@ def test_age_is_the_youngest_known_time_and_unknown_counts_as_young_when_min_age
     assert age_reason(NOW, [None], 600).startswith("its age is unknown")
 
 
-class Client:
-    """Only the reads planning does: the account's binds, and their frontends."""
-
-    def __init__(self, binds=()):
-        self.binds = dict((b["identifier"], b) for b in binds)
-
-    def map(self, fn, items):
-        return [fn(i) for i in items]
-
-    def lbaas_list(self, kind, **filters):
-        assert kind == "bind" and not filters
-        return [{"identifier": i, "name": b["name"]} for i, b in self.binds.items()]
-
-    def lbaas_get_many(self, kind, ids):
-        return [self.binds[i] for i in ids]
-
-    def lbaas_get(self, kind, ident):
-        return {"identifier": ident, "load_balancer": {"identifier": LB2["id"], "name": "lb2"}}
+def with_binds(*binds):
+    """The fake Engine with ``binds`` on frontends of load balancer lb2."""
+    return FakeClient().add_binds(binds, {"identifier": LB2["id"], "name": "lb2"})
 
 
 def params(**over):
@@ -86,7 +73,7 @@ def state(*snaps, lb_tags=None):
 
 
 def decide(gc_state, client=None, **over):
-    run = GcRun(client or Client(), params(**over), True, warn=lambda text: None, clock=lambda: NOW)
+    run = GcRun(client or with_binds(), params(**over), True, warn=lambda text: None, clock=lambda: NOW)
     run.scope = set(LB["id"] for LB in (LB1, LB2) if LB["name"] in over.get("load_balancers", [])) or None
     run.holder = "gc@test:1"
     return run.plan(gc_state)
@@ -127,7 +114,7 @@ def test_scope_leases_orphans_and_live_owners_tags_keep_objects_with_reasons():
 def test_an_address_a_remaining_bind_uses_stays_and_one_only_our_deleted_binds_use_goes():
     other = {"identifier": "b" * 32, "name": "v4.http.other", "address": "192.0.2.6", "port": 80, "frontend": "f" * 32}
     ours = {"identifier": "bind-v4.http.api-lb1", "name": "v4.http.api", "address": "192.0.2.5", "port": 80, "frontend": "f"}
-    plan = decide(state(snapshot(addresses=["192.0.2.5", "192.0.2.6"])), client=Client([other, ours]))
+    plan = decide(state(snapshot(addresses=["192.0.2.5", "192.0.2.6"])), client=with_binds(other, ours))
     assert [a.obj["address"] for a in plan if a.kind.name == "address"] == ["192.0.2.5"]
     (kept,) = plan.decision["skipped"]
     assert kept["prefix"] == "192.0.2.0/24" and kept["reason"] == (

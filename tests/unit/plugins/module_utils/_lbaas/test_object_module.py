@@ -5,8 +5,9 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure imp
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._object_module import ObjectState
 from ansible_collections.anxcloud.lbaas.plugins.modules.backend import BackendModule
 
+from ..fakes import state
+
 LB = {"kind": "loadbalancer", "id": "a" * 32, "name": "lb1"}
-DEPLOYED = {"id": "3", "title": "Deployed", "type": 1}
 
 
 def module(**params):
@@ -21,7 +22,7 @@ def module(**params):
 
 def existing(**fields):
     obj = {"kind": "backend", "id": "b" * 32, "name": "80.web", "load_balancer": LB["id"], "mode": "http",
-           "health_check": "hc", "server_timeout": 0, "state": dict(DEPLOYED), "tags": []}
+           "health_check": "hc", "server_timeout": 0, "state": state("Deployed"), "tags": []}
     obj.update(fields)
     return obj
 
@@ -67,13 +68,13 @@ def test_absent_with_owner_deletes_only_what_the_owner_holds():
 
 
 def test_deployment_error_without_changes_is_redeployed():
-    (action,) = plan(module(), existing(state={"id": "2", "title": "DeploymentError", "type": 0}))
+    (action,) = plan(module(), existing(state=state("DeploymentError")))
     assert action["action"] == "redeploy"
 
 
 def test_pending_object_is_waited_for_but_not_a_change():
     m = module()
-    p = m.plan(ObjectState(LB, existing(state={"id": "4", "title": "NewlyCreated", "type": 2}), {}))
+    p = m.plan(ObjectState(LB, existing(state=state("NewlyCreated")), {}))
     assert list(p) == [] and p.waits == [("backend", "b" * 32, "80.web")]
 
 

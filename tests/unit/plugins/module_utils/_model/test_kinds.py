@@ -4,6 +4,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure imp
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import (
     BACKEND, BIND, FRONTEND, normalize_ip, state_class)
 
+from ..fakes import state
+
 
 @pytest.mark.parametrize("given, expected", [
     ("2001:DB8:0:0:0:0:0:1", "2001:db8::1"),
@@ -26,12 +28,12 @@ def test_engine_objects_are_flattened_with_links_as_ids():
         "identifier": "f" * 32, "name": "80.web", "mode": "tcp", "client_timeout": "5000",
         "load_balancer": {"identifier": "a" * 32, "name": "lb1"},
         "default_backend": {"identifier": "b" * 32, "name": "80.web"},
-        "state": {"id": "3", "title": "Deployed", "type": 1}, "customer_identifier": "c",
+        "state": state("Deployed"), "customer_identifier": "c",
     })
     raw = obj.pop("raw")
     assert obj == {"kind": "frontend", "id": "f" * 32, "name": "80.web", "load_balancer": "a" * 32,
                    "mode": "tcp", "default_backend": "b" * 32, "client_timeout": "5000",
-                   "state": {"id": "3", "title": "Deployed", "type": 1}}
+                   "state": state("Deployed")}
     assert raw["customer_identifier"] == "c"   # the Engine's answer, kept as the base of a whole-object PUT
 
 
@@ -41,7 +43,7 @@ def test_update_body_is_the_whole_object_without_read_only_keys():
     obj = BACKEND.from_engine({
         "identifier": "b" * 32, "name": "80.web", "mode": "tcp", "health_check": "hc", "server_timeout": 30,
         "load_balancer": {"identifier": "a" * 32, "name": "lb1"}, "customer_identifier": "c",
-        "reseller_identifier": "r", "automation_rules": [], "state": {"id": "3", "title": "Deployed", "type": 1},
+        "reseller_identifier": "r", "automation_rules": [], "state": state("Deployed"),
         "some_future_field": 1,
     })
     assert BACKEND.update_body(obj, {"mode": "http", "server_timeout": None}) == {
@@ -70,12 +72,12 @@ def test_request_body_leaves_unset_fields_out():
                               "server_timeout": None}) == {"name": "b", "load_balancer": "a" * 32, "mode": "tcp"}
 
 
-@pytest.mark.parametrize("state, cls", [
-    ({"id": "3", "title": "Deployed", "type": 1}, "ok"),
-    ({"id": "1", "title": "Updated", "type": 1}, "ok"),
-    ({"id": "0", "title": "Updating", "type": 1}, "pending"),   # OK type on the Engine, but not done
-    ({"id": "4", "title": "NewlyCreated", "type": 2}, "pending"),
-    ({"id": "2", "title": "DeploymentError", "type": 0}, "error"),
+@pytest.mark.parametrize("engine_state, cls", [
+    (state("Deployed"), "ok"),
+    (state("Updated"), "ok"),
+    (state("Updating"), "pending"),   # OK type on the Engine, but not done
+    (state("NewlyCreated"), "pending"),
+    (state("DeploymentError"), "error"),
 ])
-def test_state_classes(state, cls):
-    assert state_class(state) == cls
+def test_state_classes(engine_state, cls):
+    assert state_class(engine_state) == cls

@@ -2,9 +2,11 @@
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import build
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._plan import LbPlanner, Observed
 
+from ..fakes import state
+
 TAG = "anxlb-svc=web"
 LB = {"kind": "loadbalancer", "id": "l" * 32, "name": "lb1"}
-OK = {"id": "3", "title": "Deployed", "type": 1}
+OK = state("Deployed")
 SERVICE = {"name": "web", "ports": [{"name": "http", "port": 80, "target_port": 30080},
                                     {"name": "https", "port": 443, "target_port": 30443}],
            "addresses": ["192.0.2.10"], "servers": [{"name": "n1", "address": "10.0.0.1"}]}
