@@ -31,6 +31,34 @@ def engine(local_engine):
     yield local_engine
 
 
+@pytest.fixture(scope="session")
+def slow_local_engines():
+    """Local Engines with deployment delays, one per set of delays, each started when first asked for."""
+    started = {}
+    yield started
+    for engine in started.values():
+        engine.stop()
+
+
+@pytest.fixture
+def engine_delays():
+    """The delays (LocalEngine keyword arguments, seconds) of ``slow_engine``; a test module or directory
+    that needs others overrides this fixture."""
+    return {"deploy_delay": 0.3, "update_delay": 0.3, "delete_delay": 0.3}
+
+
+@pytest.fixture
+def slow_engine(slow_local_engines, engine_delays):
+    """A local Engine whose deployments (and deletions) take ``engine_delays``, wiped and reseeded for this
+    test; one per set of delays for the session."""
+    key = tuple(sorted(engine_delays.items()))
+    if key not in slow_local_engines:
+        slow_local_engines[key] = LocalEngine(seed=DEFAULT_SEED, **engine_delays).start()
+    engine = slow_local_engines[key]
+    engine.reset()
+    return engine
+
+
 def pytest_collection_modifyitems(items):
     """The longest tests first, so parallel workers do not end waiting for one (the fault soak alone
     takes over a minute), then the other suites that run playbooks, the quick unit tests last."""
