@@ -1,5 +1,5 @@
 """Contract: LBaaS v1 objects — full objects, links, PUT of a whole object (merge only as an option),
-delete, parents with children (ENGINE_API.md 4.1-4.9)."""
+delete, parents with children (docs/engine-api-facts.md, LBaaS objects and Writes)."""
 import pytest
 
 from ..engine_states import state

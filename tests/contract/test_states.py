@@ -1,5 +1,5 @@
 """Contract: deployment states over time, DeploymentError and redeploy, forced states, asynchronous
-delete (ENGINE_API.md 4.2, 4.10)."""
+delete (docs/engine-api-facts.md, Deployment states and Asynchronous writes)."""
 import pytest
 
 from ..engine_states import state

@@ -2,7 +2,7 @@
 
 Reads are retried; a write is sent again only when it never left (refused, DNS, connect timeout), was
 refused (429 with Retry-After, 409 on tag writes). Otherwise it may have landed: raised with
-``may_have_landed``, never sent twice (no official client retries a write, ENGINE_API.md 10)."""
+``may_have_landed``, never sent twice (no official client retries a write: docs/engine-api-facts.md, Errors)."""
 import time
 from email.utils import formatdate
 

@@ -138,7 +138,7 @@ def test_retry_after_forms():
     assert parse_retry_after(formatdate(now - 30, usegmt=True), now=now) == 0.0
 
 
-# ---- list envelopes (ENGINE_API.md 2.2 / 2.4) --------------------------------------------------
+# ---- list envelopes (docs/engine-api-facts.md, Lists and paging) -------------------------------
 META = {"page": 2, "total_pages": 3, "total_items": 7, "limit": 3}
 
 

@@ -1,4 +1,4 @@
-"""Deletes run in bounded, paced passes; a 429 ends the run at once (RECONCILIATION.md F2, fixed)."""
+"""Deletes run in bounded, paced passes; a 429 ends the run at once (docs/reconciliation.md; the 429: docs/engine-api-facts.md, Errors)."""
 import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import (

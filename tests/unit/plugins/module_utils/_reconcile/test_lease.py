@@ -1,4 +1,4 @@
-"""The advisory lease on load balancers and the "last reconciled" marker (RECONCILIATION.md F.1)."""
+"""The advisory lease on load balancers and the "last reconciled" marker (docs/reconciliation.md, Whole services)."""
 import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import RateLimitedError
