@@ -101,8 +101,10 @@ def pytest_collection_modifyitems(config, items):
     with the least expected time that still has room, each block in the order longest first."""
     estimate = dict((item.nodeid, expected_seconds(item)) for item in items)
     ranked = sorted(items, key=lambda item: -estimate[item.nodeid])   # stable: ties keep collection order
-    workers = getattr(config, "workerinput", {}).get("workercount", 1)
-    if workers <= 1 or config.getoption("dist", "no") != "worksteal":
+    worker = getattr(config, "workerinput", {})   # on an xdist worker: the controller's count and argv
+    workers = worker.get("workercount", 1)
+    argv = worker.get("mainargv", [])
+    if workers <= 1 or not ("worksteal" in argv or "--dist=worksteal" in argv):
         items[:] = ranked
         return
     sizes = blocks(len(ranked), workers)
