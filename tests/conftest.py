@@ -31,17 +31,91 @@ def engine(local_engine):
     yield local_engine
 
 
-def pytest_collection_modifyitems(items):
-    """The longest tests first, so parallel workers do not end waiting for one (the fault soak alone
-    takes over a minute), then the other suites that run playbooks, the quick unit tests last."""
-    def rank(item):
-        path = str(item.fspath)
-        if "test_fault_soak" in path:
-            return 0
-        if os.sep + "integration" + os.sep in path or os.sep + "e2e" + os.sep in path:
-            return 1
-        return 2 if os.sep + "contract" + os.sep in path else 3
-    items.sort(key=rank)
+@pytest.fixture(scope="session")
+def slow_local_engines():
+    """Local Engines with deployment delays, one per set of delays, each started when first asked for."""
+    started = {}
+    yield started
+    for engine in started.values():
+        engine.stop()
+
+
+@pytest.fixture
+def engine_delays():
+    """The delays (LocalEngine keyword arguments, seconds) of ``slow_engine``; a test module or directory
+    that needs others overrides this fixture."""
+    return {"deploy_delay": 0.3, "update_delay": 0.3, "delete_delay": 0.3}
+
+
+@pytest.fixture
+def slow_engine(slow_local_engines, engine_delays):
+    """A local Engine whose deployments (and deletions) take ``engine_delays``, wiped and reseeded for this
+    test; one per set of delays for the session."""
+    key = tuple(sorted(engine_delays.items()))
+    if key not in slow_local_engines:
+        slow_local_engines[key] = LocalEngine(seed=DEFAULT_SEED, **engine_delays).start()
+    engine = slow_local_engines[key]
+    engine.reset()
+    return engine
+
+
+# Seconds the longest tests take on a 2-core machine under `make test` (their --durations, rounded up);
+# every other test is estimated by its suite. Only the order of the run depends on these.
+EXPECTED = {
+    "test_fault_soak.py::test_fault_soak": 110,
+    "test_role_playbook.py::test_the_playbook_previews_applies_reruns_shrinks_and_removes": 90,
+    "test_user_guide.py::test_the_guide_runs_as_written": 70,
+    "test_gc_roles.py::test_a_dropped_family_and_an_absent_service_without_its_pool_leave_no_address": 60,
+    "test_live_sets.py::test_a_renamed_service_is_named_with_its_address": 56,
+    "test_teardown_results.py::test_input_that_cannot_be_right_is_refused_before_any_request": 45,
+    "test_requirements.py::test_every_module_reports_a_missing_netaddr": 36,
+    "test_gc_roles.py::test_from_shop_and_api_to_shop": 30,
+    "test_traffic.py::test_a_service_carries_traffic_from_plan_to_removal": 30,
+}
+SUITE_SECONDS = {"integration": 6, "e2e": 6, "contract": 0.3}
+
+
+def expected_seconds(item):
+    nodeid = item.nodeid
+    for key, seconds in EXPECTED.items():
+        if key in nodeid:
+            return seconds
+    parts = nodeid.split("/")
+    return SUITE_SECONDS.get(parts[1] if len(parts) > 2 and parts[0] == "tests" else "", 0.05)
+
+
+def blocks(count, workers):
+    """The sizes of the blocks pytest-xdist's worksteal scheduler first hands to ``workers`` idle workers
+    (xdist/scheduler/worksteal.py: each gets len(pending) // workers-left, from the front)."""
+    sizes, left = [], count
+    for i in range(workers):
+        sizes.append(left // (workers - i))
+        left -= sizes[-1]
+    return sizes
+
+
+def pytest_collection_modifyitems(config, items):
+    """The longest tests first (the fault soak alone takes over a minute), so no worker ends with a long
+    test while the others wait. Under ``--dist worksteal`` each worker first gets a contiguous block of the
+    list and later work is stolen from the blocks' ends: the tests are dealt longest first to the block
+    with the least expected time that still has room, each block in the order longest first."""
+    estimate = dict((item.nodeid, expected_seconds(item)) for item in items)
+    ranked = sorted(items, key=lambda item: -estimate[item.nodeid])   # stable: ties keep collection order
+    worker = getattr(config, "workerinput", {})   # on an xdist worker: the controller's count and argv
+    workers = worker.get("workercount", 1)
+    argv = worker.get("mainargv", [])
+    if workers <= 1 or not ("worksteal" in argv or "--dist=worksteal" in argv):
+        items[:] = ranked
+        return
+    sizes = blocks(len(ranked), workers)
+    dealt = [[] for _ in sizes]
+    load = [0.0] * len(sizes)
+    for item in ranked:
+        room = [i for i in range(len(sizes)) if len(dealt[i]) < sizes[i]]
+        target = min(room, key=lambda i: (load[i], i))
+        dealt[target].append(item)
+        load[target] += estimate[item.nodeid]
+    items[:] = [item for block in dealt for item in block]
 
 
 SUMMARIES = []

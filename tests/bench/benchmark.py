@@ -181,7 +181,8 @@ def per_object_row(engine, tmp, latency):
 
 
 def ccm_rows():
-    """The cloud controller's requests, all sequential (RECONCILIATION.md B), for S42."""
+    """The cloud controller's requests for S42, all sequential (docs/benchmarks.md: counted from k8s-anexia-ccm's
+    reconciliation code)."""
     p, s, r = 3, 10, 42   # ports, nodes, objects (2 addresses)
 
     def listing(n):

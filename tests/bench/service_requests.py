@@ -5,7 +5,7 @@
 
 Runs a fresh create, a no-op rerun and a delete of one service, each a real ansible-playbook run,
 and prints the Engine's own request counts per phase next to the cloud controller's figures
-(RECONCILIATION.md B) for the same shape.
+(docs/benchmarks.md, counted from k8s-anexia-ccm's reconciliation code) for the same shape.
 """
 import argparse
 import os

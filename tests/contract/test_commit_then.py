@@ -1,6 +1,6 @@
 """Contract: the commit_then fault, a write the Engine carries out before the client hears 504 or
 nothing (a gateway timeout after the commit). No official client retries a write
-(gac:pkg/api/errors.go only classifies; ENGINE_API.md 10), so a client that does leaves duplicates."""
+(gac:pkg/api/errors.go only classifies; docs/engine-api-facts.md, Errors), so a client that does leaves duplicates."""
 import pytest
 import requests
 
@@ -15,7 +15,7 @@ def backends(engine):
 
 def test_an_lbaas_create_is_committed_then_answered_504(engine):
     """gac:pkg/api/errors.go ErrorFromResponse turns the 504 into an error for the caller and nothing
-    retries it (ENGINE_API.md 10); a client that does creates a second backend."""
+    retries it (docs/engine-api-facts.md, Errors); a client that does creates a second backend."""
     engine.set_faults({"script": [{"method": "POST", "path": "/api/LBaaS/v1/*", "commit_then": 504}]})
     err = error_of(engine.api("POST", lbaas("backend"), json=BACKEND), 504)
     assert "after the request was carried out" in err["message"]
@@ -27,7 +27,7 @@ def test_an_lbaas_create_is_committed_then_answered_504(engine):
 
 def test_or_the_connection_drops_after_the_commit(engine):
     """A dropped connection reaches the caller of the generic client as an error, not a retry
-    (ENGINE_API.md 10)."""
+    (docs/engine-api-facts.md, Errors)."""
     engine.set_faults({"script": [{"method": "POST", "path": "/api/LBaaS/v1/backend", "commit_then": "drop"}]})
     with pytest.raises(requests.exceptions.ConnectionError):
         engine.api("POST", lbaas("backend"), json=BACKEND)

@@ -1,4 +1,4 @@
-"""Contract: core resources and tags (ENGINE_API.md section 5)."""
+"""Contract: core resources and tags (docs/engine-api-facts.md, Core resources and tags)."""
 import re
 
 import pytest

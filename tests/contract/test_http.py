@@ -1,4 +1,5 @@
-"""Contract: authentication, content types, the error body on every error (ENGINE_API.md 1, 3)."""
+"""Contract: authentication, content types, the error body on every error (docs/engine-api-facts.md,
+Transport and Errors)."""
 import http.client
 import threading
 from urllib.parse import urlsplit

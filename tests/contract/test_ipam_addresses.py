@@ -1,4 +1,4 @@
-"""Contract: IPAM addresses and random reservations (ENGINE_API.md 6.2, 6.3)."""
+"""Contract: IPAM addresses and random reservations (docs/engine-api-facts.md, IPAM)."""
 import ipaddress
 import time
 

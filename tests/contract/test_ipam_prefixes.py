@@ -1,4 +1,4 @@
-"""Contract: IPAM prefixes, VLANs and locations (ENGINE_API.md 6.1, 6.3)."""
+"""Contract: IPAM prefixes, VLANs and locations (docs/engine-api-facts.md, IPAM)."""
 import ipaddress
 
 import pytest

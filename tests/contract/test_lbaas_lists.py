@@ -1,4 +1,5 @@
-"""Contract: LBaaS v1 lists — the wrapped page, paging, filters, minimal items (ENGINE_API.md 2, 4.1)."""
+"""Contract: LBaaS v1 lists — the wrapped page, paging, filters, minimal items (docs/engine-api-facts.md,
+Lists and paging, LBaaS objects)."""
 from urllib.parse import urlencode
 
 import pytest

@@ -114,7 +114,7 @@ def test_deploy_on_change_deploys_any_change(engine):
 
 def test_load_balancer_changes_deploy_without_a_state(engine):
     """gac:pkg/apis/lbaas/v1/loadbalancer_genclient.go with loadbalancer_types.go: two embedded fields
-    claim the key "state", so the generic client's LoadBalancer bodies carry none (ENGINE_API.md 4.2)."""
+    claim the key "state", so the generic client's LoadBalancer bodies carry none (docs/engine-api-facts.md, Writes)."""
     lb = create(engine, "loadbalancer", name="lb3", ip_address="lb3.test")
     put = ok(engine.api("PUT", lbaas("loadbalancer", lb["identifier"]), json=request_body(lb, ip_address="x.test")))
     assert (put["ip_address"], put["state"]["title"]) == ("x.test", "Updated")

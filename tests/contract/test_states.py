@@ -1,15 +1,16 @@
 """Contract: deployment states over time, DeploymentError and redeploy, forced states, asynchronous
-delete (ENGINE_API.md 4.2, 4.10)."""
+delete (docs/engine-api-facts.md, Deployment states and Asynchronous writes)."""
 import pytest
 
+from ..engine_states import state
 from .helpers import (LB1, RESOURCES, V4, after_delay, backend, create, error_of, get, items, lbaas, ok,
                       put_full, state_title, tag_path)
 
-NEWLY_CREATED = {"id": "4", "title": "NewlyCreated", "text": "NewlyCreated", "type": 2}
-DEPLOYED = {"id": "3", "title": "Deployed", "text": "Deployed", "type": 1}
-UPDATING = {"id": "0", "title": "Updating", "text": "Updating", "type": 1}   # type OK, yet not finished
-UPDATED = {"id": "1", "title": "Updated", "text": "Updated", "type": 1}
-ERROR = {"id": "2", "title": "DeploymentError", "text": "DeploymentError", "type": 0}
+NEWLY_CREATED = state("NewlyCreated", text=True)
+DEPLOYED = state("Deployed", text=True)
+UPDATING = state("Updating", text=True)   # type OK, yet not finished
+UPDATED = state("Updated", text=True)
+ERROR = state("DeploymentError", text=True)
 
 
 def put(engine, ident, **changes):

@@ -25,7 +25,7 @@ def listed(engine, name):
     ("prefix", {"svc=shop", "svc=shop2"}), ("casefold", {"svc=shop", "SVC=SHOP"})])
 def test_listing_by_tag_name_matches_as_the_option_says(engine, mode, expected):
     """ccm:anx/provider/loadbalancer/reconciliation/reconciliation.go lists by UUID-like tags only, so
-    whether the Engine matches exactly is unknown (ENGINE_API.md 10): exact is the default, the others
+    whether the Engine matches exactly is unknown (docs/engine-api-facts.md, Tag listings): exact is the default, the others
     show what a client trusting the listing as exact would do to a neighbour (shop vs shop2)."""
     engine.set_options(tag_match=mode)
     carriers = {"svc=shop": LB1, "svc=shop2": LB2, "SVC=SHOP": V4, "x-svc=shop": V6}
@@ -36,7 +36,8 @@ def test_listing_by_tag_name_matches_as_the_option_says(engine, mode, expected):
 
 
 def test_exact_is_the_default(engine):
-    """ENGINE_API.md 10: the clients list by tag expecting exact matches (ccm:.../reconciliation.go retrieveResources)."""
+    """docs/engine-api-facts.md, Tag listings: the clients list by tag expecting exact matches
+    (ccm:.../reconciliation.go retrieveResources)."""
     ok(attach(engine, LB1, "svc=shop2"))
     assert engine.options()["tag_match"] == "exact"
     assert listed(engine, "svc=shop") is None and listed(engine, "svc=shop2") == {LB1}

@@ -13,6 +13,8 @@ import pytest
 import yaml
 from localengine.testing import MUTATING
 
+from ..conftest import COLLECTIONS   # the collections path, made once for the session
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
@@ -64,8 +66,7 @@ class Ansible:
     def env(self, token=True):
         env = dict(os.environ)
         env.update(
-            ANSIBLE_COLLECTIONS_PATH=subprocess.check_output([os.path.join(ROOT, "scripts", "collection-path.sh")],
-                                                             text=True).strip(),
+            ANSIBLE_COLLECTIONS_PATH=COLLECTIONS,
             ANSIBLE_CALLBACK_PLUGINS=os.path.join(HERE, "callback_plugins"),
             ANSIBLE_CALLBACKS_ENABLED="record",
             ANSIBLE_NOCOLOR="1",

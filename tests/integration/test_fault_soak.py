@@ -6,9 +6,9 @@ JSON) against the local Engine over loopback. After every run the Engine is read
 dump (which no fault touches) and these must hold:
 - the run converged to its declaration, or failed with a clear message (never a traceback);
 - no duplicate: no two objects of one name under one parent;
-- once converged, every object of the service (DESIGN.md section 4: carrying its owner tag, or a child
-  of a parent carrying it) carries the tag, and nothing of it is left on a load balancer it no longer
-  names;
+- once converged, every object of the service (docs/reconciliation.md, Ownership: carrying its owner
+  tag, or a child of a parent carrying it) carries the tag, and nothing of it is left on a load
+  balancer it no longer names;
 - a backend or frontend named as the service names them but without its tag (left by a run that ended
   between a create and its tag write) is never made by a converged run, and one on a load balancer of
   the declaration is adopted or named in the run's warnings;
@@ -135,7 +135,7 @@ class World:
         return dups
 
     def ours(self, obj, tag):
-        """DESIGN.md section 4: carrying the owner tag, or a child of a parent carrying it."""
+        """docs/reconciliation.md, Ownership: carrying the owner tag, or a child of a parent carrying it."""
         if tag in obj["_tags"]:
             return True
         parent = self.objs.get(self.parent_of(obj)) if obj["_kind"] in ("bind", "server") else None

@@ -3,8 +3,8 @@ under the prefixes ``anxlb`` and ``xanxlb`` on the same load balancer. Neither t
 per-object modules, gc; check mode and real) adopt, change, move, tag or delete the other's objects: the
 other's objects read back byte-identical from the local Engine's admin dump, and its request log shows no
 write naming one of their ids (in the path or the body). The Engine's tag listing matches by substring
-here (``anxlb-svc=web`` is inside ``xanxlb-svc=web``), the lenient matching ENGINE_API.md section 10
-cannot rule out."""
+here (``anxlb-svc=web`` is inside ``xanxlb-svc=web``), the lenient matching docs/engine-api-facts.md
+(Tag listings) cannot rule out."""
 import json
 
 from localengine.testing import MUTATING

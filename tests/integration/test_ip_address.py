@@ -4,9 +4,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from localengine.testing import LocalEngine
-
-from ..conftest import DEFAULT_SEED
 from .conftest import Ansible, side
 
 V4 = "0a11ce11000000000000000000000001"   # 127.0.10.0/24, tagged anxlb-pool=demo (seeds/default.yml)
@@ -308,15 +305,14 @@ def test_an_untagged_allocation_of_an_earlier_run_is_adopted_not_leaked(engine, 
 
 # ---- what the Engine says about an address object: deleting, unclaimed, a lost answer -----------
 @pytest.fixture
-def slow_deletes():
-    """A local Engine of its own where a deleted address stays "Marked for deletion" for ten minutes
+def engine_delays():
+    """slow_engine (tests/conftest.py) here: a deleted address stays "Marked for deletion" for ten minutes
     (far longer than the test takes, also on a loaded machine)."""
-    with LocalEngine(seed=DEFAULT_SEED, delete_delay=600) as engine:
-        yield engine
+    return {"delete_delay": 600}
 
 
-def test_an_address_being_deleted_is_neither_held_nor_reused(slow_deletes, tmp_path):
-    engine, ansible = slow_deletes, Ansible(slow_deletes, tmp_path)
+def test_an_address_being_deleted_is_neither_held_nor_reused(slow_engine, tmp_path):
+    engine, ansible = slow_engine, Ansible(slow_engine, tmp_path)
     first = ansible.run(task()).last["addresses"][0]
     assert first["address"] == "127.0.10.2"
     engine.api("DELETE", "/api/ipam/v1/address.json/" + first["id"]).raise_for_status()   # someone deletes it

@@ -1,28 +1,22 @@
 """Waiting through Engine deployment states with real ansible-playbook runs."""
-import os
 import time
 
 import pytest
 
-from localengine.testing import LocalEngine
-
 from . import engine_state as es
 from .conftest import Ansible
 
-SEED = os.path.join(os.path.dirname(os.path.dirname(__file__)), "engine", "seeds", "default.yml")
 DELAY = 1.5
 
 
-@pytest.fixture(scope="module")
-def slow_local_engine():
-    with LocalEngine(seed=SEED, deploy_delay=DELAY, update_delay=DELAY) as engine:
-        yield engine
+@pytest.fixture
+def engine_delays():
+    return {"deploy_delay": DELAY, "update_delay": DELAY}
 
 
 @pytest.fixture
-def slow(slow_local_engine, tmp_path):
-    slow_local_engine.reset()
-    return slow_local_engine, Ansible(slow_local_engine, tmp_path)
+def slow(slow_engine, tmp_path):
+    return slow_engine, Ansible(slow_engine, tmp_path)
 
 
 def backend(**args):

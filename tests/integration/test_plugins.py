@@ -2,23 +2,19 @@
 servers built from an inventory group (group_servers) go into the service module, and `until: ... is
 anxcloud.lbaas.deployed` waits for objects created with wait=false."""
 import pytest
-from localengine.testing import LocalEngine
 
-from .conftest import Ansible, ROOT
+from .conftest import Ansible
 
-SEED = ROOT + "/tests/engine/seeds/default.yml"
 DELAY = 5   # seconds objects stay NewlyCreated: far longer than the two tasks between create and wait
 
 
-@pytest.fixture(scope="module")
-def slow_engine():
-    with LocalEngine(seed=SEED, deploy_delay=DELAY) as engine:
-        yield engine
+@pytest.fixture
+def engine_delays():
+    return {"deploy_delay": DELAY}
 
 
 @pytest.mark.smoke
 def test_servers_from_a_group_and_waiting_until_deployed(slow_engine, tmp_path):
-    slow_engine.reset()
     ansible = Ansible(slow_engine, tmp_path)
     tasks = [
         {"name": "web hosts", "ansible.builtin.add_host": {"name": "{{ item.0 }}", "groups": ["web"],

@@ -1,4 +1,4 @@
-"""IPAM addresses and random reservations (ENGINE_API.md 6.2, 6.3).
+"""IPAM addresses and random reservations (docs/engine-api-facts.md, IPAM).
 
 Names are stored in the compressed, lowercase form (``FD00:10:0::0005`` becomes ``fd00:10::5``) and
 are unique across all prefixes. POST/PUT answers echo ``rdns_name`` as sent; reads show it as an FQDN

@@ -1,4 +1,4 @@
-"""Core resources and the tags on them (ENGINE_API.md section 5). Every LBaaS object, IPAM prefix and
+"""Core resources and the tags on them (docs/engine-api-facts.md, Core resources and tags). Every LBaaS object, IPAM prefix and
 address and VLAN is a resource with the same identifier; tag entities and names are in tags.py."""
 import time
 
@@ -7,7 +7,7 @@ from .errors import ApiError, not_allowed, not_found
 from .pages import bare_page, first
 
 # kind -> (resource_type identifier, name, service_name). The Frontend, Backend, Bind, Server and VLAN
-# identifiers are the Engine's (ENGINE_API.md 4.1); the others are unknown and invented here.
+# identifiers are the Engine's (docs/engine-api-facts.md, LBaaS objects); the others are unknown and invented here.
 RESOURCE_TYPES = {
     "loadbalancer": ("c0a1e4b5d2f34c6e8a9b1d3f5e7a9c0b", "LBaaS LoadBalancer", "LBaaS"),
     "frontend": ("da9d14b9d95840c08213de67f9cee6e2", "LBaaS Frontend", "LBaaS"),

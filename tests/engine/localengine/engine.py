@@ -1,5 +1,5 @@
 """The Engine API behind the HTTP layer: path routing, one transaction per request, and the
-asynchronous deletion every object type shares (ENGINE_API.md 4.10, 6)."""
+asynchronous deletion every object type shares (docs/engine-api-facts.md, Asynchronous writes and IPAM)."""
 import json
 import re
 import time

@@ -1,4 +1,4 @@
-"""The Engine's error body (ENGINE_API.md 3.1): every error answer carries it, with error.code equal
+"""The Engine's error body (docs/engine-api-facts.md, Errors): every error answer carries it, with error.code equal
 to the HTTP status, because clients (Terraform) decide "not found" / "conflict" from error.code."""
 
 

@@ -8,7 +8,7 @@ at the objects to put into DeploymentError. What HAProxy would misread or what c
 configuration lines is refused here, per object, with a reason.
 
 Decisions where the Engine's behaviour is unknown (tests/engine/README.md, "HAProxy mode"):
-- ``health_check`` is the JSON fragment the clients send (ENGINE_API.md 4.4): ``"adv_check": "tcp-check"``
+- ``health_check`` is the JSON fragment the clients send (docs/engine-api-facts.md, Backend health checks): ``"adv_check": "tcp-check"``
   -> ``option tcp-check``, ``"httpchk": {"method": "GET", "uri": "/"}`` (or ``"adv_check": "httpchk"``)
   -> ``option httpchk GET /``, another ``adv_check`` value X -> ``option X`` (HAProxy judges it);
   no health check -> the HTTP check ``GET /`` (the Engine's default, see plugins' _service.TCP_CHECK).

@@ -1,4 +1,4 @@
-"""IPAM prefixes, the VLANs and locations they belong to (ENGINE_API.md 6.1, 6.3). Addresses are in
+"""IPAM prefixes, the VLANs and locations they belong to (docs/engine-api-facts.md, IPAM). Addresses are in
 addresses.py.
 
 A new prefix is ``Pending`` for --deploy-delay seconds, then ``Active`` (``Failed`` or pending forever

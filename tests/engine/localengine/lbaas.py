@@ -1,5 +1,5 @@
 """LBaaS v1: list, get, create, update, delete of LoadBalancer, Frontend, Backend, Bind, Server, ACL
-and Rule (ENGINE_API.md section 4)."""
+and Rule (docs/engine-api-facts.md, LBaaS objects)."""
 import time
 from urllib.parse import parse_qs
 
@@ -157,7 +157,7 @@ class Lbaas:
         """PUT replaces (--put replace) or merges (merge). What starts a deployment is --deploy-on:
         state0 (only a body with "state": "0"; other changes are stored but not deployed, marked
         ``_undeployed``) or change (also any change). LoadBalancer bodies of the generic client cannot
-        carry a state (ENGINE_API.md 4.2), so their changes always deploy. Without a deployment the
+        carry a state (go-anxcloud's loadbalancer_types.go), so their changes always deploy. Without a deployment the
         state stays as it was, DeploymentError included."""
         doc = self.must(kind, ident)
         fields = self._request(kind, body)

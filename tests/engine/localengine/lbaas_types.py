@@ -1,4 +1,4 @@
-"""LBaaS v1 object types: their fields, links and the checks on single values (ENGINE_API.md 4.3-4.8).
+"""LBaaS v1 object types: their fields, links and the checks on single values (docs/engine-api-facts.md, LBaaS objects).
 Checks that need other objects (links exist, same load balancer, a rule's ACL) live in lbaas.py.
 
 ACL and Rule (gac:pkg/apis/lbaas/v1/acl_types.go, rule_types.go, e2e_test.go): only the values the

@@ -1,4 +1,4 @@
-"""Paginated list envelopes (ENGINE_API.md 2.2, 2.4). No key beyond these: the Go client decodes
+"""Paginated list envelopes (docs/engine-api-facts.md, Lists and paging). No key beyond these: the Go client decodes
 envelopes strictly, and a page past the end must be an empty page (the client stops on one)."""
 from .errors import ApiError
 

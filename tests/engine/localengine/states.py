@@ -1,4 +1,4 @@
-"""LBaaS deployment states (ENGINE_API.md 4.2), computed lazily from timestamps: no background threads.
+"""LBaaS deployment states (docs/engine-api-facts.md, Deployment states), computed lazily from timestamps: no background threads.
 
 Each object stores the deployment it is in (phase ``create`` or ``update``), when it began, and the
 outcome fault injection chose at that moment (``ok``, ``error`` or ``stuck``). Until the phase's delay

@@ -137,7 +137,7 @@ class Store:
         with self.lock:
             return self.db.execute("DELETE FROM tags WHERE name = ?", (name,)).rowcount
 
-    # ---- tag entities (account-level, ENGINE_API.md 5.4) ----------------------------------------
+    # ---- tag entities (account-level, docs/engine-api-facts.md) ------------------
     def tag_entity(self, name=None, ident=None):
         rows = self._query("SELECT doc FROM tag_entities WHERE %s = ?" % ("id" if ident else "name"), (ident or name,))
         return json.loads(rows[0][0]) if rows else None

@@ -1,4 +1,4 @@
-"""Tag names and the account's tag entities (ENGINE_API.md 5.3, 5.4).
+"""Tag names and the account's tag entities (docs/engine-api-facts.md, Core resources and tags).
 
 A tag is an account-level entity with its own identifier, assigned to services (LBaaS, IPAM, VLAN).
 Attaching a name to a resource creates the entity on the fly (clients never create one first);

@@ -1,0 +1,83 @@
+import pytest
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import (
+    BACKEND, BIND, FRONTEND, normalize_ip, state_class)
+
+from ..fakes import state
+
+
+@pytest.mark.parametrize("given, expected", [
+    ("2001:DB8:0:0:0:0:0:1", "2001:db8::1"),
+    ("2001:0db8::0001", "2001:db8::1"),
+    (" 192.0.2.1 ", "192.0.2.1"),
+    ("::ffff:192.0.2.1", "::ffff:192.0.2.1"),
+    ("", ""),
+])
+def test_addresses_compare_in_canonical_form(given, expected):
+    assert normalize_ip(given) == expected
+
+
+def test_invalid_address_names_the_option():
+    with pytest.raises(Failure, match=r"^address: '300\.1\.1\.1' is not a valid IP address$"):
+        normalize_ip("300.1.1.1", "address")
+
+
+def test_engine_objects_are_flattened_with_links_as_ids():
+    obj = FRONTEND.from_engine({
+        "identifier": "f" * 32, "name": "80.web", "mode": "tcp", "client_timeout": "5000",
+        "load_balancer": {"identifier": "a" * 32, "name": "lb1"},
+        "default_backend": {"identifier": "b" * 32, "name": "80.web"},
+        "state": state("Deployed"), "customer_identifier": "c",
+    })
+    raw = obj.pop("raw")
+    assert obj == {"kind": "frontend", "id": "f" * 32, "name": "80.web", "load_balancer": "a" * 32,
+                   "mode": "tcp", "default_backend": "b" * 32, "client_timeout": "5000",
+                   "state": state("Deployed")}
+    assert raw["customer_identifier"] == "c"   # the Engine's answer, kept as the base of a whole-object PUT
+
+
+def test_update_body_is_the_whole_object_without_read_only_keys():
+    """go-anxcloud's generic client PUTs the whole object (pkg/apis/lbaas/v1/helper.go requestBody); a field
+    set back to unset travels as null so that an Engine that merges PUT bodies resets it too."""
+    obj = BACKEND.from_engine({
+        "identifier": "b" * 32, "name": "80.web", "mode": "tcp", "health_check": "hc", "server_timeout": 30,
+        "load_balancer": {"identifier": "a" * 32, "name": "lb1"}, "customer_identifier": "c",
+        "reseller_identifier": "r", "automation_rules": [], "state": state("Deployed"),
+        "some_future_field": 1,
+    })
+    assert BACKEND.update_body(obj, {"mode": "http", "server_timeout": None}) == {
+        "identifier": "b" * 32, "name": "80.web", "mode": "http", "health_check": "hc", "server_timeout": None,
+        "load_balancer": "a" * 32, "some_future_field": 1}
+
+
+def test_unset_forms_of_optional_fields_compare_equal():
+    raw = {"identifier": "b" * 32, "name": "x", "server_timeout": 0, "health_check": "",
+           "load_balancer": {"identifier": "a" * 32}}
+    obj = BACKEND.from_engine(raw)
+    assert obj["server_timeout"] is None and obj["health_check"] is None
+    assert BIND.from_engine({"identifier": "1" * 32, "name": "b", "ssl_certificate_path": ""})["ssl_certificate_path"] is None
+
+
+def test_engine_address_in_another_text_form_is_normalized():
+    obj = BIND.from_engine({"identifier": "1" * 32, "name": "v6.80.web", "address": "2001:DB8::0:1", "port": "80",
+                            "frontend": {"identifier": "2" * 32}, "state": {"id": "3", "type": 1}})
+    assert obj["address"] == "2001:db8::1"
+    assert obj["port"] == 80
+    assert obj["state"]["title"] == "Deployed"
+
+
+def test_request_body_leaves_unset_fields_out():
+    assert BACKEND.to_engine({"name": "b", "load_balancer": "a" * 32, "mode": "tcp", "health_check": None,
+                              "server_timeout": None}) == {"name": "b", "load_balancer": "a" * 32, "mode": "tcp"}
+
+
+@pytest.mark.parametrize("engine_state, cls", [
+    (state("Deployed"), "ok"),
+    (state("Updated"), "ok"),
+    (state("Updating"), "pending"),   # OK type on the Engine, but not done
+    (state("NewlyCreated"), "pending"),
+    (state("DeploymentError"), "error"),
+])
+def test_state_classes(engine_state, cls):
+    assert state_class(engine_state) == cls
