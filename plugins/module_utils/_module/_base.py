@@ -11,7 +11,6 @@ from ansible.module_utils.basic import env_fallback, missing_required_lib
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._arguments import ArgumentsModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._diff_text import readable_diff
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import PredictedEngine, Predictions
 
 try:
     from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._client import (
@@ -91,7 +90,10 @@ class AnxcloudModule:
         )
         self.predictions = None
         if self.predicts and self.check_mode and self.params.get("check_mode_predictions") is not None:
-            # Check mode only: observe the Engine as the play's earlier check-mode tasks predicted it.
+            # Check mode only: observe the Engine as the play's earlier check-mode tasks predicted it. Imported
+            # here: a read-only module (predicts = False) loads nothing of the planning side.
+            from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import (
+                PredictedEngine, Predictions)
             self.predictions = Predictions(self.params["check_mode_predictions"], self.params["api_url"])
             self.client = PredictedEngine(self.client, self.predictions)
 
