@@ -30,8 +30,8 @@ except ImportError:  # pragma: no cover - reported by the module base class
     netaddr = None
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import (
-    REFUSED, UNCLAIMED_ROLES, UNCLAIMED_STATUS, canonical, description, reread)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import flat, pick
+    REFUSED, UNCLAIMED_ROLES, UNCLAIMED_STATUS, canonical, description, flat, reread)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import pick
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags, owner_tag
@@ -61,7 +61,7 @@ class AddressOperations(Operations):
         self.state = state
         self.owner = owner
         self.tag_prefix = tag_prefix
-        self.tag = owner_tag(owner, tag_prefix)
+        self.tag_name = owner_tag(owner, tag_prefix)
         self.strategy = strategy
         self.sleep = sleep
         self.claims = dict(state.claims)
@@ -71,7 +71,7 @@ class AddressOperations(Operations):
 
     def tag(self, applier, action, ident):
         if action.effect != CREATE:   # an allocation is tagged before its collision check (``_create``)
-            self.client.tag_add(ident, self.tag)
+            self.client.tag_add(ident, self.tag_name)
 
     def delete(self, applier, action):
         self.client.address_delete(action.id)
@@ -114,7 +114,7 @@ class AddressOperations(Operations):
             else:
                 raise
         ident = created["identifier"]
-        client.tag_add(ident, self.tag)
+        client.tag_add(ident, self.tag_name)
         same = [s for s in client.address_list(prefix=prefix.id, search=ip) if canonical(s["name"]) == ip]
         if all(s["identifier"] == ident for s in same):
             return created
@@ -142,13 +142,13 @@ class AddressOperations(Operations):
             return None
         client.address_update(ident, obj["name"], description=ours, role=obj.get("role_text") or "Default",
                               rdns_name=obj.get("rdns_name") or "")
-        client.tag_add(ident, self.tag)
+        client.tag_add(ident, self.tag_name)
         owners = owner_from_tags(client.resource_tags(ident), self.tag_prefix)
         now = client.address_get(ident)
         if owners == [self.owner] and now.get("description_customer") == ours:
             return dict(summary, description_customer=ours)
         # Another run claimed it at the same time: both give way, as with leases.
-        client.tag_remove(ident, self.tag)
+        client.tag_remove(ident, self.tag_name)
         if now.get("description_customer") == ours:
             client.address_update(ident, now["name"], description="", role=now.get("role_text") or "Default",
                                   rdns_name=now.get("rdns_name") or "")

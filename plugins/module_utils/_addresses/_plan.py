@@ -12,7 +12,8 @@ allocations. The address is a ``Kind`` of the shared reconciler (``ADDRESS``): i
 real run executes, and the one ``Applier`` executes it with the address operations (``_apply``).
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import NEW, address_int
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import (  # noqa: F401  pylint: disable=unused-import
+    NEW, address_int, flat)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import CREATE, DELETE, TAG, Kind
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import Action, Placeholder, Plan, is_placeholder
@@ -55,12 +56,6 @@ class AddressKind(Kind):
 
 
 ADDRESS = AddressKind("address", fields={"address": str, "prefix_id": str})
-
-
-def flat(prefix, ip, ident, owner=None, created=None):
-    """An address object in the shape plans and worlds use."""
-    return dict(kind="address", id=ident, name=ip, address=ip, prefix=prefix.cidr, prefix_id=prefix.id,
-                family=prefix.family, owner=owner, created=created)
 
 
 def entry(obj):

@@ -48,6 +48,12 @@ def address_int(address):
     return int(netaddr.IPAddress(address))
 
 
+def flat(prefix, ip, ident, owner=None, created=None):
+    """An address object in the shape observations, plans and worlds use."""
+    return dict(kind="address", id=ident, name=ip, address=ip, prefix=prefix.cidr, prefix_id=prefix.id,
+                family=prefix.family, owner=owner, created=created)
+
+
 class Prefix:
     """One IPAM prefix of a pool, with the address objects it holds (``{ip: [summary, ...]}``)."""
 

@@ -21,9 +21,9 @@ import time
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import (
     AddressState, binds_using, by_tag)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import ADDRESS, RELEASE, flat, in_use_message
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import ADDRESS, RELEASE, in_use_message
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import observe as observe_prefixes
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import owned, resolve
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import flat, owned, resolve
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._apply import gc_applier
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._kept import kept_counts
