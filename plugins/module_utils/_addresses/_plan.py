@@ -43,6 +43,10 @@ class AddressKind(Kind):
     def identity(self, obj):
         return (obj.get("prefix_id"), obj.get("address"))
 
+    def rank(self, action):
+        # adoptions before allocations: an owner that holds enough after adopting allocates nothing more
+        return super().rank(action) + ((ADOPT, ALLOCATE).index(action.op) if action.op != RELEASE else 0,)
+
     def to_engine(self, desired):
         return dict(desired)   # the planned address: the operations allocate it (or the next free one)
 

@@ -66,6 +66,10 @@ class Kind:
         """The generic effect of ``op`` (an operation of this kind)."""
         return self.effects.get(op, op)
 
+    def rank(self, action):
+        """Where ``action`` goes in a plan among the actions of its effect (deletes, or the rest)."""
+        return (self.delete_rank if self.effect(action.op) == DELETE else self.create_rank,)
+
     def identity(self, obj):
         """What tells two objects of this kind apart within the plan's world: parent and name."""
         return (obj.get(self.parent) if self.parent else None, obj.get("name"))

@@ -106,8 +106,8 @@ class Plan(list):
         Within a rank, the actions of one owner stay together."""
         def deletes(late):
             return sorted((a for a in self if a.effect == DELETE and (a.after is not None) == late),
-                          key=lambda a: (a.kind.delete_rank, a.owner or ""))
-        rest = sorted((a for a in self if a.effect != DELETE), key=lambda a: (a.kind.create_rank, a.owner or ""))
+                          key=lambda a: (a.kind.rank(a), a.owner or ""))
+        rest = sorted((a for a in self if a.effect != DELETE), key=lambda a: (a.kind.rank(a), a.owner or ""))
         return self._new(deletes(False) + rest + deletes(True))
 
     def summary(self, lbs=()):
