@@ -88,14 +88,18 @@ class Predictions:
 
     def __init__(self, records, api_url):
         self.key = engine_key(api_url)
-        self.others = [copy.deepcopy(r) for r in records or [] if r.get("api_url") != self.key]
-        mine = [r for r in records or [] if r.get("api_url") == self.key]
+        records = records or []
+        self.others = [copy.deepcopy(r) for r in records if r.get("api_url") != self.key]
+        mine = [r for r in records if r.get("api_url") == self.key]
         mine = copy.deepcopy(mine[-1]) if mine else {}
-        self.deleted = dict((d["id"], d["kind"]) for d in mine.get("deleted") or [])
-        self.objects = dict((o["id"], o) for o in (_typed(o) for o in mine.get("objects") or []))
-        self.allocated = dict((a["id"], a) for a in (dict(a, id=Placeholder.parse(a["id"])) for a in mine.get("allocated") or []))
-        self.released = dict((r["id"], r) for r in mine.get("released") or [])
-        self.tags = dict((t["id"], list(t["tags"])) for t in mine.get("tags") or [])
+
+        def entries(name):
+            return mine.get(name) or []
+        self.deleted = dict((d["id"], d["kind"]) for d in entries("deleted"))
+        self.objects = dict((o["id"], o) for o in map(_typed, entries("objects")))
+        self.allocated = dict((a["id"], a) for a in (dict(a, id=Placeholder.parse(a["id"])) for a in entries("allocated")))
+        self.released = dict((r["id"], r) for r in entries("released"))
+        self.tags = dict((t["id"], list(t["tags"])) for t in entries("tags"))
 
     def empty(self):
         return not (self.deleted or self.objects or self.allocated or self.released or self.tags)
