@@ -41,6 +41,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan im
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import ServiceRun
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._tree import tree
 
+
 class OwnerSnapshot:
     def __init__(self, owner):
         self.owner = owner
@@ -405,4 +406,3 @@ class GcRun:
                                     prefix=self.params["tag_prefix"]),
                 addresses=sorted("%s (%s)" % (o["address"], o["prefix"]) for o in objs.values() if o["kind"] == "address"))
         return out
-
