@@ -4,7 +4,7 @@
 
 """Executing a plan: one ``Applier`` for every kind, each kind's writes through its ``Operations``.
 
-Only a real run gets here: check mode predicts from the plan (``_plan``) and never imports this file.
+Only a real run writes: check mode predicts from the plan (``_plan.Plan.predict``) and never applies it.
 """
 
 import threading

@@ -166,8 +166,8 @@ class Predictions:
 
 
 def _same_place(a, b):
-    kind = kind_named(a["kind"])
-    return a["kind"] == b["kind"] and a.get(kind.parent) == b.get(kind.parent)
+    """Whether two recorded objects are one: the same kind and the same identity within their parent."""
+    return a["kind"] == b["kind"] and kind_named(a["kind"]).identity(a) == kind_named(b["kind"]).identity(b)
 
 
 def record(client, outcome):
