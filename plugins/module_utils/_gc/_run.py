@@ -10,10 +10,11 @@ tag entities with our owner-tag prefix, and the markers on every load balancer),
 their tags, and then every owner to collect exactly as the service module would see it when told
 "absent" on every load balancer its tag is found on (``ServiceRun`` with ``anywhere``), plus its
 address objects. Any read that fails ends the run there, before the first delete. The decisions
-(``_gc_plan``) come from that snapshot only; check mode returns them, a real run takes the lease of
-each load balancer it writes to, observes again if anything changed meanwhile, and deletes through
-the same ``Applier`` as every module (children first, bounded passes), owner by owner, then removes
-the owner's markers and releases its addresses once no bind listens on them. Then it observes again:
+(``_plan``: a ``Plan`` of LBaaS deletes, marker removals and address releases) come from that snapshot
+only; check mode returns them, a real run takes the lease of each load balancer it writes to (the
+service module's ``Leases``), observes again if anything changed meanwhile, and deletes through the
+same ``Applier`` as every module (``_apply``: children first, bounded passes), owner by owner, then
+removes the owner's markers and releases its addresses once no bind listens on them. Then it observes again:
 what it removed must be gone.
 """
 
