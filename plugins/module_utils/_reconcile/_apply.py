@@ -135,8 +135,9 @@ class Applier:
 
     def confirms_by_wait(self, plan):
         """The capability the loop asks for: whether the wait after ``plan`` reads back every object it
-        writes, so that those reads are the state after the run (every kind's operations say so)."""
-        return all(self.ops(a.kind).confirms_by_wait for a in plan)
+        writes, so that those reads are the state after the run (every kind's operations say so). An
+        isolating applier does not: a group that failed is left as it was, which only a new look shows."""
+        return self.isolate is None and all(self.ops(a.kind).confirms_by_wait for a in plan)
 
     # ---- writes ----------------------------------------------------------------------------------
     def _resolve(self, kind, obj):
