@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""Executing an address plan (``_address_plan``) against the Engine, for the shared ``Reconciler``.
+"""The operations of the address kind (``_plan.ADDRESS``): how the shared ``Applier`` writes an address plan.
 
 Releases are deletes of the owner's address objects; an adoption tags an object an earlier run created
 for the owner. An allocation creates (or claims) the planned address, safe against concurrent runs:
@@ -16,8 +16,9 @@ for the owner. An allocation creates (or claims) the planned address, safe again
 * an unclaimed object of a ``create_empty=false`` prefix is claimed (described, tagged) after confirming
   on the object that it is still unclaimed, and read back; a concurrent claim makes both give way.
 
-Nothing is waited for (address objects have no deployment), so ``apply`` returns no targets: the
-Reconciler observes again and plans again, which proves the owner now holds what it asked for.
+Nothing is waited for (address objects have no deployment), and the writes go one after another
+(allocations share the prefixes they pick from): the Reconciler observes again and plans again, which
+proves the owner now holds what it asked for.
 """
 
 import random
@@ -29,11 +30,12 @@ except ImportError:  # pragma: no cover - reported by the module base class
     netaddr = None
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import (
-    REFUSED, UNCLAIMED_ROLES, UNCLAIMED_STATUS, canonical, description, reread)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import ADOPT, ALLOCATE, RELEASE, flat, pick
+    REFUSED, UNCLAIMED_ROLES, UNCLAIMED_STATUS, canonical, description, flat, reread)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import pick
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags, owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import CREATE, Operations
 
 ATTEMPTS = 5
 
@@ -48,33 +50,31 @@ def in_use(exc, ip):
     return any(form in str(text).lower() for form in forms for text in texts)
 
 
-class AddressApplier:
-    """``state`` is the observation the plan was made from (its prefixes, allocators and claimable objects)."""
+class AddressOperations(Operations):
+    """``state`` is the observation the plan was made from (its prefixes, allocators and claimable objects).
+    Every failure fails the run (nothing here is an open outcome: a lost create is looked for at once)."""
+
+    sequential = True
 
     def __init__(self, client, state, owner, tag_prefix, strategy="first", sleep=time.sleep):
         self.client = client
         self.state = state
         self.owner = owner
         self.tag_prefix = tag_prefix
-        self.tag = owner_tag(owner, tag_prefix)
+        self.tag_name = owner_tag(owner, tag_prefix)
         self.strategy = strategy
         self.sleep = sleep
         self.claims = dict(state.claims)
-        self.ids = {}       # placeholder -> identifier of the object created for it
-        self.objects = {}   # the Reconciler reads it after a run without waiting: addresses answer nothing to show
-        self.created = {}   # placeholder -> flat address actually allocated (another one after a collision)
 
-    def apply(self, plan):
-        for action in plan:
-            if action.op == RELEASE:
-                self.client.address_delete(action.id)
-            elif action.op == ADOPT:
-                self.client.tag_add(action.id, self.tag)
-            elif action.op == ALLOCATE:
-                got = self.allocate(action.obj)
-                self.ids[action.id] = got["id"]
-                self.created[action.id] = got
-        return []
+    def create(self, applier, action, body):
+        return self.allocate(body)["id"], None   # an address answers nothing the run shows
+
+    def tag(self, applier, action, ident):
+        if action.effect != CREATE:   # an allocation is tagged before its collision check (``_create``)
+            self.client.tag_add(ident, self.tag_name)
+
+    def delete(self, applier, action):
+        self.client.address_delete(action.id)
 
     # ---- allocation --------------------------------------------------------------------------------
     def allocate(self, planned):
@@ -114,7 +114,7 @@ class AddressApplier:
             else:
                 raise
         ident = created["identifier"]
-        client.tag_add(ident, self.tag)
+        client.tag_add(ident, self.tag_name)
         same = [s for s in client.address_list(prefix=prefix.id, search=ip) if canonical(s["name"]) == ip]
         if all(s["identifier"] == ident for s in same):
             return created
@@ -142,13 +142,13 @@ class AddressApplier:
             return None
         client.address_update(ident, obj["name"], description=ours, role=obj.get("role_text") or "Default",
                               rdns_name=obj.get("rdns_name") or "")
-        client.tag_add(ident, self.tag)
+        client.tag_add(ident, self.tag_name)
         owners = owner_from_tags(client.resource_tags(ident), self.tag_prefix)
         now = client.address_get(ident)
         if owners == [self.owner] and now.get("description_customer") == ours:
             return dict(summary, description_customer=ours)
         # Another run claimed it at the same time: both give way, as with leases.
-        client.tag_remove(ident, self.tag)
+        client.tag_remove(ident, self.tag_name)
         if now.get("description_customer") == ours:
             client.address_update(ident, now["name"], description="", role=now.get("role_text") or "Default",
                                   rdns_name=now.get("rdns_name") or "")

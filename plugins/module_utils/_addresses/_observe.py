@@ -23,8 +23,7 @@ except ImportError:  # pragma: no cover - reported by the module base class
     netaddr = None
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import (
-    DELETING, Prefix, address_int, canonical, observe, owned, pools_for, resolve)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import flat
+    DELETING, Prefix, address_int, canonical, flat, observe, owned, pools_for, resolve)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import gone_as_none
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS, link_id
@@ -86,35 +85,41 @@ def created_at(resource):
 
 def by_tag(client, owner, tag_prefix, family=None):
     """The owner's address objects found through its tag, confirmed on each object's own tags."""
-    tag = owner_tag(owner, tag_prefix)
-    ids = [r["identifier"] for r in client.resources_by_tag(tag)]
-    resources = client.map(gone_as_none(client.resource_get), ids)
-    candidates = [r for r in resources if r is not None and tag in tag_names(r)
-                  and (r.get("resource_type") or {}).get("identifier") not in LBAAS_TYPES]
-    objects = client.map(gone_as_none(client.address_get), [r["identifier"] for r in candidates])
-    found = [(r, o) for r, o in zip(candidates, objects) if o is not None and o.get("prefix") and o.get("name")
-             and o.get("status") != DELETING]
-    cidrs = {}
-    if found:
-        cidrs = dict((p["identifier"], p["name"]) for p in client.prefix_list())
-    held = []
-    for resource, obj in found:
-        prefix_id = link_id(obj["prefix"])
-        try:
-            prefix = Prefix({"identifier": prefix_id, "name": cidrs.get(prefix_id) or _host_cidr(obj["name"])})
-            ip = canonical(obj["name"])
-        except (netaddr.AddrFormatError, ValueError, TypeError):
-            continue   # an address object whose name is no address: nothing we allocated
-
-        if family and prefix.family != family:
-            continue
-        held.append(flat(prefix, ip, obj["identifier"], owner, created_at(resource)))
+    found = _tagged_addresses(client, owner_tag(owner, tag_prefix))
+    cidrs = dict((p["identifier"], p["name"]) for p in client.prefix_list()) if found else {}
+    held = [obj for obj in (_held(resource, obj, cidrs, owner) for resource, obj in found)
+            if obj is not None and family in (None, obj["family"])]
     held.sort(key=lambda o: (o["prefix"], address_int(o["address"])))
     order = []
     for obj in held:
         if obj["prefix_id"] not in order:
             order.append(obj["prefix_id"])
     return AddressState(order, held)
+
+
+def _tagged_addresses(client, tag):
+    """``[(resource, address object)]`` of the resources carrying ``tag`` exactly that read as live
+    IPAM address objects (LBaaS objects are none: their resource type is known)."""
+    resources = client.map(gone_as_none(client.resource_get), [r["identifier"] for r in client.resources_by_tag(tag)])
+    candidates = [r for r in resources if r is not None and tag in tag_names(r)
+                  and (r.get("resource_type") or {}).get("identifier") not in LBAAS_TYPES]
+    objects = client.map(gone_as_none(client.address_get), [r["identifier"] for r in candidates])
+    return [(r, o) for r, o in zip(candidates, objects) if _live_address(o)]
+
+
+def _live_address(obj):
+    return obj is not None and bool(obj.get("prefix")) and bool(obj.get("name")) and obj.get("status") != DELETING
+
+
+def _held(resource, obj, cidrs, owner):
+    """The flat address of an owner's address object, or None for one whose name is no address."""
+    prefix_id = link_id(obj["prefix"])
+    try:
+        prefix = Prefix({"identifier": prefix_id, "name": cidrs.get(prefix_id) or _host_cidr(obj["name"])})
+        ip = canonical(obj["name"])
+    except (netaddr.AddrFormatError, ValueError, TypeError):
+        return None   # an address object whose name is no address: nothing we allocated
+    return flat(prefix, ip, obj["identifier"], owner, created_at(resource))
 
 
 def _host_cidr(ip):

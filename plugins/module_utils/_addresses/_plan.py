@@ -7,91 +7,65 @@
 An allocation is an IPAM address object owned by one owner. Its plan is data like an LBaaS plan:
 actions (allocate, release, adopt) with the address, the prefix and a reason, ordered releases
 first (an address freed by a shrinking count may be the one picked next), then adoptions, then
-allocations. ``AddressPlan.predict`` gives check mode's answer from the same plan a real run executes,
-so the two cannot disagree. The actions look like ``_reconcile.Action`` where the ``Reconciler``
-reads them (``op``, ``id``, ``obj``, ``changes``, ``tags``, ``lb``), and ``AddressApplier``
-(``_address_apply``) executes them.
+allocations. The address is a ``Kind`` of the shared reconciler (``ADDRESS``): its actions are
+``Action`` and its plans ``Plan``, so ``Plan.predict`` gives check mode's answer from the same plan a
+real run executes, and the one ``Applier`` executes it with the address operations (``_apply``).
 """
 
-import copy
-
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import NEW, address_int
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import (  # noqa: F401  pylint: disable=unused-import
+    NEW, address_int, flat)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import CREATE, DELETE, TAG, Kind
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import Action, Placeholder, Plan, is_placeholder
 
 ALLOCATE, RELEASE, ADOPT = "allocate", "release", "adopt"
 
 
 def placeholder(prefix_id, ip):
     """The world key of a planned address (unique per address: a run may plan several)."""
-    return "(new address %s in %s)" % (ip, prefix_id)
+    return Placeholder("address", ip, prefix_id, text="(new address %s in %s)" % (ip, prefix_id))
 
 
 def is_new(ident):
-    return isinstance(ident, str) and ident.startswith("(new address")
+    return is_placeholder(ident)
 
 
-class _AddressKind:
-    name = "address"
+class AddressKind(Kind):
+    """An IPAM address object of one owner: identity is its address in its prefix; allocating is a
+    create, releasing a delete, adopting (an object created for the owner but never tagged) a tag write."""
+
+    effects = {ALLOCATE: CREATE, RELEASE: DELETE, ADOPT: TAG}
+    create_rank = 10          # after every LBaaS object (a plan of both is gc's)
+    delete_rank = 30
+    delete_level = 30         # released last: once the LBaaS objects (binds) and gc's markers are gone
+    recorded_as = "addresses"
+
+    def identity(self, obj):
+        return (obj.get("prefix_id"), obj.get("address"))
+
+    def rank(self, action):
+        # adoptions before allocations: an owner that holds enough after adopting allocates nothing more
+        return super().rank(action) + ((ADOPT, ALLOCATE).index(action.op) if action.op != RELEASE else 0,)
+
+    def to_engine(self, desired):
+        return dict(desired)   # the planned address: the operations allocate it (or the next free one)
+
+    def predict(self, obj, action):
+        obj["planned"] = action.op
+        return obj
+
+    def entry(self, action):
+        return dict(action=action.op, address=action.obj["address"], prefix=action.obj["prefix"],
+                    id=None if action.op == ALLOCATE else action.obj["id"], reason=action.reason)
 
 
-ADDRESS = _AddressKind()
-
-
-def flat(prefix, ip, ident, owner=None, created=None):
-    """An address object in the shape plans and worlds use."""
-    return dict(kind="address", id=ident, name=ip, address=ip, prefix=prefix.cidr, prefix_id=prefix.id,
-                family=prefix.family, owner=owner, created=created)
+ADDRESS = AddressKind("address", fields={"address": str, "prefix_id": str})
 
 
 def entry(obj):
     """An address as modules return it (``id`` of a planned one: the placeholder text ``(new address)``)."""
     return dict(address=obj["address"], id=NEW if is_new(obj["id"]) else obj["id"], prefix=obj["prefix"],
                 prefix_id=obj["prefix_id"], family=obj["family"])
-
-
-class AddressAction:
-    def __init__(self, op, obj, reason, tags=()):
-        self.op = op
-        self.kind = ADDRESS
-        self.obj = obj
-        self.reason = reason
-        self.changes = {}
-        self.tags = list(tags)
-        self.lb = None
-        self.premise = None
-        self.after = None
-
-    @property
-    def id(self):
-        return self.obj["id"]
-
-    def to_dict(self):
-        return dict(action=self.op, address=self.obj["address"], prefix=self.obj["prefix"],
-                    id=None if self.op == ALLOCATE else self.obj["id"], reason=self.reason)
-
-    def __repr__(self):
-        return "<%s address %s>" % (self.op, self.obj["address"])
-
-
-class AddressPlan(list):
-    waits = ()
-
-    def to_list(self):
-        return [a.to_dict() for a in self]
-
-    def ordered(self):
-        rank = {RELEASE: 0, ADOPT: 1, ALLOCATE: 2}
-        return AddressPlan(sorted(self, key=lambda a: rank[a.op]))
-
-    def predict(self, world):
-        out = copy.deepcopy(world)
-        for action in self:
-            if action.op == RELEASE:
-                out.pop(action.id, None)
-            else:
-                obj = out.setdefault(action.id, copy.deepcopy(action.obj))
-                obj["planned"] = action.op
-        return out
 
 
 def sort_key(prefix_order):
@@ -108,27 +82,27 @@ def plan_owner(state, owner, count, present, tag, strategy="first"):
     on its prefix, so a second pick in the same plan takes the next one.
     """
     held = sorted(state.held + state.untagged, key=sort_key(state.prefix_order))
-    plan = AddressPlan()
+    plan = Plan()
     if not present:
         for obj in held:
-            plan.append(AddressAction(RELEASE, obj, "state is absent"))
+            plan.append(Action(RELEASE, ADDRESS, obj, reason="state is absent"))
         return plan
     surplus = max(0, len(held) - count)
     releases = sorted(held, key=sort_key(state.prefix_order), reverse=True)[:surplus]
     for obj in releases:
-        plan.append(AddressAction(RELEASE, obj, "owner %s holds %d, wants %d" % (owner, len(held), count)))
+        plan.append(Action(RELEASE, ADDRESS, obj, reason="owner %s holds %d, wants %d" % (owner, len(held), count)))
     gone = set(o["id"] for o in releases)
     for obj in state.untagged:
         if obj["id"] not in gone:
-            plan.append(AddressAction(ADOPT, obj, "created for owner %s by an earlier run that could not tag it" % owner,
-                                      tags=[tag]))
+            plan.append(Action(ADOPT, ADDRESS, obj, tags=[tag],
+                               reason="created for owner %s by an earlier run that could not tag it" % owner))
     kept = len(held) - len(releases)
     for number in range(max(0, count - len(held))):
         prefix, ip = pick(state.pools, strategy)
         prefix.take(ip, {"identifier": NEW, "name": ip})   # taken for the next pick
         obj = flat(prefix, ip, placeholder(prefix.id, ip), owner)
-        plan.append(AddressAction(ALLOCATE, obj, "owner %s holds %d of %d %s address(es)"
-                                  % (owner, kept + number, count, prefix.family), tags=[tag]))
+        plan.append(Action(ALLOCATE, ADDRESS, obj, tags=[tag], reason="owner %s holds %d of %d %s address(es)"
+                           % (owner, kept + number, count, prefix.family)))
     return plan
 
 

@@ -48,6 +48,12 @@ def address_int(address):
     return int(netaddr.IPAddress(address))
 
 
+def flat(prefix, ip, ident, owner=None, created=None):
+    """An address object in the shape observations, plans and worlds use."""
+    return dict(kind="address", id=ident, name=ip, address=ip, prefix=prefix.cidr, prefix_id=prefix.id,
+                family=prefix.family, owner=owner, created=created)
+
+
 class Prefix:
     """One IPAM prefix of a pool, with the address objects it holds (``{ip: [summary, ...]}``)."""
 
@@ -184,17 +190,8 @@ def owned(client, prefixes, tag_prefix, owner):
     tag exactly. Objects being deleted are nobody's.
     """
     tag = owner_tag(owner, tag_prefix)
-    ids = set(r["identifier"] for r in client.resources_by_tag(tag))
-    ours = description(owner)
-    tagged, unsure, candidates = [], [], []
-    for prefix in prefixes:
-        for ip in prefix.taken():
-            for summary in prefix.live(ip):
-                mine = summary.get("description_customer") == ours
-                if summary["identifier"] in ids:
-                    (tagged if mine else unsure).append((prefix, ip, summary))
-                elif mine:
-                    candidates.append((prefix, ip, summary))
+    tagged, unsure, candidates = _listed(prefixes, set(r["identifier"] for r in client.resources_by_tag(tag)),
+                                         description(owner))
     # An object released since the listing (a concurrent run) reads as None: no longer anyone's.
     read = client.map(gone_as_none(client.resource_get), [s["identifier"] for _p, _ip, s in unsure + candidates])
     names = [tag_names(resource) if resource is not None else None for resource in read]
@@ -204,6 +201,21 @@ def owned(client, prefixes, tag_prefix, owner):
     untagged = [c for c, tags in zip(candidates, names[len(unsure):])
                 if tags is not None and not foreign_tags(tags)]
     return tagged, untagged
+
+
+def _listed(prefixes, tagged_ids, ours):
+    """The live objects of the prefixes by what the listings tell: ``(tagged and described as ours,
+    tagged only (its tags decide), described as ours only (an untagged candidate))``."""
+    tagged, unsure, candidates = [], [], []
+    for prefix in prefixes:
+        for ip in prefix.taken():
+            for summary in prefix.live(ip):
+                mine = summary.get("description_customer") == ours
+                if summary["identifier"] in tagged_ids:
+                    (tagged if mine else unsure).append((prefix, ip, summary))
+                elif mine:
+                    candidates.append((prefix, ip, summary))
+    return tagged, unsure, candidates
 
 
 def owners(client, prefix, prefix_tag):

@@ -10,13 +10,14 @@ address that a bind on any load balancer still listens on fails naming the bind,
 the next owner would get the address and a second load balancer would bind the same address and port.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._apply import AddressApplier
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._apply import AddressOperations
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import AddressObserver, binds_using
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import RELEASE, entry, in_use_message, plan_owner, sort_key
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
 
 
@@ -88,8 +89,10 @@ class AddressRun:
     def _view(self, objs):
         return dict(owner=self.params["owner"], family=self.family or "any", addresses=[o["address"] for o in objs])
 
-    def _applier(self, client, _waiter):
-        return AddressApplier(client, self.state, self.params["owner"], self.params["tag_prefix"], self.params["strategy"])
+    def _applier(self, client, waiter):
+        operations = AddressOperations(client, self.state, self.params["owner"], self.params["tag_prefix"],
+                                       self.params["strategy"])
+        return Applier(client, waiter, operations={"address": operations})
 
     def observe(self):
         self.state = self.observer.observe()

@@ -23,14 +23,13 @@ a reason in ``skipped``:
 """
 
 import calendar
-import copy
 import time
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import when
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import DELETE_ORDER
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import DELETE
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import Kind
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import DELETE, Action, Plan
 
 MARKER = "marker"
 
@@ -70,51 +69,39 @@ def age_reason(now, stamps, min_age):
     return None
 
 
-class MarkerAction:
-    """Removing a collected owner's "last reconciled" marker from a load balancer (and its tag entity)."""
+class MarkerKind(Kind):
+    """A service's "last reconciled" marker on a load balancer (``_marker``), as gc removes it: identity
+    is the load balancer and the tag; removing it comes after the objects it vouches for are gone."""
 
-    def __init__(self, lb, tag, owner):
-        self.op = DELETE
-        self.kind = _MarkerKind
-        self.obj = dict(kind=MARKER, id="%s/%s" % (lb["id"], tag), name=tag)
-        self.lb = lb
-        self.owner = owner
-        self.changes = {}
-        self.tags = []
-        self.reason = "the owner's marker; nothing of it is left on the load balancer"
-        self.premise = None
-        self.after = None
+    delete_rank = 20
+    delete_level = 20
 
-    @property
-    def id(self):
-        return self.obj["id"]
+    def identity(self, obj):
+        return tuple(obj["id"].split("/", 1))
+
+    def entry(self, action):
+        return removed_entry(action)
 
 
-class _MarkerKind:
-    name = MARKER
+MARKER_KIND = MarkerKind(MARKER)
 
 
-class GcPlan(list):
-    """Delete actions of every owner collected (LBaaS objects children first, then markers, then addresses)."""
+def marker_removal(lb, tag, owner):
+    """Removing a collected owner's marker from a load balancer (and its tag entity)."""
+    return Action(DELETE, MARKER_KIND, dict(kind=MARKER, id="%s/%s" % (lb["id"], tag), name=tag), lb=lb, owner=owner,
+                  reason="the owner's marker; nothing of it is left on the load balancer")
 
-    waits = ()
+
+class GcPlan(Plan):
+    """Delete actions of every owner collected (LBaaS objects children first, then markers, then addresses),
+    owner by owner within each rank; ``decision`` holds what stays and why."""
 
     def __init__(self, actions=(), decision=None):
         super().__init__(actions)
         self.decision = decision
 
-    def ordered(self):
-        rank = dict((k, i) for i, k in enumerate(DELETE_ORDER + (MARKER, "address")))
-        return GcPlan(sorted(self, key=lambda a: (rank[a.kind.name], a.owner)), self.decision)
-
     def to_list(self):
         return [removed_entry(a) for a in self]
-
-    def predict(self, world):
-        out = copy.deepcopy(world)
-        for action in self:
-            out.pop(action.id, None)
-        return out
 
 
 def removed_entry(action):

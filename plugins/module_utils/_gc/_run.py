@@ -10,38 +10,37 @@ tag entities with our owner-tag prefix, and the markers on every load balancer),
 their tags, and then every owner to collect exactly as the service module would see it when told
 "absent" on every load balancer its tag is found on (``ServiceRun`` with ``anywhere``), plus its
 address objects. Any read that fails ends the run there, before the first delete. The decisions
-(``_gc_plan``) come from that snapshot only; check mode returns them, a real run takes the lease of
-each load balancer it writes to, observes again if anything changed meanwhile, and deletes through
-the same ``Applier`` as every module (children first, bounded passes), owner by owner, then removes
-the owner's markers and releases its addresses once no bind listens on them. Then it observes again:
+(``_plan``: a ``Plan`` of LBaaS deletes, marker removals and address releases) come from that snapshot
+only; check mode returns them, a real run takes the lease of each load balancer it writes to (the
+service module's ``Leases``), observes again if anything changed meanwhile, and deletes through the
+same ``Applier`` as every module (``_apply``: children first, bounded passes), owner by owner, then
+removes the owner's markers and releases its addresses once no bind listens on them. Then it observes again:
 what it removed must be gone.
 """
 
 import time
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._apply import AddressApplier
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import (
     AddressState, binds_using, by_tag)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import RELEASE, AddressAction, flat, in_use_message
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import ADDRESS, RELEASE, in_use_message
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import observe as observe_prefixes
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import owned, resolve
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError, RateLimitedError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import flat, owned, resolve
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._apply import gc_applier
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._kept import kept_counts
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._live import check_keep, check_not_all, live_set
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._plan import (
-    MARKER, GcPlan, MarkerAction, age_reason, check_cap, parse_created, protected, removed_entry,
-    select, skip, summary)
+    GcPlan, age_reason, check_cap, marker_removal, parse_created, protected, removed_entry, select, skip, summary)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import Leases, default_holder, leases, when
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_holder, check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import discover, owner_tag_names, resolve_lbs
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import DELETE, Applier, Interrupted, Plan, Reconciler
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import DELETE, Action, Plan
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import ServiceRun
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._tree import tree
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._tag_entities import forget
 
 
 class OwnerSnapshot:
@@ -76,7 +75,7 @@ class GcRun:
         self.result = dict(changed=False, removed=[], kept={}, skipped_items=[], failed_owners=[], keep_unmatched=[])
         self.scope = None          # lb ids of load_balancers, when given
         self.prefixes = None       # the prefixes of pools, when given
-        self.held = []             # Leases objects, one per load balancer leased
+        self.leases = None         # the leases this run holds (taken before its first write)
         self.leased = None         # lb ids whose lease this run holds (None: not taken yet)
         self.lease_failed = {}     # lb id -> why its lease could not be taken
         self.failed = {}           # owner -> error of its removal
@@ -101,6 +100,11 @@ class GcRun:
         both = sorted(set(self.live or []) & set(p["remove"] or []))
         if both:
             raise Failure("owners in both keep and remove: %s; an owner is either alive or removed" % ", ".join(both))
+        self._check_bounds()
+        self.holder = check_holder(p["lease_holder"]) if p["lease_holder"] else default_holder("gc")
+
+    def _check_bounds(self):
+        p = self.params
         for option in ("min_age", "max_delete"):
             if p[option] is not None and p[option] < 0:
                 raise Failure("%s must not be negative, got %d" % (option, p[option]))
@@ -109,7 +113,6 @@ class GcRun:
         for index, ref in enumerate(p["load_balancers"] or []):
             if not ref or not str(ref).strip():
                 raise Failure("load_balancers[%d] must not be empty" % index)
-        self.holder = check_holder(p["lease_holder"]) if p["lease_holder"] else default_holder("gc")
 
     def run(self, diff=False):
         p = self.params
@@ -146,21 +149,10 @@ class GcRun:
     # ---- snapshot ------------------------------------------------------------------------------
     def observe(self):
         p = self.params
-        client = self.client
-        prefix = p["tag_prefix"]
         state = GcState()
-        names = owner_tag_names(client, prefix)
-        listing = client.lbaas_list("loadbalancer")
-        state.lbs = dict((i["identifier"], {"kind": "loadbalancer", "id": i["identifier"], "name": i.get("name") or i["identifier"]})
-                         for i in listing)
-        if p["load_balancers"] and self.scope is None:
-            self.scope = set(lb["id"] for lb in resolve_lbs(listing, p["load_balancers"]))
-        ids = sorted(state.lbs)
-        resources = client.resource_get_listed(ids)
-        for ident in [i for i, r in zip(ids, resources) if r is None]:
-            state.lbs.pop(ident)   # deleted since the listing: nothing of anyone's is left on it
-        state.lb_tags = dict((i, tag_names(r)) for i, r in zip(ids, resources) if r is not None)
-        valid, invalid = discover(names, state.lb_tags, prefix)
+        names = owner_tag_names(self.client, p["tag_prefix"])
+        listing = self._load_balancers(state)
+        valid, invalid = discover(names, state.lb_tags, p["tag_prefix"])
         state.skipped.extend(skip(owner, "not an owner id this collection writes (its tag is left alone)") for owner in invalid)
         first = not self.live_checked
         self.live_checked = True
@@ -168,33 +160,57 @@ class GcRun:
             self.result["keep_unmatched"] = check_keep(p, valid, self.warn)
         state.collect, kept = select(valid, self.live, p["remove"] or [])
         if self.prefixes is not None:
-            observe_prefixes(client, self.prefixes)
+            observe_prefixes(self.client, self.prefixes)
         for owner in state.collect:
-            snap = self._owner(owner, listing)
-            state.owners.append(snap)
-            for action in snap.deletes:
-                state.world[action.id] = action.obj
-                state.owner_of[action.id] = owner
-            for obj in snap.addresses.held + snap.addresses.untagged:
-                state.world[obj["id"]] = obj
-                state.owner_of[obj["id"]] = owner
-            for lb in snap.lbs:
-                if lb["id"] is not None and lb["id"] not in state.lb_tags:
-                    state.lb_tags[lb["id"]] = snap.lb_tags.get(lb["id"], [])
+            self._add_owner(state, self._owner(owner, listing))
+        self._count_kept(state, kept)
+        if first:
+            self._check_not_all(state, kept)
+        self.owner_of.update(state.owner_of)
+        return state
+
+    def _load_balancers(self, state):
+        """Reads the load balancers and their tags into ``state``; returns the listing."""
+        listing = self.client.lbaas_list("loadbalancer")
+        state.lbs = dict((i["identifier"], {"kind": "loadbalancer", "id": i["identifier"], "name": i.get("name") or i["identifier"]})
+                         for i in listing)
+        if self.params["load_balancers"] and self.scope is None:
+            self.scope = set(lb["id"] for lb in resolve_lbs(listing, self.params["load_balancers"]))
+        ids = sorted(state.lbs)
+        resources = self.client.resource_get_listed(ids)
+        for ident in [i for i, r in zip(ids, resources) if r is None]:
+            state.lbs.pop(ident)   # deleted since the listing: nothing of anyone's is left on it
+        state.lb_tags = dict((i, tag_names(r)) for i, r in zip(ids, resources) if r is not None)
+        return listing
+
+    @staticmethod
+    def _add_owner(state, snap):
+        state.owners.append(snap)
+        for action in snap.deletes:
+            state.world[action.id] = action.obj
+            state.owner_of[action.id] = snap.owner
+        for obj in snap.addresses.held + snap.addresses.untagged:
+            state.world[obj["id"]] = obj
+            state.owner_of[obj["id"]] = snap.owner
+        for lb in snap.lbs:
+            if lb["id"] is not None and lb["id"] not in state.lb_tags:
+                state.lb_tags[lb["id"]] = snap.lb_tags.get(lb["id"], [])
+
+    def _count_kept(self, state, kept):
         uncounted = [owner for owner in kept if owner not in self.kept]
         if uncounted:   # once per owner and run: gc writes nothing a kept owner's tag is on
             known = dict(state.lb_tags)
             known.update((a.id, a.obj["tags"]) for s in state.owners for a in s.deletes if a.obj.get("confirmed"))
-            self.kept.update(kept_counts(client, uncounted, prefix, known))
+            self.kept.update(kept_counts(self.client, uncounted, self.params["tag_prefix"], known))
         state.kept = dict((owner, self.kept[owner]) for owner in kept)
-        if first:
-            # owners with something left to remove (a tag entity nothing carries any more is no owner)
-            collected = [s.owner for s in state.owners if s.owner not in (p["remove"] or []) and (
-                s.deletes or s.addresses.held or s.addresses.untagged
-                or any(Marker.find(prefix, s.owner, tags) for tags in state.lb_tags.values()))]
-            check_not_all(p, collected, kept, self.result["keep_unmatched"])
-        self.owner_of.update(state.owner_of)
-        return state
+
+    def _check_not_all(self, state, kept):
+        p = self.params
+        # owners with something left to remove (a tag entity nothing carries any more is no owner)
+        collected = [s.owner for s in state.owners if s.owner not in (p["remove"] or []) and (
+            s.deletes or s.addresses.held or s.addresses.untagged
+            or any(Marker.find(p["tag_prefix"], s.owner, tags) for tags in state.lb_tags.values()))]
+        check_not_all(p, collected, kept, self.result["keep_unmatched"])
 
     def _owner(self, owner, listing):
         """The owner's removal as the service module plans it, and its addresses; only reads."""
@@ -264,64 +280,75 @@ class GcRun:
 
     def plan(self, state):
         p = self.params
-        prefix = p["tag_prefix"]
         if not self.applied:
             self.decided = state
-        now = self.clock()
         actions, skipped = [], list(state.skipped)
-        collecting = set(state.collect)
         for snap in state.owners:
-            owner = snap.owner
-            everything = [a.obj for a in snap.deletes] + snap.addresses.held + snap.addresses.untagged
-            if snap.refused:
-                skipped.append(skip(owner, snap.refused, objects=everything))
+            why = self._owner_reason(snap, state)
+            if why:
+                skipped.append(skip(snap.owner, why, objects=[a.obj for a in snap.deletes] + snap.addresses.held
+                                    + snap.addresses.untagged))
                 continue
-            if owner in self.failed:
-                skipped.append(skip(owner, "its removal failed earlier in this run: %s" % self.failed[owner],
-                                    objects=everything))
-                continue
-            stamps = [m.stamp for tags in state.lb_tags.values() for m in Marker.find(prefix, owner, tags)]
-            stamps += [parse_created(o.get("created")) for o in snap.addresses.held + snap.addresses.untagged]
-            reason = age_reason(now, stamps, p["min_age"])
-            if reason:
-                skipped.append(skip(owner, reason, objects=everything))
-                continue
-            kept_lbs = set()
-            by_lb = {}
-            for action in snap.deletes:
-                by_lb.setdefault((action.lb or {}).get("id"), []).append(action)
-            for lb_id in sorted(by_lb, key=lambda i: (i is None, i or "")):
-                group = by_lb[lb_id]
-                lb = group[0].lb
-                why = self._lb_reason(lb, state)
-                if why is None:
-                    live = protected([a.obj for a in group], collecting, prefix)
-                    if live:
-                        first = live[0]
-                        why = ("%s '%s' (%s) also carries the owner tag of an owner that is not collected; %s's objects on "
-                               "load balancer %s stay" % (first["kind"], first["name"], first["id"], owner, lb["name"] or lb["id"]))
-                if why:
-                    kept_lbs.add(lb_id)
-                    skipped.append(skip(owner, why, load_balancer=lb["name"], objects=[a.obj for a in group]))
-                    continue
-                for action in group:
-                    action.owner = owner
-                    actions.append(action)
-            for lb_id, tags in sorted(state.lb_tags.items()):
-                lb = state.lbs.get(lb_id) or {"kind": "loadbalancer", "id": lb_id, "name": lb_id}
-                for marker in Marker.find(prefix, owner, tags):
-                    if lb_id not in kept_lbs and self._lb_reason(lb, state) is None:
-                        actions.append(MarkerAction(lb, marker.name, owner))
-            for obj in snap.addresses.held + snap.addresses.untagged:
-                action = AddressAction(RELEASE, obj, "owner %s is not in the live set" % owner
-                                       if live_set(p) is not None and owner not in (p["remove"] or []) else
-                                       "owner %s is to be removed" % owner)
-                action.owner = owner
-                actions.append(action)
+            kept_lbs = self._lbaas_removals(snap, state, actions, skipped)
+            actions.extend(self._marker_removals(snap, state, kept_lbs))
+            actions.extend(self._releases(snap))
         actions = self._unused_addresses(actions, skipped)
         plan = GcPlan(actions, decision=dict(skipped=skipped, kept=state.kept))
         check_cap(plan, p["max_delete"])
         return plan
+
+    def _owner_reason(self, snap, state):
+        """Why none of the owner's objects goes (refused, failed earlier, too young), or None."""
+        prefix = self.params["tag_prefix"]
+        if snap.refused:
+            return snap.refused
+        if snap.owner in self.failed:
+            return "its removal failed earlier in this run: %s" % self.failed[snap.owner]
+        stamps = [m.stamp for tags in state.lb_tags.values() for m in Marker.find(prefix, snap.owner, tags)]
+        stamps += [parse_created(o.get("created")) for o in snap.addresses.held + snap.addresses.untagged]
+        return age_reason(self.clock(), stamps, self.params["min_age"])
+
+    def _lbaas_removals(self, snap, state, actions, skipped):
+        """Adds the owner's LBaaS deletes per load balancer that may go; returns the lb ids whose stay."""
+        kept_lbs = set()
+        by_lb = {}
+        for action in snap.deletes:
+            by_lb.setdefault((action.lb or {}).get("id"), []).append(action)
+        for lb_id in sorted(by_lb, key=lambda i: (i is None, i or "")):
+            group = by_lb[lb_id]
+            why = self._lb_reason(group[0].lb, state) or self._protected_reason(snap.owner, group, state)
+            if why:
+                kept_lbs.add(lb_id)
+                skipped.append(skip(snap.owner, why, load_balancer=group[0].lb["name"], objects=[a.obj for a in group]))
+                continue
+            for action in group:
+                action.owner = snap.owner
+                actions.append(action)
+        return kept_lbs
+
+    def _protected_reason(self, owner, group, state):
+        live = protected([a.obj for a in group], set(state.collect), self.params["tag_prefix"])
+        if not live:
+            return None
+        first, lb = live[0], group[0].lb
+        return ("%s '%s' (%s) also carries the owner tag of an owner that is not collected; %s's objects on "
+                "load balancer %s stay" % (first["kind"], first["name"], first["id"], owner, lb["name"] or lb["id"]))
+
+    def _marker_removals(self, snap, state, kept_lbs):
+        out = []
+        for lb_id, tags in sorted(state.lb_tags.items()):
+            lb = state.lbs.get(lb_id) or {"kind": "loadbalancer", "id": lb_id, "name": lb_id}
+            for marker in Marker.find(self.params["tag_prefix"], snap.owner, tags):
+                if lb_id not in kept_lbs and self._lb_reason(lb, state) is None:
+                    out.append(marker_removal(lb, marker.name, snap.owner))
+        return out
+
+    def _releases(self, snap):
+        p = self.params
+        reason = ("owner %s is not in the live set" % snap.owner if live_set(p) is not None and snap.owner not in (p["remove"] or [])
+                  else "owner %s is to be removed" % snap.owner)
+        return [Action(RELEASE, ADDRESS, obj, reason=reason, owner=snap.owner)
+                for obj in snap.addresses.held + snap.addresses.untagged]
 
     def _unused_addresses(self, actions, skipped):
         """Drops releases of addresses a bind still listens on that this plan does not delete."""
@@ -345,49 +372,29 @@ class GcRun:
     def before_apply(self, state, plan):
         """Takes the lease of every load balancer the plan writes to, one by one: a load balancer whose lease
         another run took meanwhile is left out (the plan is made again). True: observe and plan again."""
-        changed = False
-        self.leased = set()
         lbs = []
         for action in plan:
             lb = action.lb
             if lb and lb.get("id") and lb["id"] not in [x["id"] for x in lbs]:
                 lbs.append(lb)
-        for lb in lbs:
-            lease = Leases(self.client, self.params["tag_prefix"], self.holder, self.params["lease_timeout"], self._tags_of)
-            tags = state.lb_tags.get(lb["id"], [])
-            try:
-                taken_over = lease.acquire([lb], {lb["id"]: tags})
-            except Failure as exc:
-                self.lease_failed[lb["id"]] = exc.msg
-                changed = True
-                continue
-            self.held.append(lease)
-            self.leased.add(lb["id"])
-            for _lb, expired in lease.taken_over:
-                self.warn("took over the expired lease of %s on load balancer %s: that run ended without releasing it"
-                          % (expired.describe(), lb["name"] or lb["id"]))
-            if taken_over or self._others(lease.seen[lb["id"]]) != self._others(tags):
-                changed = True   # another run wrote there after the snapshot: decide again
-        return changed
-
-    def _others(self, tags):
-        prefix = self.params["tag_prefix"]
-        return sorted(t for t in tags if not leases(prefix, [t]))
+        self.leases = Leases(self.client, self.params["tag_prefix"], self.holder, self.params["lease_timeout"],
+                             self._tags_of, warn=self.warn)
+        failed = self.leases.acquire_each(lbs, state.lb_tags)
+        self.lease_failed.update(failed)
+        self.leased = set(lb["id"] for lb, _lease in self.leases.held)
+        # another run wrote there after the snapshot, or a crashed run's lease was taken over: decide again
+        return bool(failed) or bool(self.leases.taken_over) or self.leases.changed(lbs, state.lb_tags)
 
     def _tags_of(self, lb_id):
         return tag_names(self.client.resource_get(lb_id))
 
     def release(self):
-        for lease in self.held:
-            for lb, left in lease.release():
-                self.warn("the lease tag '%s' stays on load balancer %s until %s: it could not be removed"
-                          % (left.name, lb["name"] or lb["id"], when(left.expiry)))
-            for name, exc in lease.leftovers:
-                self.warn("the released lease tag '%s' could not be deleted from the account (%s)" % (name, exc))
-        self.held = []
+        if self.leases is not None:
+            self.leases.warn_left(self.leases.release())
 
     def _applier(self, client, waiter):
-        return _GcApplier(self, client, waiter)
+        self.applied = True
+        return gc_applier(client, waiter, self.warn, self.failed)
 
     # ---- reporting -----------------------------------------------------------------------------
     def _view(self, world):
@@ -400,54 +407,3 @@ class GcRun:
                                     prefix=self.params["tag_prefix"]),
                 addresses=sorted("%s (%s)" % (o["address"], o["prefix"]) for o in objs.values() if o["kind"] == "address"))
         return out
-
-
-class _GcApplier:
-    """Owner by owner: its LBaaS deletes through the shared ``Applier`` (children first, bounded passes),
-    waited for until gone; then its markers; then its addresses, each only if no bind listens on it now.
-    An owner whose removal fails is reported in ``failed`` and the next one goes on; a rate limit stops all."""
-
-    def __init__(self, run, client, waiter):
-        self.run = run
-        self.client = client
-        self.waiter = waiter
-        self.ids = {}
-        self.objects = {}
-
-    def apply(self, plan):
-        self.run.applied = True
-        owners = []
-        for action in plan:
-            if action.owner not in owners:
-                owners.append(action.owner)
-        for owner in owners:
-            mine = [a for a in plan if a.owner == owner]
-            try:
-                self._owner(owner, mine)
-            except RateLimitedError:
-                raise
-            except (Failure, EngineError, Interrupted) as exc:
-                self.run.failed[owner] = getattr(exc, "msg", None) or str(exc)
-        return []
-
-    def _owner(self, owner, actions):
-        lbaas = Plan([a for a in actions if a.kind.name in KINDS])
-        targets = Applier(self.client, self.waiter).apply(lbaas)
-        self.waiter.wait(targets)
-        for action in actions:
-            if action.kind.name == MARKER:
-                self.client.tag_remove(action.lb["id"], action.obj["name"])
-                try:
-                    forget(self.client, action.obj["name"])
-                except EngineError as exc:
-                    self.run.warn("the marker tag '%s' could not be deleted from the account (%s)" % (action.obj["name"], exc))
-        releases = [a for a in actions if a.kind.name == "address"]
-        if releases:
-            # The snapshot said no other bind listens on them; a bind made since then wins over the release.
-            users = binds_using(self.client, sorted(set(a.obj["address"] for a in releases)))
-            busy = [a for a in releases if users.get(a.obj["address"])]
-            free = [a for a in releases if a not in busy]
-            AddressApplier(self.client, AddressState([], []), owner, self.run.params["tag_prefix"]).apply(free)
-            if busy:
-                raise Failure("; ".join(in_use_message(a.obj["address"], users[a.obj["address"]]) for a in busy) +
-                              " (bound since the snapshot); not released")

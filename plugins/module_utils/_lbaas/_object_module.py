@@ -18,8 +18,9 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup impo
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import state_class
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags, owner_tag, split_owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import (
-    CREATE, DELETE, REDEPLOY, TAG, UPDATE, Action, Plan, Reconciler, placeholder)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import (
+    CREATE, DELETE, REDEPLOY, TAG, UPDATE, Action, Plan, placeholder)
 
 
 def object_argument_spec(parents, fields):

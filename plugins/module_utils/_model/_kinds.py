@@ -17,6 +17,7 @@ except ImportError:  # pragma: no cover - reported by the module base class
     HAS_NETADDR = False
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import Kind as ReconciledKind
 
 ID_RE = re.compile(r"^[0-9a-f]{32}$")
 
@@ -83,19 +84,25 @@ def _opt_count(value):
 READ_ONLY = ("customer_identifier", "reseller_identifier", "state", "automation_rules")
 
 
-class Kind:
-    """One LBaaS object type."""
+class Kind(ReconciledKind):
+    """One LBaaS object type (the interface: ``_reconcile._kind.Kind``)."""
 
     def __init__(self, name, parent, parent_kind, fields, links=None, resource_type=None):
-        self.name = name
-        self.parent = parent              # the field linking to the parent object
-        self.parent_kind = parent_kind
-        self.fields = fields              # field -> normalizer, in display order
-        self.links = links or {}          # other link fields -> kind they point to
-        self.resource_type = resource_type
+        super().__init__(name, parent, parent_kind, fields, links, resource_type)
 
-    def __repr__(self):
-        return "Kind(%s)" % self.name
+    @property
+    def create_rank(self):
+        return DEPENDENCY_ORDER.index(self.name) if self.name in DEPENDENCY_ORDER else -1
+
+    @property
+    def delete_rank(self):
+        return DELETE_ORDER.index(self.name) if self.name in DELETE_ORDER else len(DELETE_ORDER)
+
+    @property
+    def delete_level(self):
+        """0 for a kind no other kind names (binds, servers); else one above the highest kind naming it."""
+        referrers = [k for k in KINDS.values() if self.name in [k.parent_kind] + list(k.links.values())]
+        return 1 + max(k.delete_level for k in referrers) if referrers else 0
 
     def normalize_field(self, field, value, option=None):
         if field in self.links or field == self.parent:

@@ -4,6 +4,7 @@
 
 """The module base class: connection options, one Engine client per run, every error as ``fail_json``."""
 
+import importlib
 import traceback
 
 from ansible.module_utils.basic import env_fallback, missing_required_lib
@@ -11,7 +12,6 @@ from ansible.module_utils.basic import env_fallback, missing_required_lib
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._arguments import ArgumentsModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._diff_text import readable_diff
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import PredictedEngine, Predictions
 
 try:
     from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._client import (
@@ -34,6 +34,9 @@ except ImportError:
     NETADDR_IMPORT_ERROR = traceback.format_exc()
 
 DEFAULT_API_URL = "https://engine.anexia-it.com"
+# Named as text, not imported: Ansible ships a module with what its files import, and a read-only
+# module must not carry the planning side. Every predicting module imports it itself (``record``).
+PREDICTIONS = "ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions"
 
 
 def engine_argument_spec():
@@ -92,8 +95,9 @@ class AnxcloudModule:
         self.predictions = None
         if self.predicts and self.check_mode and self.params.get("check_mode_predictions") is not None:
             # Check mode only: observe the Engine as the play's earlier check-mode tasks predicted it.
-            self.predictions = Predictions(self.params["check_mode_predictions"], self.params["api_url"])
-            self.client = PredictedEngine(self.client, self.predictions)
+            predicting = importlib.import_module(PREDICTIONS)
+            self.predictions = predicting.Predictions(self.params["check_mode_predictions"], self.params["api_url"])
+            self.client = predicting.PredictedEngine(self.client, self.predictions)
 
     @classmethod
     def full_argument_spec(cls):

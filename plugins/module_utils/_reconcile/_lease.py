@@ -13,6 +13,10 @@ tags before the other one attached would also win, and two writers are worse tha
 both stop with a clear message. A lease past its expiry belongs to a run that crashed: it is
 removed, and the taker waits a moment for that run's last requests before it writes.
 
+One implementation for every writer: the service module takes the leases of all its load balancers at
+once (``acquire``: one held elsewhere stops the run), gc one load balancer at a time (``acquire_each``:
+one held elsewhere leaves that load balancer out), and both tell the same things in the same words.
+
 A lease's name is new with every run (holder and expiry), and tag names are account-level entities
 on the Engine, so releasing a lease (ours, or an expired one taken over) detaches it and then
 deletes its tag entity: what leases leave behind is nothing.
@@ -74,9 +78,11 @@ def leases(prefix, tags):
 
 
 class Leases:
-    """The leases one run holds. ``tags_of(lb_id)`` reads a load balancer's tag names."""
+    """The leases one run holds. ``tags_of(lb_id)`` reads a load balancer's tag names; ``warn(text)``
+    tells the user what a run leaves behind or took over."""
 
-    def __init__(self, client, prefix, holder, timeout, tags_of, clock=time.time, sleep=time.sleep, takeover_wait=2.0):
+    def __init__(self, client, prefix, holder, timeout, tags_of, clock=time.time, sleep=time.sleep, takeover_wait=2.0,
+                 warn=None):
         self.client = client
         self.prefix = prefix
         self.holder = holder
@@ -89,6 +95,8 @@ class Leases:
         self.seen = {}          # lb id -> its tags as read back after attaching ours
         self.taken_over = []    # expired leases of other holders we removed
         self.leftovers = []     # (tag name, error): tag entities that could not be deleted
+        self.warn = warn or (lambda text: None)
+        self._told = 0          # how many of taken_over were told already
 
     def others(self, tags, live=True):
         now = self.clock()
@@ -106,7 +114,9 @@ class Leases:
 
         A live lease seen in the observed tags fails the run before anything is written. The attaches
         go one after another (tag writes are serialised), then every load balancer's tags are read
-        back at once: one round trip for all of them, not one per load balancer."""
+        back at once: one round trip for all of them, not one per load balancer. What this call took is
+        released again when it fails; leases taken by earlier calls stay held."""
+        start, before = len(self.held), len(self.taken_over)
         try:
             for lb in lbs:
                 live = self.others(tags_by_lb[lb["id"]])
@@ -118,14 +128,52 @@ class Leases:
                 self.client.tag_add(lb["id"], ours.name)
                 self.held.append((lb, ours))
             seen = self.client.map(lambda lb: self.tags_of(lb["id"]), lbs)
-            for (lb, ours), tags in zip(self.held, seen):
+            for (lb, ours), tags in zip(self.held[start:], seen):
                 self._check(lb, ours, tags, tags_by_lb[lb["id"]])
         except (Failure, EngineError):
+            earlier, self.held = self.held[:start], self.held[start:]
             self.release()
+            self.held = earlier
             raise
-        if self.taken_over:
+        took_over = len(self.taken_over) > before
+        if took_over:
             self.sleep(self.takeover_wait)   # let the crashed run's last requests land first
-        return bool(self.taken_over)
+        self.warn_taken_over()
+        return took_over
+
+    def acquire_each(self, lbs, tags_by_lb):
+        """Takes the leases one load balancer at a time; ``{lb id: why not}`` for those it could not take
+        (the others are held). ``tags_by_lb``: the tags as observed."""
+        failed = {}
+        for lb in lbs:
+            try:
+                self.acquire([lb], {lb["id"]: tags_by_lb.get(lb["id"], [])})
+            except Failure as exc:
+                failed[lb["id"]] = exc.msg
+        return failed
+
+    def changed(self, lbs, tags_by_lb):
+        """Whether a load balancer's tags other than leases differ from the observed ones since the lease
+        was taken: another run wrote there in between (its marker changed)."""
+        def others(tags):
+            return sorted(t for t in tags if LeaseTag.parse(self.prefix, t) is None)
+        return any(others(self.seen[lb["id"]]) != others(tags_by_lb.get(lb["id"], [])) for lb in lbs if lb["id"] in self.seen)
+
+    def warn_taken_over(self):
+        for lb, lease in self.taken_over[self._told:]:
+            self.warn("took over the expired lease of %s on load balancer %s: that run ended without releasing it"
+                      % (lease.describe(), lb["name"] or lb["id"]))
+        self._told = len(self.taken_over)
+
+    def warn_left(self, left):
+        """Tells of leases that stay (``left``: [(lb, lease)]) and of released ones whose tag entity stays."""
+        for lb, lease in left:
+            self.warn("the lease tag '%s' stays on load balancer %s until %s: it could not be removed"
+                      % (lease.name, lb["name"] or lb["id"], when(lease.expiry)))
+        for name, exc in self.leftovers:
+            self.warn("the released lease tag '%s' could not be deleted from the account (%s); it is on no load "
+                      "balancer and can be deleted by hand" % (name, exc))
+        self.leftovers = []
 
     def _check(self, lb, ours, tags, observed):
         self.seen[lb["id"]] = tags

@@ -21,6 +21,9 @@ client for every read, with the predictions laid over each answer, one overlay p
   deleted (``Marked for deletion``), as the Engine shows one for minutes after the delete, so its
   address is not handed out again and no owner holds it.
 
+Placeholders (``_plan.Placeholder``) are typed; they cross into text only here, in the recorded
+predictions and in the identifiers a later task passes on, and are typed again where they come back.
+
 Observation, planning and prediction then run unchanged, so a task predicts from the world its
 predecessors predicted; ``record()`` adds the task's own plan to the predictions. Real runs never
 get here: the wrapper is installed only in check mode, and it refuses every write. Nothing secret is
@@ -39,8 +42,9 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool im
     DELETING, canonical, description, looks_unclaimed)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError, gone_as_none
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS, link_id
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import is_placeholder
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import link_id
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import kind_named
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import Placeholder, is_placeholder
 
 OPTION = "check_mode_predictions"
 ALLOCATE, RELEASE, ADOPT, DELETE = "allocate", "release", "adopt", "delete"
@@ -60,14 +64,22 @@ def engine_key(api_url):
 
 def _kept(obj):
     """What a prediction keeps of a flat object: identity, parent and fields, tags, load balancer."""
-    kind = KINDS[obj["kind"]]
+    kind = kind_named(obj["kind"])
     out = {"kind": kind.name, "id": obj["id"], "name": obj.get("name"), "tags": sorted(obj.get("tags") or [])}
-    for field in [kind.parent] + list(kind.fields):
-        if field:
-            out[field] = obj.get(field)
+    for field in kind.references() + list(kind.fields):
+        out[field] = obj.get(field)
     if obj.get("lb"):
         out["lb"] = obj["lb"]
     return out
+
+
+def _typed(obj):
+    """A recorded object with its placeholders typed again (they travel across tasks as text)."""
+    kind = kind_named(obj["kind"])
+    for field in ["id"] + kind.references():
+        if field in obj:
+            obj[field] = Placeholder.parse(obj[field])
+    return obj
 
 
 class Predictions:
@@ -76,14 +88,18 @@ class Predictions:
 
     def __init__(self, records, api_url):
         self.key = engine_key(api_url)
-        self.others = [copy.deepcopy(r) for r in records or [] if r.get("api_url") != self.key]
-        mine = [r for r in records or [] if r.get("api_url") == self.key]
+        records = records or []
+        self.others = [copy.deepcopy(r) for r in records if r.get("api_url") != self.key]
+        mine = [r for r in records if r.get("api_url") == self.key]
         mine = copy.deepcopy(mine[-1]) if mine else {}
-        self.deleted = dict((d["id"], d["kind"]) for d in mine.get("deleted") or [])
-        self.objects = dict((o["id"], o) for o in mine.get("objects") or [])
-        self.allocated = dict((a["id"], a) for a in mine.get("allocated") or [])
-        self.released = dict((r["id"], r) for r in mine.get("released") or [])
-        self.tags = dict((t["id"], list(t["tags"])) for t in mine.get("tags") or [])
+
+        def entries(name):
+            return mine.get(name) or []
+        self.deleted = dict((d["id"], d["kind"]) for d in entries("deleted"))
+        self.objects = dict((o["id"], o) for o in map(_typed, entries("objects")))
+        self.allocated = dict((a["id"], a) for a in (dict(a, id=Placeholder.parse(a["id"])) for a in entries("allocated")))
+        self.released = dict((r["id"], r) for r in entries("released"))
+        self.tags = dict((t["id"], list(t["tags"])) for t in entries("tags"))
 
     def empty(self):
         return not (self.deleted or self.objects or self.allocated or self.released or self.tags)
@@ -107,25 +123,26 @@ class Predictions:
         """Adds what ``plan`` does (``after``: the world it predicts, ``{id: flat object}``)."""
         renamed = {}
         for action in plan:
-            if action.kind.name == "address":
+            if action.kind.recorded_as == "addresses":
                 self._record_address(action)
-            elif action.op == DELETE:
-                self._record_delete(action.id, action.kind.name)
+            elif action.effect == DELETE:
+                self._record_delete(Placeholder.parse(action.id), action.kind.name)
             else:
-                obj = _kept(after.get(action.id) or action.obj)
-                ident = obj["id"]
-                if is_placeholder(ident) and ident in self.objects and not _same_place(self.objects[ident], obj):
-                    # The same name under another parent (two load balancers' frontend 80.web): a key of its own.
-                    number = 2
-                    while "%s #%d)" % (ident[:-1], number) in self.objects:
-                        number += 1
-                    renamed[ident] = obj["id"] = "%s #%d)" % (ident[:-1], number)
-                self.objects[obj["id"]] = obj
+                self._record_object(_typed(_kept(after.get(action.id) or action.obj)), renamed)
         for obj in self.objects.values():
-            kind = KINDS[obj["kind"]]
-            for field in [kind.parent] + list(kind.links):
-                if field and obj.get(field) in renamed:
+            for field in kind_named(obj["kind"]).references():
+                if obj.get(field) in renamed:
                     obj[field] = renamed[obj[field]]
+
+    def _record_object(self, obj, renamed):
+        ident = obj["id"]
+        if is_placeholder(ident) and ident in self.objects and not _same_place(self.objects[ident], obj):
+            # The same name under another parent (two load balancers' frontend 80.web): a key of its own.
+            number = 2
+            while ident.numbered(number) in self.objects:
+                number += 1
+            renamed[ident] = obj["id"] = ident.numbered(number)
+        self.objects[obj["id"]] = obj
 
     def _record_delete(self, ident, kind):
         self.objects.pop(ident, None)
@@ -134,7 +151,7 @@ class Predictions:
 
     def _record_address(self, action):
         obj = action.obj
-        ident = action.id
+        ident = Placeholder.parse(action.id)
         if action.op == ALLOCATE:
             self.allocated[ident] = {"id": ident, "address": obj["address"], "prefix_id": obj["prefix_id"],
                                      "prefix": obj["prefix"], "family": obj["family"], "owner": obj["owner"],
@@ -149,8 +166,8 @@ class Predictions:
 
 
 def _same_place(a, b):
-    kind = KINDS[a["kind"]]
-    return a["kind"] == b["kind"] and a.get(kind.parent) == b.get(kind.parent)
+    """Whether two recorded objects are one: the same kind and the same identity within their parent."""
+    return a["kind"] == b["kind"] and kind_named(a["kind"]).identity(a) == kind_named(b["kind"]).identity(b)
 
 
 def record(client, outcome):
@@ -193,7 +210,7 @@ class PredictedEngine:
     # ---- LBaaS objects ---------------------------------------------------------------------------
     def lbaas_list(self, kind, **filters):
         p = self.predictions
-        given = dict((k, v) for k, v in filters.items() if v is not None)
+        given = dict((k, Placeholder.parse(v)) for k, v in filters.items() if v is not None)
         # A predicted parent has only predicted children; its placeholder never goes to the Engine.
         listing = [] if any(is_placeholder(v) for v in given.values()) else self._client.lbaas_list(kind, **filters)
         out = []
@@ -212,6 +229,7 @@ class PredictedEngine:
 
     def lbaas_get(self, kind, ident):
         p = self.predictions
+        ident = Placeholder.parse(ident)   # a later task may name a predicted object by its placeholder text
         if ident in p.deleted:
             raise _not_found(kind, ident)
         obj = p.objects.get(ident)
@@ -222,11 +240,10 @@ class PredictedEngine:
         else:
             raw = dict(self._client.lbaas_get(kind, ident))
         if obj is not None:
-            spec = KINDS[kind]
+            spec = kind_named(kind)
             raw["name"] = obj["name"]
-            for field in [spec.parent] + list(spec.fields):
-                if field:
-                    raw[field] = obj.get(field)
+            for field in spec.references() + list(spec.fields):
+                raw[field] = obj.get(field)
         return raw
 
     def lbaas_get_many(self, kind, idents):
@@ -251,13 +268,14 @@ class PredictedEngine:
 
     def resource_get(self, ident):
         p = self.predictions
+        ident = Placeholder.parse(ident)
         if ident in p.deleted:
             raise _not_found("resource", ident)
         obj, allocated = p.objects.get(ident), p.allocated.get(ident)
         if is_placeholder(ident):
             if obj is not None:
                 return {"identifier": ident, "name": obj["name"], "tags": [{"name": t} for t in obj["tags"]],
-                        "resource_type": {"identifier": KINDS[obj["kind"]].resource_type}}
+                        "resource_type": {"identifier": kind_named(obj["kind"]).resource_type}}
             if allocated is not None:
                 return {"identifier": ident, "name": allocated["address"], "resource_type": {"identifier": None},
                         "tags": [{"name": t} for t in allocated["tags"]]}
@@ -305,6 +323,7 @@ class PredictedEngine:
 
     def address_get(self, ident):
         p = self.predictions
+        ident = Placeholder.parse(ident)
         entry = p.allocated.get(ident)
         if entry is not None:
             return {"identifier": ident, "name": entry["address"], "prefix": entry["prefix_id"], "status": "Active",

@@ -8,14 +8,17 @@ import time
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS, state_class, state_of
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import state_class, state_of
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import kind_named
 
 
 class Target:
-    """An object to wait for: until it is deployed (``expect='ok'``) or gone (``expect='gone'``)."""
+    """An object to wait for: until it is deployed (``expect='ok'``) or gone (``expect='gone'``).
+    ``kind``: a ``_kind.Kind`` or its name."""
 
     def __init__(self, kind, ident, name, expect="ok"):
-        self.kind = kind
+        self.spec = kind_named(kind) if isinstance(kind, str) else kind
+        self.kind = self.spec.name
         self.id = ident
         self.name = name
         self.expect = expect
@@ -66,17 +69,17 @@ class Waiter:
                 reason = engine_reason(obj)
                 raise Failure("%s failed to deploy (%s) again after a redeploy request: %s"
                               % (target.label(), state["title"], reason or "the Engine gives no reason; its fields: %s"
-                                 % _fields(target.kind, obj)),
+                                 % _fields(target.spec, obj)),
                               failed_object=dict(type=target.kind, id=target.id, name=target.name, state=state["title"],
                                                  reason=reason))
-            self.redeploy(target, KINDS[target.kind].from_engine(obj))
+            self.redeploy(target, target.spec.from_engine(obj))
         return False
 
     def redeploy(self, target, obj):
         """Asks for a new deployment the way the cloud controller does (updateFailedResources): a PUT of the
         whole object, which carries ``"state": "0"``. ``obj`` is the flat object as last read."""
         self.redeployed.add(target.id)
-        self.client.lbaas_update(target.kind, target.id, KINDS[target.kind].update_body(obj))
+        self.client.lbaas_update(target.kind, target.id, target.spec.update_body(obj))
 
     def wait(self, targets):
         pending = list(targets)
@@ -119,5 +122,5 @@ def engine_reason(obj):
 
 
 def _fields(kind, obj):
-    flat = KINDS[kind].from_engine(obj)
-    return ", ".join("%s=%s" % (f, flat[f]) for f in KINDS[kind].fields if flat.get(f) is not None) or "none"
+    flat = kind.from_engine(obj)
+    return ", ".join("%s=%s" % (f, flat[f]) for f in kind.fields if flat.get(f) is not None) or "none"

@@ -16,7 +16,7 @@ so is a replaced marker's once no load balancer carries it; a failure to delete 
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import Leases, LeaseTag, default_holder, when
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import Leases, default_holder
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker, declaration_hash, refuse_newer
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_holder, check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._tag_entities import (
@@ -33,7 +33,7 @@ class ServiceGuard:
         self.digest = declaration_hash(desired.as_data())
         self.warn = warn
         self.lb_tags = {}
-        self.leases = Leases(client, self.prefix, holder, params["lease_timeout"], self.tags_of)
+        self.leases = Leases(client, self.prefix, holder, params["lease_timeout"], self.tags_of, warn=warn)
 
     def tags_of(self, lb_id):
         return tag_names(self.client.resource_get(lb_id))
@@ -50,16 +50,9 @@ class ServiceGuard:
                               % (lb["name"] or lb["id"], lease.describe()))
 
     def before_apply(self, state, plan):
+        """Takes the leases; True when another run wrote meanwhile (observe and plan again)."""
         taken_over = self.leases.acquire(state.lbs, state.lb_tags)
-        for lb, lease in self.leases.taken_over:
-            self.warn("took over the expired lease of %s on load balancer %s: that run ended without releasing it"
-                      % (lease.describe(), lb["name"] or lb["id"]))
-        return taken_over or any(self._others(self.leases.seen[lb["id"]]) != self._others(state.lb_tags[lb["id"]])
-                                 for lb in state.lbs)
-
-    def _others(self, tags):
-        """A load balancer's tags but leases: what another writing run would have changed."""
-        return sorted(t for t in tags if LeaseTag.parse(self.prefix, t) is None)
+        return taken_over or self.leases.changed(state.lbs, state.lb_tags)
 
     def mark(self, lbs, absent=False):
         """Records on each load balancer which declaration this run applied (or removes it: absent),
@@ -124,7 +117,7 @@ class ServiceGuard:
         elif release:
             self.client.map(settle, [j for j in jobs if j[0] == "lease"])
         if release:
-            self._warn_left(released.get("left", []))
+            self.leases.warn_left(released.get("left", []))
         if failed:
             raise failed[0]
 
@@ -141,19 +134,4 @@ class ServiceGuard:
                       "of this service and can be deleted by hand" % (name, exc))
 
     def release(self):
-        for lb, lease in self.leases.release():
-            self.warn("the lease tag '%s' stays on load balancer %s until %s: it could not be removed"
-                      % (lease.name, lb["name"] or lb["id"], when(lease.expiry)))
-        self._warn_leftovers()
-
-    def _warn_left(self, left):
-        for lb, lease in left:
-            self.warn("the lease tag '%s' stays on load balancer %s until %s: it could not be removed"
-                      % (lease.name, lb["name"] or lb["id"], when(lease.expiry)))
-        self._warn_leftovers()
-
-    def _warn_leftovers(self):
-        for name, exc in self.leases.leftovers:
-            self.warn("the released lease tag '%s' could not be deleted from the account (%s); it is on no load "
-                      "balancer and can be deleted by hand" % (name, exc))
-        self.leases.leftovers = []
+        self.leases.warn_left(self.leases.release())

@@ -23,7 +23,7 @@ controller, k8s-anexia-ccm, tears down every frontend, bind and server when one 
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND, BIND, FRONTEND, SERVER, state_class
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import (
     CREATE, DELETE, REDEPLOY, TAG, UPDATE, Action, placeholder)
 
 

@@ -16,7 +16,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure imp
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_holder, check_name_part, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import CREATE, DELETE, Plan, Reconciler
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import CREATE, DELETE, Plan
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import Desired, build, warnings
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._guard import ServiceGuard
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observe import ServiceObserver

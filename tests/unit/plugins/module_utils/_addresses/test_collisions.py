@@ -4,7 +4,7 @@ lost. The local Engine refuses duplicates (the integration tests cover that path
 for an Engine that does not; only the client is stubbed, the applier code (shared by ip_address and gc) is real."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._apply import AddressApplier
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._apply import AddressOperations
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import AddressState
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import entry, pick
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import NEW, Prefix, pools_for
@@ -67,7 +67,7 @@ class Applier:
         return pick(pools)
 
     def _allocate(self, pools, planned):
-        applier = AddressApplier(self.client, AddressState([], [], pools=pools), "web", "anxlb", sleep=lambda s: None)
+        applier = AddressOperations(self.client, AddressState([], [], pools=pools), "web", "anxlb", sleep=lambda s: None)
         return entry(applier.allocate(planned))
 
 

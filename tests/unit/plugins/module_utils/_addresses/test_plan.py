@@ -2,7 +2,8 @@
 import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import AddressState
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import AddressPlan, entry, flat, plan_owner
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import entry, flat, plan_owner
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import Plan
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import Prefix, pools_for
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._run import check_releases
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
@@ -46,7 +47,7 @@ def test_surplus_goes_highest_first_untagged_ones_are_adopted_and_absent_release
     assert sorted(o["address"] for o in plan.predict(st.world).values()) == ["192.0.2.2", "192.0.2.3"]
     assert ops(plan_owner(st, "web", 1, False, TAG)) == [
         ("release", "192.0.2.2"), ("release", "192.0.2.3"), ("release", "192.0.2.5")]
-    assert plan_owner(state(held=["192.0.2.2"]), "web", 1, True, TAG) == AddressPlan()
+    assert plan_owner(state(held=["192.0.2.2"]), "web", 1, True, TAG) == Plan()
 
 
 def with_binds(*binds):

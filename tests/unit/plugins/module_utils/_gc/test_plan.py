@@ -8,7 +8,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure imp
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._plan import (
     age_reason, parse_created, select)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._run import GcRun, GcState, OwnerSnapshot
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import DELETE, Action
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import DELETE, Action
 
 from ..fakes import FakeClient
 

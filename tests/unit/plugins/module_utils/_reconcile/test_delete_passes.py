@@ -5,7 +5,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors imp
     AccessDeniedError, ConflictError, RateLimitedError, ServerError)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND, BIND
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import DELETE, Action, Applier, Plan
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import DELETE, Action, Plan
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Waiter
 
 from ..fakes import FakeClient

@@ -6,7 +6,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import ServerError, ValidationFailedError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import CREATE, TAG, Action, Plan, Reconciler
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import CREATE, TAG, Action, Plan
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Waiter
 
 from ..fakes import FakeClient

@@ -5,8 +5,10 @@ import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND, BIND, FRONTEND, SERVER
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import (
-    CREATE, DELETE, UPDATE, Action, Applier, Plan, Reconciler, placeholder)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import (
+    CREATE, DELETE, UPDATE, Action, Plan, placeholder)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._pool import SharedPool
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Waiter
 
@@ -212,7 +214,7 @@ def test_tag_writes_queue_in_their_own_lane_one_at_a_time_while_creates_go_on():
 
 def test_a_failed_tag_write_interrupts_the_round_after_everything_else_ran():
     from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import ServerError
-    from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Interrupted
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Interrupted
     client = Timed()
     tag = client.tag_add
 

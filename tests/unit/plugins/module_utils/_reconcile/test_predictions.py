@@ -6,14 +6,16 @@ import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import AddressObserver, binds_using
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import (
-    ADOPT, ALLOCATE, RELEASE, AddressAction, AddressPlan, flat, plan_owner, placeholder as address_placeholder)
+    ADDRESS, ADOPT, ALLOCATE, RELEASE, flat, plan_owner, placeholder as address_placeholder)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import DELETING, Prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import (
     Predictions, PredictedEngine, engine_key, record)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import CREATE, DELETE, UPDATE, Action, Outcome, Plan
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Outcome
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import (
+    CREATE, DELETE, UPDATE, Action, Plan)
 
 from ..fakes import RESOURCE_TYPES, FakeClient, state
 
@@ -118,15 +120,15 @@ def test_address_actions():
     new = flat(prefix, "127.0.10.2", address_placeholder(PREFIX, "127.0.10.2"), "one")
     old = flat(prefix, "127.0.10.7", "a" * 32, "one")
     loose = flat(prefix, "127.0.10.8", "9" * 32, "one")
-    plan = AddressPlan([AddressAction(RELEASE, old, "x"), AddressAction(ADOPT, loose, "y", tags=["anxlb-svc=one"]),
-                        AddressAction(ALLOCATE, new, "z", tags=["anxlb-svc=one"])])
+    plan = Plan([Action(RELEASE, ADDRESS, old, reason="x"), Action(ADOPT, ADDRESS, loose, reason="y", tags=["anxlb-svc=one"]),
+                        Action(ALLOCATE, ADDRESS, new, reason="z", tags=["anxlb-svc=one"])])
     record(view, outcome(plan))
     p = view.predictions
     assert p.released == {"a" * 32: {"id": "a" * 32, "address": "127.0.10.7", "prefix_id": PREFIX}}
     assert p.tags == {"9" * 32: ["anxlb-svc=one"]}
     assert list(p.allocated) == [new["id"]] and p.allocated[new["id"]]["owner"] == "one"
     # releasing a predicted allocation again: it was never there
-    record(view, outcome(AddressPlan([AddressAction(RELEASE, dict(new), "again")])))
+    record(view, outcome(Plan([Action(RELEASE, ADDRESS, dict(new), reason="again")])))
     assert p.allocated == {} and new["id"] not in p.released
 
 
@@ -245,10 +247,10 @@ def test_released_address_reads_as_being_deleted_and_a_claim_takes_the_unclaimed
     engine.add_address("127.0.10.2", ident="b" * 32, status="Inactive")   # unclaimed (create_empty=false prefix)
     prefix = Prefix({"identifier": PREFIX, "name": "127.0.10.0/24"})
     view = predicted(engine)
-    record(view, outcome(AddressPlan([
-        AddressAction(RELEASE, flat(prefix, "127.0.10.7", "a" * 32, "one"), "x"),
-        AddressAction(ALLOCATE, flat(prefix, "127.0.10.2", address_placeholder(PREFIX, "127.0.10.2"), "two"), "y",
-                      tags=["anxlb-svc=two"])])))
+    record(view, outcome(Plan([
+        Action(RELEASE, ADDRESS, flat(prefix, "127.0.10.7", "a" * 32, "one"), reason="x"),
+        Action(ALLOCATE, ADDRESS, flat(prefix, "127.0.10.2", address_placeholder(PREFIX, "127.0.10.2"), "two"), reason="y",
+               tags=["anxlb-svc=two"])])))
     assert [s["identifier"] for s in view.address_list(prefix=PREFIX, status=DELETING)] == ["a" * 32]
     assert [s["identifier"] for s in view.address_list(prefix=PREFIX, status="Active")] == []
     assert view.address_get("a" * 32)["status"] == DELETING

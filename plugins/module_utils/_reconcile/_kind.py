@@ -1,0 +1,180 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The written interface of what a reconciler runs: kinds of objects, and the operations that write them.
+
+A ``Kind`` says what an object of it is and what a plan does with it:
+
+* identity within its parent (``parent``: the field naming the parent object; ``identity(obj)``);
+* fields (``fields``: field -> normaliser, ``links``: fields naming other objects) and their
+  normalisation (``normalize_field``, ``from_engine``);
+* the bodies a write sends (``to_engine`` for a create, ``update_body`` for a whole-object update);
+* the state check mode predicts after an action (``predict``), and how an action reads in a
+  module's plan (``entry``);
+* where it goes in a plan (``create_rank``: parents before children; ``delete_level``: children
+  before parents, one level at a time), and which generic effect each of its operations has
+  (``effect``: an address's ``allocate`` is a create, ``release`` a delete, ``adopt`` a tag write).
+
+``Operations`` say how an action of a kind reaches the Engine (create, update, tag, redeploy,
+delete) and declare what the applier may rely on (``confirms_by_wait``: the wait reads every
+written object back; ``sequential``: one write after another in plan order). The applier
+(``_apply``), the loop (``_loop``) and check mode's prediction (``_plan.Plan.predict``,
+``_predictions``) use nothing else of a kind, so adding an object type is declaring a kind.
+
+This module imports nothing of the collection: every layer may declare kinds.
+"""
+
+CREATE, UPDATE, DELETE, REDEPLOY, TAG = "create", "update", "delete", "redeploy", "tag"
+# The state check mode shows for an object a plan creates or changes (docs/engine-api-facts.md).
+PREDICTED_STATE = {CREATE: "NewlyCreated", UPDATE: "Updating", REDEPLOY: "Updating"}
+
+_REGISTRY = {}
+
+
+def register(kind):
+    """Makes ``kind`` known by its name (predictions recorded across tasks name kinds as text)."""
+    _REGISTRY[kind.name] = kind
+    return kind
+
+
+def kind_named(name):
+    """The kind registered as ``name``; a KeyError names an unknown one."""
+    return _REGISTRY[name]
+
+
+class Kind:
+    """One object type a reconciler plans, predicts and applies. Subclasses set the attributes and
+    override what differs; the defaults fit an object with a name, a parent and plain fields."""
+
+    create_rank = 0          # creates, updates and tag writes: lower ranks first (parents before children)
+    delete_rank = 0          # deletes: lower ranks first (children before parents) ...
+    delete_level = 0         # ... run one level at a time (a level's deletes together)
+    effects = {}             # the kind's own operation names -> generic effect (CREATE, DELETE, TAG ...)
+    recorded_as = "objects"  # how check mode's predictions across tasks keep it (_predictions)
+
+    def __init__(self, name, parent=None, parent_kind=None, fields=None, links=None, resource_type=None):
+        self.name = name
+        self.parent = parent              # the field naming the parent object (None: a top-level object)
+        self.parent_kind = parent_kind
+        self.fields = fields or {}        # field -> normaliser, in display order
+        self.links = links or {}          # other fields naming objects -> the kind they point to
+        self.resource_type = resource_type   # the Engine's core resource type, when known
+        register(self)
+
+    def effect(self, op):
+        """The generic effect of ``op`` (an operation of this kind)."""
+        return self.effects.get(op, op)
+
+    def rank(self, action):
+        """Where ``action`` goes in a plan among the actions of its effect (deletes, or the rest)."""
+        return (self.delete_rank if self.effect(action.op) == DELETE else self.create_rank,)
+
+    def identity(self, obj):
+        """What tells two objects of this kind apart within the plan's world: parent and name."""
+        return (obj.get(self.parent) if self.parent else None, obj.get("name"))
+
+    def references(self):
+        """The fields whose value may name another object (a placeholder in a plan)."""
+        return [f for f in [self.parent] + list(self.links) if f]
+
+    def normalize_field(self, field, value, option=None):
+        return self.fields[field](value) if field in self.fields else value
+
+    def from_engine(self, obj):
+        """The flat object every comparison uses, from an Engine answer."""
+        out = {"kind": self.name, "id": obj.get("identifier"), "name": obj.get("name")}
+        for field in self.references() + list(self.fields):
+            out[field] = self.normalize_field(field, obj.get(field))
+        return out
+
+    def to_engine(self, desired):
+        """A create body: name, parent and fields, unset (None) ones left out."""
+        return dict((k, desired[k]) for k in ["name"] + self.references() + list(self.fields)
+                    if desired.get(k) is not None)
+
+    def update_body(self, obj, changes=None):
+        """A whole-object update body: the object's fields with ``changes`` (field -> new value) applied."""
+        body = dict((k, obj.get(k)) for k in ["name"] + self.references() + list(self.fields))
+        body["identifier"] = obj["id"]
+        body.update(changes or {})
+        return body
+
+    def predict(self, obj, action):
+        """The object as it will be after ``action`` (not a delete). ``obj``: a copy of it as it is, or
+        None for one the plan creates."""
+        obj = obj if obj is not None else dict(action.obj)
+        for field, (_before, after) in action.changes.items():
+            obj[field] = after
+        effect = self.effect(action.op)
+        if effect in PREDICTED_STATE:
+            obj["state"] = {"id": None, "title": PREDICTED_STATE[effect], "type": None}
+        obj["planned"] = action.op
+        obj["tags"] = sorted(set(obj.get("tags") or []) | set(action.tags))
+        return obj
+
+    def entry(self, action):
+        """How ``action`` reads in a module's ``plan``."""
+        return {
+            "load_balancer": (action.lb or {}).get("name"),
+            "action": action.op,
+            "type": self.name,
+            "name": action.obj.get("name"),
+            "id": action.id,
+            "changes": dict((f, {"before": b, "after": a}) for f, (b, a) in sorted(action.changes.items())),
+            "tags": list(action.tags),
+            "reason": action.reason,
+        }
+
+    def label(self, action):
+        return "%s %s '%s'" % (action.op, self.name, action.obj.get("name"))
+
+    def __repr__(self):
+        return "Kind(%s)" % self.name
+
+
+class Operations:
+    """How the actions of one kind reach the Engine; the applier calls nothing else.
+
+    ``confirms_by_wait`` is the capability the loop asks about: True when every write of the kind is
+    followed by a deployment the wait reads back, so that the wait's reads are the state after the
+    run. ``sequential``: the kind's writes go one after another in plan order (they share state,
+    such as an address picked from the same prefix). ``after_gone``: its deletes start only once the
+    deletes of lower levels are gone (a marker outlives the objects it vouches for).
+    """
+
+    confirms_by_wait = False
+    sequential = False
+    after_gone = False
+
+    def create(self, applier, action, body):
+        """Creates the object; returns ``(identifier, the Engine's answer or None)``."""
+        raise NotImplementedError
+
+    def update(self, applier, action, body):
+        """Writes the whole object; returns the Engine's answer or None."""
+        raise NotImplementedError
+
+    def tag(self, applier, action, ident):
+        """Writes the action's tags onto ``ident``."""
+        raise NotImplementedError
+
+    def redeploy(self, applier, action):
+        raise NotImplementedError
+
+    def delete(self, applier, action):
+        raise NotImplementedError
+
+    def delete_all(self, applier, actions):
+        """Deletes one level's ``actions``; returns what to wait for. Default: one after another."""
+        for action in actions:
+            self.delete(applier, action)
+        return []
+
+    def target(self, action, ident, expect="ok"):
+        """What the wait polls after the action (None: nothing to wait for)."""
+        return None
+
+    def settles_later(self, action, exc):
+        """Whether a failed write is an open outcome a new observation settles (else the run fails)."""
+        return False

@@ -1,0 +1,146 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""A plan is data: ordered actions, each with its kind, its object, the fields that differ and a reason.
+
+Check mode predicts the outcome from the plan (``Plan.predict``); a real run executes the same plan
+(``_apply``), so the two can never disagree. Every kind (``_kind``) plans through the one ``Action``
+and ``Plan``: LBaaS objects, IPAM addresses, the markers gc removes.
+"""
+
+import copy
+
+# Importing the LBaaS kinds registers them: an Action may name its kind as text.
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model import _kinds  # noqa: F401  pylint: disable=unused-import
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import (  # noqa: F401  pylint: disable=unused-import
+    CREATE, DELETE, PREDICTED_STATE, REDEPLOY, TAG, UPDATE, kind_named)
+
+
+class Placeholder(str):
+    """The identifier of an object a plan creates, until the Engine gives it one. It reads as the text
+    check mode shows (``(new frontend 80.web on lb1)``; ``where`` keeps one name on two load balancers
+    apart) and is told apart from an identifier by its type, not by its text."""
+
+    def __new__(cls, kind, name, where=None, text=None):
+        value = super().__new__(cls, text or "(new %s %s%s)" % (kind, name, " on %s" % where if where else ""))
+        value.kind, value.name, value.where = kind, name, where
+        return value
+
+    def __reduce__(self):
+        return (Placeholder, (self.kind, self.name, self.where, str(self)))
+
+    @classmethod
+    def parse(cls, text):
+        """A placeholder as recorded in text (check mode's predictions across tasks travel as JSON)."""
+        if isinstance(text, cls) or not isinstance(text, str) or not text.startswith("(new "):
+            return text
+        words = text[5:-1].split(" ", 1)
+        return cls(words[0], words[1] if len(words) > 1 else "", text=text)
+
+    def numbered(self, number):
+        """The same placeholder with a number (a second object of one name elsewhere)."""
+        return Placeholder(self.kind, self.name, self.where, text="%s #%d)" % (self[:-1], number))
+
+
+def placeholder(kind, name, where=None):
+    """The identifier check mode shows for an object that does not exist yet."""
+    return Placeholder(kind, name, where)
+
+
+def is_placeholder(value):
+    return isinstance(value, Placeholder)
+
+
+class Action:
+    """One step of a plan. ``obj`` is the flat object: desired for create, observed otherwise.
+    ``kind`` is a ``_kind.Kind`` or its registered name; ``op`` one of the kind's operations."""
+
+    def __init__(self, op, kind, obj, changes=None, reason="", tags=(), lb=None, owner=None):
+        self.op = op
+        self.kind = kind_named(kind) if isinstance(kind, str) else kind
+        self.obj = obj
+        self.changes = changes or {}
+        self.reason = reason
+        self.tags = list(tags)
+        self.lb = lb              # the load balancer the object is on ({id, name}), when known
+        self.owner = owner        # whose object it is, when a plan spans owners (gc)
+        self.premise = None       # the object whose ownership this write relies on (its own tag or its parent's)
+        self.after = None         # another action that must have run first (a move creates before it deletes)
+
+    @property
+    def id(self):
+        return self.obj["id"]
+
+    @property
+    def effect(self):
+        """The generic effect (CREATE, UPDATE, DELETE, TAG, REDEPLOY) of the kind's operation."""
+        return self.kind.effect(self.op)
+
+    def to_dict(self):
+        return self.kind.entry(self)
+
+    def __repr__(self):
+        return "<%s %s %s>" % (self.op, self.kind.name, self.obj.get("name"))
+
+
+class Plan(list):
+    """Ordered actions; ``waits`` are existing objects still deploying that a run waits for."""
+
+    def __init__(self, actions=(), waits=()):
+        super().__init__(actions)
+        self.waits = list(waits)
+
+    def _new(self, actions):
+        """A plan of the same type and attributes with other actions."""
+        out = copy.copy(self)
+        out[:] = actions
+        return out
+
+    def to_list(self):
+        return [a.to_dict() for a in self]
+
+    def ordered(self):
+        """Deletes first, children before parents; then creates/updates, parents before children; last
+        the deletes that must wait for a create (a move: the new object exists before the old one goes).
+        Within a rank, the actions of one owner stay together."""
+        def deletes(late):
+            return sorted((a for a in self if a.effect == DELETE and (a.after is not None) == late),
+                          key=lambda a: (a.kind.rank(a), a.owner or ""))
+        rest = sorted((a for a in self if a.effect != DELETE), key=lambda a: (a.kind.rank(a), a.owner or ""))
+        return self._new(deletes(False) + rest + deletes(True))
+
+    def summary(self, lbs=()):
+        """Terraform's plan line per load balancer: "lb1: 3 to add, 1 to change, 0 to destroy".
+        Tag adoptions and redeploys are changes; ``lbs`` lists load balancers to show even when untouched."""
+        counts = {}
+        order = [lb.get("name") for lb in lbs]
+        for action in self:
+            name = (action.lb or {}).get("name")
+            if name not in order:
+                order.append(name)
+            slot = counts.setdefault(name, [0, 0, 0])
+            slot[{CREATE: 0, DELETE: 2}.get(action.effect, 1)] += 1
+        return "; ".join("%s: %d to add, %d to change, %d to destroy" % ((name or "-",) + tuple(counts.get(name, (0, 0, 0))))
+                         for name in order)
+
+    def predict(self, world):
+        """The objects (``{id: flat object}``) as they will be after the plan ran (each kind's ``predict``)."""
+        out = copy.deepcopy(world)
+        for action in self:
+            if action.effect == DELETE:
+                out.pop(action.id, None)
+                continue
+            out[action.id] = action.kind.predict(out.get(action.id) or copy.deepcopy(action.obj), action)
+        return out
+
+
+def placeholders_of(action):
+    """The placeholders an action's body will name: its parent and links, and changed links."""
+    found = []
+    for field in action.kind.references():
+        if is_placeholder(action.obj.get(field)):
+            found.append(action.obj[field])
+        if field in action.changes and is_placeholder(action.changes[field][1]):
+            found.append(action.changes[field][1])
+    return found
