@@ -19,7 +19,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan im
     UPDATE, Action, Placeholder, Plan, is_placeholder, placeholder)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Waiter
 
-from tests.unit.module_utils.fakes import FakeClient
+from ..fakes import FakeClient
 
 LB = {"kind": "loadbalancer", "id": "a" * 32, "name": "lb1"}
 DESIRED = {

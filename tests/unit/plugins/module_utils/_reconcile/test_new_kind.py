@@ -10,7 +10,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predict
     PredictedEngine, Predictions, record)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Waiter
 
-from tests.unit.module_utils.fakes import FakeClient
+from ..fakes import FakeClient
 
 LB = "a" * 32
 URL = "http://127.0.0.1:8080"
@@ -35,7 +35,7 @@ def observe(client):
     def look():
         world = {}
         for ident, raw in client.objects.items():
-            kind = kind_named(raw["_kind"])
+            kind = kind_named(client.kinds[ident])
             world[ident] = dict(kind.from_engine(raw), tags=sorted(client.tags.get(ident, ())))
         return State(world)
     return look
@@ -99,7 +99,7 @@ def test_a_real_run_creates_parent_then_child_confirms_by_the_wait_and_converges
     outcome = reconciler(client, False).run(observe(client), planner)
     posts = [c for c in client.calls if c[0] == "POST"]
     assert posts == [("POST", "frontend", "80.web"), ("POST", ACL.name, "deny-bots")]
-    fe_id = [i for i, o in client.objects.items() if o["_kind"] == "frontend"][0]
+    fe_id = [i for i in client.objects if client.kinds[i] == "frontend"][0]
     acl = [o for o in outcome.after.values() if o["kind"] == ACL.name][0]
     assert acl["frontend"] == fe_id and acl["confirmed"] and not is_placeholder(acl["id"])
     before = len(client.writes())
