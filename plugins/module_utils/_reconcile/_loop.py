@@ -21,8 +21,9 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Target, Waiter
 
 CREATE, UPDATE, DELETE, REDEPLOY, TAG = "create", "update", "delete", "redeploy", "tag"
-# Deletes by level: children (binds, servers) together, then frontends (they point at backends), then backends.
-DELETE_LEVELS = (("bind", "server"), ("frontend",), ("backend",))
+# Deletes by level: rules (they name ACLs), then the other children (ACLs, binds, servers) together, then
+# frontends (they point at backends), then backends.
+DELETE_LEVELS = (("rule",), ("acl", "bind", "server"), ("frontend",), ("backend",))
 PREDICTED_STATE = {CREATE: "NewlyCreated", UPDATE: "Updating", REDEPLOY: "Updating"}
 
 
