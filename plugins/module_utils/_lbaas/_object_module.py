@@ -151,9 +151,8 @@ class LbaasObjectModule(AnxcloudModule):
         siblings = [i for i in self.client.lbaas_list(kind.parent_kind, load_balancer=parent["load_balancer"])
                     if i["identifier"] != parent["id"]]
         found = [o for batch in self.client.map(
-            lambda s: find_by_name(self.client, kind.name, self.params["name"], {"kind": kind.parent_kind,
-                                                                                 "id": s["identifier"]}), siblings)
-            for o in batch]
+            lambda s: find_by_name(self.client, kind.name, self.params["name"], {"kind": kind.parent_kind, "id": s["identifier"]}),
+            siblings) for o in batch]
         if len(found) > 1:
             raise Failure("name: %d %ss named '%s' on other %ss of this load balancer (ids %s); give the id to move one"
                           % (len(found), LABELS[kind.name], self.params["name"], LABELS[kind.parent_kind],

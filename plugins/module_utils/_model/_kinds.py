@@ -250,7 +250,6 @@ SERVER = Kind("server", "backend", "backend",
               resource_type="01f321a4875446409d7d8469503a905f")
 
 
-
 def parent_typed(name, fields, resource_type, **options):
     """A kind whose parent is a frontend or a backend, as its ``parent_type`` says (go-anxcloud
     pkg/apis/lbaas/v1/acl_types.go, rule_types.go: both links exist, the one of the other type stays
