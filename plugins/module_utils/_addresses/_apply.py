@@ -30,7 +30,7 @@ except ImportError:  # pragma: no cover - reported by the module base class
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import (
     REFUSED, UNCLAIMED_ROLES, UNCLAIMED_STATUS, canonical, description, reread)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import ADOPT, ALLOCATE, RELEASE, flat, pick
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import ADOPT, ALLOCATE, RELEASE, UPDATE, flat, pick
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags, owner_tag
@@ -51,7 +51,7 @@ def in_use(exc, ip):
 class AddressApplier:
     """``state`` is the observation the plan was made from (its prefixes, allocators and claimable objects)."""
 
-    def __init__(self, client, state, owner, tag_prefix, strategy="first", sleep=time.sleep):
+    def __init__(self, client, state, owner, tag_prefix, strategy="first", sleep=time.sleep, rdns_name=None):
         self.client = client
         self.state = state
         self.owner = owner
@@ -59,6 +59,7 @@ class AddressApplier:
         self.tag = owner_tag(owner, tag_prefix)
         self.strategy = strategy
         self.sleep = sleep
+        self.rdns_name = rdns_name   # what new and claimed addresses carry; None: the Engine's default
         self.claims = dict(state.claims)
         self.ids = {}       # placeholder -> identifier of the object created for it
         self.objects = {}   # the Reconciler reads it after a run without waiting: addresses answer nothing to show
@@ -70,6 +71,11 @@ class AddressApplier:
                 self.client.address_delete(action.id)
             elif action.op == ADOPT:
                 self.client.tag_add(action.id, self.tag)
+            elif action.op == UPDATE:   # the rDNS name (go-anxcloud PR #504): the address's other texts as they are
+                obj = self.client.address_get(action.id)
+                self.client.address_update(action.id, obj["name"], description=obj.get("description_customer") or "",
+                                           role=obj.get("role_text") or "Default",
+                                           rdns_name=action.changes["rdns_name"][1])
             elif action.op == ALLOCATE:
                 got = self.allocate(action.obj)
                 self.ids[action.id] = got["id"]
@@ -102,7 +108,8 @@ class AddressApplier:
         address turned out to be taken."""
         client = self.client
         try:
-            created = client.address_create(prefix.id, ip, description=description(self.owner))
+            named = {"rdns_name": self.rdns_name} if self.rdns_name else {}
+            created = client.address_create(prefix.id, ip, description=description(self.owner), **named)
         except EngineError as exc:
             if exc.may_have_landed:
                 # Never sent twice: the object is ours if the prefix now holds it with our description.
@@ -140,8 +147,9 @@ class AddressApplier:
                 or (obj.get("description_customer") or "") not in ("", ours)
                 or foreign_tags(client.resource_tags(ident))):   # an owner tag of any prefix: someone's
             return None
+        rdns = obj.get("rdns_name") if self.rdns_name is None else self.rdns_name
         client.address_update(ident, obj["name"], description=ours, role=obj.get("role_text") or "Default",
-                              rdns_name=obj.get("rdns_name") or "")
+                              rdns_name=rdns or "")
         client.tag_add(ident, self.tag)
         owners = owner_from_tags(client.resource_tags(ident), self.tag_prefix)
         now = client.address_get(ident)

@@ -75,8 +75,8 @@ class AddressObserver:
         observe(self.client, self.prefixes)
         claims = dict(((pr.id, ip), s) for pr in self.prefixes for ip, s in pr.claimable.items())
         mine, untagged = owned(self.client, self.prefixes, self.tag_prefix, self.owner)
-        held = [flat(pr, ip, s["identifier"], self.owner) for pr, ip, s in mine]
-        loose = [flat(pr, ip, s["identifier"], self.owner) for pr, ip, s in untagged]
+        held = [flat(pr, ip, s["identifier"], self.owner, rdns_name=s.get("rdns_name")) for pr, ip, s in mine]
+        loose = [flat(pr, ip, s["identifier"], self.owner, rdns_name=s.get("rdns_name")) for pr, ip, s in untagged]
         return AddressState([p.id for p in self.prefixes], held, loose, self.prefixes, self.pools, claims)
 
 

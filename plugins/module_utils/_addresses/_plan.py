@@ -18,7 +18,12 @@ import copy
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import NEW, address_int
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 
-ALLOCATE, RELEASE, ADOPT = "allocate", "release", "adopt"
+ALLOCATE, RELEASE, ADOPT, UPDATE = "allocate", "release", "adopt", "update"
+
+
+def rdns_text(value):
+    """An rDNS name as compared: the Engine reads it back as an FQDN with a trailing dot once processed."""
+    return (value or "").strip().rstrip(".").lower()
 
 
 def placeholder(prefix_id, ip):
@@ -37,10 +42,10 @@ class _AddressKind:
 ADDRESS = _AddressKind()
 
 
-def flat(prefix, ip, ident, owner=None, created=None):
+def flat(prefix, ip, ident, owner=None, created=None, rdns_name=None):
     """An address object in the shape plans and worlds use."""
     return dict(kind="address", id=ident, name=ip, address=ip, prefix=prefix.cidr, prefix_id=prefix.id,
-                family=prefix.family, owner=owner, created=created)
+                family=prefix.family, owner=owner, created=created, rdns_name=rdns_text(rdns_name))
 
 
 def entry(obj):
@@ -50,12 +55,12 @@ def entry(obj):
 
 
 class AddressAction:
-    def __init__(self, op, obj, reason, tags=()):
+    def __init__(self, op, obj, reason, tags=(), changes=None):
         self.op = op
         self.kind = ADDRESS
         self.obj = obj
         self.reason = reason
-        self.changes = {}
+        self.changes = changes or {}
         self.tags = list(tags)
         self.lb = None
         self.premise = None
@@ -80,7 +85,7 @@ class AddressPlan(list):
         return [a.to_dict() for a in self]
 
     def ordered(self):
-        rank = {RELEASE: 0, ADOPT: 1, ALLOCATE: 2}
+        rank = {RELEASE: 0, ADOPT: 1, UPDATE: 1, ALLOCATE: 2}
         return AddressPlan(sorted(self, key=lambda a: rank[a.op]))
 
     def predict(self, world):
@@ -90,6 +95,7 @@ class AddressPlan(list):
                 out.pop(action.id, None)
             else:
                 obj = out.setdefault(action.id, copy.deepcopy(action.obj))
+                obj.update((field, after) for field, (_before, after) in action.changes.items())
                 obj["planned"] = action.op
         return out
 
@@ -99,13 +105,14 @@ def sort_key(prefix_order):
                         obj["prefix"], address_int(obj["address"]))
 
 
-def plan_owner(state, owner, count, present, tag, strategy="first"):
+def plan_owner(state, owner, count, present, tag, strategy="first", rdns_name=None):
     """The actions that make ``owner`` hold ``count`` addresses (``present``) or none.
 
     ``state`` is an observed ``AddressState``: ``held`` (the owner's tagged objects), ``untagged``
     (created for the owner by an earlier run whose tag write failed: adopted, or released when absent)
     and, for allocation, ``pools`` ((prefix, allocator) in pool order). Picking marks the address taken
-    on its prefix, so a second pick in the same plan takes the next one.
+    on its prefix, so a second pick in the same plan takes the next one. ``rdns_name`` (None: left as it
+    is, "": none) is what every kept and new address should carry.
     """
     held = sorted(state.held + state.untagged, key=sort_key(state.prefix_order))
     plan = AddressPlan()
@@ -123,10 +130,14 @@ def plan_owner(state, owner, count, present, tag, strategy="first"):
             plan.append(AddressAction(ADOPT, obj, "created for owner %s by an earlier run that could not tag it" % owner,
                                       tags=[tag]))
     kept = len(held) - len(releases)
+    wanted = rdns_text(rdns_name)
+    for obj in held:
+        if rdns_name is not None and obj["id"] not in gone and obj.get("rdns_name") != wanted:
+            plan.append(AddressAction(UPDATE, obj, "rdns_name differs", changes={"rdns_name": (obj.get("rdns_name"), wanted)}))
     for number in range(max(0, count - len(held))):
         prefix, ip = pick(state.pools, strategy)
         prefix.take(ip, {"identifier": NEW, "name": ip})   # taken for the next pick
-        obj = flat(prefix, ip, placeholder(prefix.id, ip), owner)
+        obj = flat(prefix, ip, placeholder(prefix.id, ip), owner, rdns_name=rdns_name)
         plan.append(AddressAction(ALLOCATE, obj, "owner %s holds %d of %d %s address(es)"
                                   % (owner, kept + number, count, prefix.family), tags=[tag]))
     return plan

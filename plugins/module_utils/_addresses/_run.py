@@ -75,7 +75,7 @@ class AddressRun:
         outcome = reconciler.run(self.observe, self.plan)
         record(self.client, outcome)   # check mode: what later tasks of the play see
         order = self.state.prefix_order
-        after = [entry(o) for o in sorted(outcome.after.values(), key=sort_key(order))]
+        after = [self._entry(o) for o in sorted(outcome.after.values(), key=sort_key(order))]
         self.result.update(changed=outcome.changed, plan=outcome.plan.to_list(), addresses=after,
                            address_list=[a["address"] for a in after])   # the plain list, for templates
         if after:
@@ -85,11 +85,21 @@ class AddressRun:
             self.result["diff"] = dict(before=self._view(before), after=self._view(after))
         return self.result
 
+    def _entry(self, obj):
+        out = entry(obj)
+        if self.params.get("rdns_name") is not None:   # asked for: shown as compared (no trailing dot)
+            out["rdns_name"] = obj.get("rdns_name") or ""
+        return out
+
     def _view(self, objs):
-        return dict(owner=self.params["owner"], family=self.family or "any", addresses=[o["address"] for o in objs])
+        view = dict(owner=self.params["owner"], family=self.family or "any", addresses=[o["address"] for o in objs])
+        if self.params.get("rdns_name") is not None:
+            view["rdns_name"] = dict((o["address"], o.get("rdns_name") or "") for o in objs)
+        return view
 
     def _applier(self, client, _waiter):
-        return AddressApplier(client, self.state, self.params["owner"], self.params["tag_prefix"], self.params["strategy"])
+        return AddressApplier(client, self.state, self.params["owner"], self.params["tag_prefix"], self.params["strategy"],
+                              rdns_name=self.params.get("rdns_name"))
 
     def observe(self):
         self.state = self.observer.observe()
@@ -97,7 +107,8 @@ class AddressRun:
 
     def plan(self, state):
         p = self.params
-        plan = plan_owner(state, p["owner"], p["count"], p["state"] == "present", self.tag, p["strategy"])
+        plan = plan_owner(state, p["owner"], p["count"], p["state"] == "present", self.tag, p["strategy"],
+                          rdns_name=p.get("rdns_name") if p["state"] == "present" else None)
         if any(a.op == RELEASE for a in plan):
             check_releases(self.client, plan, force=p.get("force"), warn=self.warn, ignore=set(p.get("ignore_binds") or []))
         return plan
