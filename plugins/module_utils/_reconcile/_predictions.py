@@ -149,7 +149,7 @@ class Predictions:
 
 
 def _same_place(a, b):
-    kind = KINDS[a["kind"]]
+    kind = KINDS[a["kind"]].under(a.get("parent_type"))   # an ACL's or rule's parent: frontend or backend
     return a["kind"] == b["kind"] and a.get(kind.parent) == b.get(kind.parent)
 
 

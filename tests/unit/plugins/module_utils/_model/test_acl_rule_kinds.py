@@ -113,3 +113,18 @@ def test_update_body_is_the_whole_object_with_links_as_identifiers():
                              "action": "reject", "redirection_type": "", "redirection_code": None})
     assert rule["redirection_type"] is None and rule["redirection_code"] is None   # "" and absent: unset
     assert RULE.update_body(rule, {"condition_test": "allow2"})["condition_test"] == "allow2"
+
+
+def test_check_mode_keeps_same_named_acls_of_two_backends_apart():
+    """Two tasks predicting an ACL 'allow' each, in two backends: two predicted objects, one per backend."""
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import CREATE, Action, Plan, placeholder
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import Predictions
+
+    kind = ACL.under("backend")
+    predictions = Predictions([], "http://engine.example")
+    for backend in ("1" * 32, "2" * 32):
+        obj = dict(kind.defaults, kind="acl", id=placeholder("acl", "allow"), name="allow", backend=backend,
+                   frontend=None, criterion="src", value="10.0.0.0/8")
+        plan = Plan([Action(CREATE, kind, obj)])
+        predictions.record(plan, plan.predict({}))
+    assert sorted(o["backend"] for o in predictions.objects.values()) == ["1" * 32, "2" * 32]
