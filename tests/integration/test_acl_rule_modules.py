@@ -79,7 +79,7 @@ ALLOW_LIST = [
     acl("any-v6", "::/0", 2),
     rule("accept-office", "office", "accept", 0),
     rule("reject-v4", "any-v4", "reject", 1),
-    rule("reject-v6", "any-v6", "reject", 2),
+    rule("reject-v6", "any-v6", "reject", 2, condition="if", type="connection"),   # the defaults, given
 ]
 
 
