@@ -98,7 +98,6 @@ options:
       - V("") removes it. Not set, the addresses keep whatever they have. Ignored with O(state=absent).
       - With it set, RV(addresses) and the diff show each address's rDNS name.
     type: str
-    version_added: 0.1.0
   state:
     description:
       - V(present) makes sure the owner holds O(count) addresses; V(absent) releases every address of the owner
