@@ -83,6 +83,12 @@ ALLOW_LIST = [
 ]
 
 
+def plain(action):
+    """A plan entry without what only a real run knows: identifiers of new objects (a parent's too)."""
+    changes = dict((f, dict(c, after=None) if f in ("frontend", "backend") else c) for f, c in action["changes"].items())
+    return dict(action, id=None, changes=changes)
+
+
 def check_then_real(ansible, engine, tasks):
     """The tasks in check mode (nothing written: state read back), then for real, then again (no change).
     Check mode's results equal the real run's, except for ids the Engine gave to new objects."""
@@ -98,7 +104,7 @@ def check_then_real(ansible, engine, tasks):
         assert check[i]["changed"] == real[i]["changed"]
         assert side(check[i], "before") == side(real[i], "before")
         assert side(check[i], "after") == side(real[i], "after")
-        assert [dict(a, id=None) for a in check[i]["plan"]] == [dict(a, id=None) for a in real[i]["plan"]]
+        assert [plain(a) for a in check[i]["plan"]] == [plain(a) for a in real[i]["plan"]]
     again = ansible.run(tasks)
     assert not any(again[i]["changed"] for i in range(len(tasks))), again
     return check, real
@@ -247,3 +253,18 @@ def test_bad_values_are_refused_naming_the_option(engine, ansible):
     assert run[2]["msg"].startswith("condition: 'unless' is not supported")
     assert run[3]["msg"] == "index must be 0 or more, got -1"
     assert all(run.failed(i) and run.writes(engine, i) == 0 for i in range(4))
+
+
+def test_check_mode_under_a_frontend_an_earlier_task_creates(engine, ansible):
+    """Check mode: the ACL and the rule go under the frontend the play's first task would create (its
+    placeholder), the rule finds the predicted ACL; the real run does the same and a rerun nothing."""
+    setup(engine)
+    frontend = {"name": "frontend", "anxcloud.lbaas.frontend": {
+        "load_balancer": "lb1", "name": "81.web", "mode": "tcp", "default_backend": "80.web", "owner": "web"}}
+    tasks = [frontend] + [dict(t, **{k: dict(v, frontend="81.web") for k, v in t.items() if k.startswith("anxcloud.")})
+                          for t in (ALLOW_LIST[0], ALLOW_LIST[3])]
+    check, real = check_then_real(ansible, engine, tasks)
+    assert [check[i]["changed"] for i in range(3)] == [True, True, True]
+    assert check[1]["acl"]["frontend"] == "(new frontend 81.web)"
+    assert real[2]["rule"]["frontend"] == real[0]["frontend"]["id"]
+    assert listed(engine, "rule")["accept-office"]["frontend"]["name"] == "81.web"
