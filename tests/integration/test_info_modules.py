@@ -72,6 +72,8 @@ def test_group_module_defaults_with_wait_apply_to_every_module(engine, ansible):
         "frontend_info": {"owner": "web"},
         "bind_info": {"id": ids["bind"]},
         "server_info": {"backend": "80.web", "load_balancer": "lb1"},
+        "acl_info": {"owner": "web"},
+        "rule_info": {"frontend": "80.web", "load_balancer": "lb1"},
         "ip_pool_info": {"pool": [V4]},
         "service_info": {},
         "ip_address": {"pool": [V4], "owner": "web", "family": "v4"},
@@ -87,10 +89,11 @@ def test_group_module_defaults_with_wait_apply_to_every_module(engine, ansible):
     assert [f["id"] for f in results["frontend_info"]["frontends"]] == [ids["frontend"]]
     assert [b["id"] for b in results["bind_info"]["binds"]] == [ids["bind"]]
     assert [s["id"] for s in results["server_info"]["servers"]] == [ids["server"]]
+    assert results["acl_info"]["acls"] == [] and results["rule_info"]["rules"] == []
     assert results["gc"]["removed"] == [] and results["gc"]["changed"] is False
     # the read-only ones wrote nothing; the one allocation is the only write of the play
     names = list(tasks)
-    assert [run.writes(engine, i) for i, name in enumerate(names) if name not in ("ip_address", "gc")] == [0] * 7
+    assert [run.writes(engine, i) for i, name in enumerate(names) if name not in ("ip_address", "gc")] == [0] * 9
     assert run.writes(engine, names.index("gc")) == 0
     (address,) = results["ip_address"]["addresses"]
     assert address["address"] in addresses(engine, V4)

@@ -14,6 +14,8 @@ OPTIONS = {
     "frontend": {"load_balancer": "lb1", "name": "80.web"},
     "bind": {"load_balancer": "lb1", "frontend": "80.web", "name": "v4.80.web"},
     "server": {"load_balancer": "lb1", "backend": "80.web", "name": "n1.80.web"},
+    "acl": {"load_balancer": "lb1", "frontend": "80.web", "name": "office"},
+    "rule": {"load_balancer": "lb1", "frontend": "80.web", "name": "accept-office"},
     "ip_address": {"pool": ["127.0.10.0/24"], "owner": "web"},
     "ip_pool_info": {"pool": ["127.0.10.0/24"]},
     "service": {"name": "web", "load_balancers": ["lb1"]},

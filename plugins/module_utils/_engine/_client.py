@@ -52,8 +52,10 @@ DEFAULT_MAX_WORKERS = 8
 # a tag write whose outcome is unknown is read back and sent again at most this often in all
 TAG_WRITE_ATTEMPTS = 3
 
-KINDS = ("loadbalancer", "frontend", "backend", "bind", "server")
+KINDS = ("loadbalancer", "frontend", "backend", "bind", "server", "acl", "rule")
 LBAAS_KINDS = KINDS
+# kind -> its collection in the path where the two differ (go-anxcloud acl_types.go: ACL.json)
+COLLECTIONS = {"acl": "ACL"}
 # Fields that link to another LBaaS object: an identifier string in requests, {identifier, name} in answers.
 LINK_FIELDS = ("load_balancer", "default_backend", "frontend", "backend")
 # Characters that would change a URL path if a proxy or the Engine decoded them (a path separator,
@@ -427,7 +429,7 @@ class EngineClient:
     def lbaas_path(kind, ident=None):
         if kind not in KINDS:
             raise ValueError("unknown LBaaS object type %r (known: %s)" % (kind, ", ".join(KINDS)))
-        path = "/api/LBaaS/v1/%s.json" % kind
+        path = "/api/LBaaS/v1/%s.json" % COLLECTIONS.get(kind, kind)
         return path if ident is None else path + "/" + _ident(ident)
 
     def lbaas_list(self, kind, **filters):

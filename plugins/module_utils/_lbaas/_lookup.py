@@ -9,7 +9,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure imp
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS, looks_like_id
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import not_found, not_unique
 
-LABELS = {"loadbalancer": "load balancer", "backend": "backend", "frontend": "frontend", "bind": "bind", "server": "server"}
+LABELS = {"loadbalancer": "load balancer", "backend": "backend", "frontend": "frontend", "bind": "bind", "server": "server",
+          "acl": "ACL", "rule": "rule"}
 
 
 def describe(kind, obj):
@@ -28,7 +29,7 @@ def find_by_name(client, kind, name, parent=None, option="name"):
 
     The Engine lists only identifier and name, so details are fetched for the matches only.
     """
-    spec = KINDS[kind]
+    spec = KINDS[kind].under(parent.get("kind")) if parent else KINDS[kind]   # an ACL's parent: frontend or backend
     filters = {spec.parent: parent["id"]} if parent and spec.parent else {}
     matches = [item["identifier"] for item in client.lbaas_list(kind, **filters) if item.get("name") == name]
     return [spec.from_engine(obj) for obj in client.lbaas_get_many(kind, matches)]

@@ -152,8 +152,8 @@ class LbaasObjectModule(AnxcloudModule):
         siblings = [i for i in self.client.lbaas_list(kind.parent_kind, load_balancer=parent["load_balancer"])
                     if i["identifier"] != parent["id"]]
         found = [o for batch in self.client.map(
-            lambda s: find_by_name(self.client, kind.name, self.params["name"], {"id": s["identifier"]}), siblings)
-            for o in batch]
+            lambda s: find_by_name(self.client, kind.name, self.params["name"], {"kind": kind.parent_kind, "id": s["identifier"]}),
+            siblings) for o in batch]
         if len(found) > 1:
             raise Failure("name: %d %ss named '%s' on other %ss of this load balancer (ids %s); give the id to move one"
                           % (len(found), LABELS[kind.name], self.params["name"], LABELS[kind.parent_kind],
@@ -292,6 +292,11 @@ class LbaasObjectModule(AnxcloudModule):
 
     def create(self, name, parent_id, fields, tags, reason, lb=None):
         kind = self.kind
+        fields = dict(kind.defaults, **dict((f, v) for f, v in fields.items() if v is not None))
+        missing = [self.field_options.get(f, f) for f in kind.required if fields.get(f) is None]
+        if missing:   # the Engine would refuse the create (422): say so before any write
+            raise Failure("%s required to create %s '%s'" % (" and ".join(missing) + (" are" if len(missing) > 1 else " is"),
+                                                             LABELS[kind.name], name))
         new = {"kind": kind.name, "id": placeholder(kind.name, name), "name": name, kind.parent: parent_id}
         for field in kind.fields:
             new[field] = fields.get(field)

@@ -38,6 +38,9 @@ def owned_ids(client, kind, owner, prefix):
     """Identifiers of objects of ``kind`` carrying ``owner``'s tag, with their tags."""
     ids = [r["identifier"] for r in client.resources_by_tag(owner_tag(owner, prefix))]
     resources = client.resource_get_listed(ids)
+    if KINDS[kind].resource_type is None:   # its type's identifier is not known (ACL, rule): its own listing tells
+        listed = set(i["identifier"] for i in client.lbaas_list(kind))
+        return dict((r["identifier"], tag_names(r)) for r in resources if r is not None and r["identifier"] in listed)
     return dict((r["identifier"], tag_names(r)) for r in resources
                 if r is not None and (r.get("resource_type") or {}).get("identifier") == KINDS[kind].resource_type)
 

@@ -17,7 +17,7 @@ except ImportError:  # pragma: no cover - reported by the module base class
     HAS_NETADDR = False
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import Kind as ReconciledKind
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import Kind as ReconciledKind, register
 
 ID_RE = re.compile(r"^[0-9a-f]{32}$")
 
@@ -75,6 +75,50 @@ def _opt_text(value):
     return None if value in (None, "") else str(value)
 
 
+def normalize_cidr(value, option="value"):
+    """A network as netaddr writes it (``10.0.0.0/8``, ``2001:db8::/32``; one address as ``/32`` or ``/128``).
+    Host bits set (``10.0.0.1/8``) are refused, as the Engine refuses them: HAProxy would match the network
+    anyway, and the text would never compare equal to what the Engine keeps."""
+    text = str(value).strip()
+    try:
+        network = netaddr.IPNetwork(text)
+        netaddr.IPAddress(text.partition("/")[0])   # "10/8": no abbreviated addresses
+    except (netaddr.AddrFormatError, ValueError, TypeError):
+        raise Failure("%s: '%s' is not an IPv4 or IPv6 network (like 10.0.0.0/8 or 2001:db8::/32)" % (option, value))
+    if network.ip != network.network:
+        raise Failure("%s: '%s' has host bits set; write the network %s" % (option, value, network.cidr))
+    return str(network.cidr)
+
+
+def normalize_port_text(value, option="value"):
+    """A port as the decimal string an ACL value holds (go-anxcloud's e2e test sends ``"8080"``)."""
+    text = str(value).strip()
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise Failure("%s: '%s' is not a port from 1 to 65535" % (option, value))
+    return str(int(text))
+
+
+# An ACL's value by its criterion: the criteria go-anxcloud's clients are known to send
+# (pkg/apis/lbaas/v1/e2e_test.go; the Engine's Kubernetes product uses src). Other criteria pass through.
+ACL_VALUES = {"src": normalize_cidr, "dst_port": normalize_port_text}
+
+
+def normalize_acl_value(criterion, value, option="value"):
+    """``value`` in the form its ``criterion`` compares in; raises Failure naming ``option``."""
+    if value in (None, ""):
+        return None
+    check = ACL_VALUES.get(criterion)
+    return check(value, option) if check else str(value)
+
+
+def _acl_fields(flat):
+    """from_engine of an ACL: its value read as its criterion compares it; kept as stored if it is not one."""
+    try:
+        flat["value"] = normalize_acl_value(flat.get("criterion"), flat.get("value"))
+    except Failure:
+        pass
+
+
 def _opt_count(value):
     # server_timeout is "omitted when 0" by go-anxcloud: 0 and absent both mean "unset".
     return None if value in (None, "", 0, "0") else int(value)
@@ -87,8 +131,24 @@ READ_ONLY = ("customer_identifier", "reseller_identifier", "state", "automation_
 class Kind(ReconciledKind):
     """One LBaaS object type (the interface: ``_reconcile._kind.Kind``)."""
 
-    def __init__(self, name, parent, parent_kind, fields, links=None, resource_type=None):
+    def __init__(self, name, parent, parent_kind, fields, links=None, resource_type=None, defaults=None,
+                 required=(), derive=None, names=()):
         super().__init__(name, parent, parent_kind, fields, links, resource_type)
+        self.defaults = defaults or {}    # field -> value a create sends when the task leaves it unset
+        self.required = tuple(required)   # fields a create must have (the Engine refuses it without)
+        self.derive = derive              # fn(flat): fields normalized by another field (an ACL's value)
+        self.names = tuple(names)         # kinds this kind names by their name, not by a link (a rule its ACL)
+        self.variants = {}                # parent kind -> this kind under it, for a kind with several (under())
+
+    def under(self, parent_kind):
+        """This kind as a child of ``parent_kind``: ACLs and rules have a frontend or a backend as parent,
+        chosen by their ``parent_type``; every other kind has one parent kind and is itself."""
+        return self.variants.get(parent_kind, self)
+
+    def identity(self, obj):
+        """Parent and name; an ACL's or rule's parent is the link its ``parent_type`` names."""
+        kind = self.under(obj.get("parent_type"))
+        return (obj.get(kind.parent), obj.get("name"))
 
     @property
     def create_rank(self):
@@ -101,7 +161,7 @@ class Kind(ReconciledKind):
     @property
     def delete_level(self):
         """0 for a kind no other kind names (binds, servers); else one above the highest kind naming it."""
-        referrers = [k for k in KINDS.values() if self.name in [k.parent_kind] + list(k.links.values())]
+        referrers = [k for k in KINDS.values() if self.name in [k.parent_kind] + list(k.links.values()) + list(k.names)]
         return 1 + max(k.delete_level for k in referrers) if referrers else 0
 
     def normalize_field(self, field, value, option=None):
@@ -129,6 +189,8 @@ class Kind(ReconciledKind):
             else:
                 value = self.fields[field](value)
             out[field] = value
+        if self.derive:
+            self.derive(out)
         out["state"] = state_of(obj)
         out["raw"] = dict(obj)   # the Engine's own answer: the base of a whole-object PUT
         return out
@@ -200,7 +262,40 @@ SERVER = Kind("server", "backend", "backend",
               {"ip": _str, "port": _int, "check": _str},
               resource_type="01f321a4875446409d7d8469503a905f")
 
-KINDS = dict((k.name, k) for k in (LOADBALANCER, BACKEND, FRONTEND, BIND, SERVER))
-# Creation order; deletion runs the other way round.
-DEPENDENCY_ORDER = ("backend", "frontend", "bind", "server")
-DELETE_ORDER = ("bind", "server", "frontend", "backend")
+
+def parent_typed(name, fields, resource_type, **options):
+    """A kind whose parent is a frontend or a backend, as its ``parent_type`` says (go-anxcloud
+    pkg/apis/lbaas/v1/acl_types.go, rule_types.go: both links exist, the one of the other type stays
+    empty). One Kind per parent type, each with the other link as a link field, so every object of the
+    kind reads, compares and updates the same under either; ``under(parent)`` picks the one whose
+    ``parent`` is the link to list, look up and create by. ``KINDS`` holds the frontend one."""
+    variants = {}
+    for parent, other in (("frontend", "backend"), ("backend", "frontend")):
+        own = {"parent_type": _str, other: link_id}
+        own.update(fields)
+        variants[parent] = Kind(name, parent, parent, own, links={other: other}, resource_type=resource_type,
+                                defaults=dict(options.get("defaults") or {}, parent_type=parent),
+                                required=options.get("required", ()), derive=options.get("derive"),
+                                names=options.get("names", ()))
+    for kind in variants.values():
+        kind.variants = variants
+    return register(variants["frontend"])   # the one known by name, as in KINDS
+
+
+# ACL and Rule: the Engine keeps ``index`` for their order (always sent, 0 allowed: go-anxcloud's
+# Index is *int for that); the texts the Engine's clients are known to send are checked by the modules.
+# Their core resource type identifiers are not published: no resource_type, found by their own listing.
+ACL = parent_typed("acl", {"criterion": _str, "value": _opt_text, "index": _int},
+                   None, defaults={"index": 0},
+                   required=("criterion", "value"), derive=_acl_fields)
+RULE = parent_typed("rule", {"index": _int, "condition": _str, "condition_test": _str, "type": _str, "action": _str,
+                             "redirection_type": _opt_text, "redirection_code": _opt_text,
+                             "redirection_value": _opt_text, "rule_type": _opt_text},
+                    None, defaults={"index": 0, "condition": "if", "type": "connection"},
+                    required=("condition_test", "action"), names=("acl",))
+
+KINDS = dict((k.name, k) for k in (LOADBALANCER, BACKEND, FRONTEND, BIND, SERVER, ACL, RULE))
+# Creation order; deletion runs the other way round. A rule names an ACL of its parent (condition_test),
+# so ACLs come before rules and go after them.
+DEPENDENCY_ORDER = ("backend", "frontend", "bind", "server", "acl", "rule")
+DELETE_ORDER = ("rule", "acl", "bind", "server", "frontend", "backend")

@@ -60,10 +60,11 @@ def test_every_kind_has_its_collection(stub):
         client.lbaas_create(kind, {"name": "x"})
     assert sorted(r["path"] for r in stub.seen[:2]) == ["/api/LBaaS/v1/frontend.json/" + A,
                                                         "/api/LBaaS/v1/frontend.json/" + B]
-    kinds = ("loadbalancer", "frontend", "backend", "bind", "server")
-    assert [r["path"] for r in stub.seen[2:]] == ["/api/LBaaS/v1/%s.json" % k for k in kinds]
+    # go-anxcloud's collections: ACL.json (acl_types.go), rule.json (rule_types.go)
+    paths = ("loadbalancer", "frontend", "backend", "bind", "server", "ACL", "rule")
+    assert [r["path"] for r in stub.seen[2:]] == ["/api/LBaaS/v1/%s.json" % p for p in paths]
     with pytest.raises(ValueError):
-        client.lbaas_get_many("acl", [A])
+        client.lbaas_get_many("listener", [A])
 
 
 # ---- meaning against the local Engine ----------------------------------------------------------

@@ -1,0 +1,32 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Objects whose parent is a frontend or a backend (ACLs, rules): the parent options and the kind they pick.
+
+Read-only: the acl/rule modules and their _info share it.
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import looks_like_id
+
+PARENT_TYPES = ("frontend", "backend")
+
+
+def parent_options():
+    return dict(frontend=dict(type="str"), backend=dict(type="str"), load_balancer=dict(type="str"))
+
+
+def chosen_kind(generic, params, client=None):
+    """The kind under the parent the task names: ``frontend`` or ``backend``; by ``id`` alone, the
+    object's own ``parent_type`` (one read). An object that is not there leaves the frontend one:
+    the module then reports it missing as for any other kind."""
+    for parent in PARENT_TYPES:
+        if params.get(parent) is not None:
+            return generic.under(parent)
+    if client is not None and params.get("id") and looks_like_id(params["id"]):
+        try:
+            return generic.under(client.lbaas_get(generic.name, params["id"]).get("parent_type"))
+        except NotFoundError:
+            pass
+    return generic

@@ -1,0 +1,129 @@
+#!/usr/bin/python
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+DOCUMENTATION = r"""
+module: acl_info
+short_description: List ACLs of an Anexia Engine load balancer
+version_added: 0.1.0
+description:
+  - Returns the ACLs of one frontend or backend, the ones carrying an owner's tag, or one by identifier, in the order
+    the Engine applies them (by parent, then O(index)).
+  - One module per object type (rather than one with a C(type) option) so that each documents its own
+    options and return values and reads like the module that manages the same type.
+author:
+  - anxcloud.lbaas contributors (@anxcloud)
+options:
+  frontend:
+    description:
+      - The frontend whose ACLs to return, by name or identifier.
+      - One of O(frontend), O(backend), O(id) or O(owner) is required.
+    type: str
+  backend:
+    description:
+      - The backend whose ACLs to return, by name or identifier.
+    type: str
+  load_balancer:
+    description:
+      - The load balancer to look the frontend or backend up in, by name or identifier, when its name is not unique.
+    type: str
+  id:
+    description:
+      - Identifier of one acl.
+    type: str
+  name:
+    description:
+      - Return only ACLs with this name.
+    type: str
+  owner:
+    description:
+      - Return only ACLs carrying this owner's tag C(<tag_prefix>-svc=<owner>); also returns their tags.
+    type: str
+  tag_prefix:
+    description:
+      - Prefix of the owner tag.
+    type: str
+    default: anxlb
+extends_documentation_fragment:
+  - anxcloud.lbaas.engine
+  - anxcloud.lbaas.attributes
+  - anxcloud.lbaas.attributes.actiongroup
+  - anxcloud.lbaas.wait.ignored
+  - anxcloud.lbaas.attributes.info_module
+seealso:
+  - module: anxcloud.lbaas.acl
+"""
+
+EXAMPLES = r"""
+- name: The ACLs of one frontend
+  anxcloud.lbaas.acl_info:
+    load_balancer: lb1
+    frontend: 443.shop
+  register: found
+
+- name: Everything of type acl that service shop owns
+  anxcloud.lbaas.acl_info:
+    owner: shop
+  register: owned
+"""
+
+RETURN = r"""
+acls:
+  description: The ACLs found, by parent, then index, then name.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    id:
+      description: Identifier.
+      type: str
+    name:
+      description: Name.
+      type: str
+    parent_type:
+      description: V(frontend) or V(backend).
+      type: str
+    frontend:
+      description: Identifier of the frontend, when the parent is one.
+      type: str
+    backend:
+      description: Identifier of the backend, when the parent is one.
+      type: str
+    criterion:
+      description: What the ACL matches on.
+      type: str
+    value:
+      description: What it is compared with.
+      type: str
+    index:
+      description: Position among the ACLs of the parent.
+      type: int
+    state:
+      description: Engine deployment state.
+      type: str
+    owner:
+      description: The owner named by the owner tag.
+      type: str
+      returned: when O(owner) is set
+    tags:
+      description: All tags of the object.
+      type: list
+      elements: str
+      returned: when O(owner) is set
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._parent_typed_info import ParentTypedInfo
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import ACL
+
+
+class AclInfo(ParentTypedInfo):
+    generic = kind = ACL
+
+
+def main():
+    AclInfo.main()
+
+
+if __name__ == "__main__":
+    main()
