@@ -10,11 +10,8 @@ these functions, so they cannot disagree:
 * ``create`` - the create action of a desired object under its parent (a placeholder id until it exists);
 * ``converge`` - an existing object: update what differs, else add a missing owner tag, else redeploy it
   when it is in DeploymentError, else wait for it while it still deploys (the ladder);
-* ``owner_tags_for`` - ownership by containment (docs/how-reconciliation-works.md, "Ownership by
-  containment"): a backend or frontend carries the owner tag; a bind or server never gets one, it is its
-  parent's owner's. Children that carry the tag already (written by earlier versions) stay valid;
-* ``child_is_ours`` - a child is ours when it carries our tag, or sits under a parent of ours and carries
-  no other owner tag (any ``*-svc=`` tag, ``_model._ownership.foreign_tags``);
+* ``owner_tags_for`` - ownership by containment (``_containment``): a backend or frontend carries the owner
+  tag; a bind or server never gets one, it is its parent's owner's;
 * ``frontends_using`` and ``refused_delete`` - the Engine refuses (409) to delete a backend a frontend
   still uses as its default backend, or a parent with children: the run fails before any write, in check
   mode too, naming what is in the way.
@@ -22,39 +19,15 @@ these functions, so they cannot disagree:
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import LABELS, describe
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS, link_id, state_class
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import is_child
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import link_id, state_class
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import (
     CREATE, REDEPLOY, TAG, UPDATE, Action, Plan, placeholder)
 
 
-# ---- ownership -----------------------------------------------------------------------------------
-def is_child(kind):
-    """A bind or server: an object inside a backend or frontend, ours by containment (never owner-tagged)."""
-    kind = KINDS[kind] if isinstance(kind, str) else kind
-    return kind.parent_kind in ("backend", "frontend")
-
-
 def owner_tags_for(kind, tags):
-    """The owner tags a write of ``kind`` adds: none on a child (its parent carries them)."""
+    """The owner tags a write of ``kind`` adds: none on a child (its parent carries them, _containment)."""
     return [] if is_child(kind) else list(tags)
-
-
-def carries(obj, tag):
-    return tag in (obj.get("tags") or [])
-
-
-def is_foreign(obj, own):
-    """Carries an owner tag other than ``own`` (one tag or several), of any prefix."""
-    return bool(foreign_tags(obj.get("tags"), own))
-
-
-def child_is_ours(child, parent, tag):
-    """A child is ours when it carries our tag (earlier versions wrote one), or when its parent carries our tag
-    and the child no other owner's (a foreign tag on a child under our parent makes it that owner's)."""
-    if is_foreign(child, tag):
-        return False
-    return carries(child, tag) or (parent is not None and carries(parent, tag) and not is_foreign(parent, tag))
 
 
 # ---- actions -------------------------------------------------------------------------------------

@@ -8,14 +8,15 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_from_tags, owner_tag
 
 
-def render(obj, tags=None, prefix="anxlb"):
-    """An object as the info modules return it: fields, the state title, and the owner when tags are known."""
+def render(obj, tags=None, prefix="anxlb", owner=None):
+    """An object as the info modules return it: fields, the state title, and the owner when tags are known
+    (``owner``: the owner of a bind or server carrying no owner tag, its parent's, by containment)."""
     out = dict((k, v) for k, v in obj.items() if k not in ("kind", "state", "tags", "raw"))
     out["state"] = (obj.get("state") or {}).get("title")
     if tags is not None:
         owners = owner_from_tags(tags, prefix)
         out["tags"] = sorted(tags)
-        out["owner"] = owners[0] if len(owners) == 1 else (owners or None)
+        out["owner"] = owners[0] if len(owners) == 1 else (owners or owner)
     return out
 
 
@@ -34,12 +35,17 @@ def tag_names(resource):
     return sorted(t["name"] if isinstance(t, dict) else t for t in resource.get("tags") or [])
 
 
-def owned_ids(client, kind, owner, prefix):
-    """Identifiers of objects of ``kind`` carrying ``owner``'s tag, with their tags."""
+def owned_ids(client, kinds, owner, prefix):
+    """kind -> {identifier: tag names} of the objects of ``kinds`` carrying ``owner``'s tag exactly (one listing)."""
     ids = [r["identifier"] for r in client.resources_by_tag(owner_tag(owner, prefix))]
-    resources = client.resource_get_listed(ids)
-    return dict((r["identifier"], tag_names(r)) for r in resources
-                if r is not None and (r.get("resource_type") or {}).get("identifier") == KINDS[kind].resource_type)
+    wanted = owner_tag(owner, prefix)
+    out = dict((kind, {}) for kind in kinds)
+    by_type = dict((KINDS[kind].resource_type, kind) for kind in kinds)
+    for resource in client.resource_get_listed(ids):
+        kind = by_type.get(((resource or {}).get("resource_type") or {}).get("identifier"))
+        if kind is not None and wanted in tag_names(resource):   # the tag listing is not known to match exactly
+            out[kind][resource["identifier"]] = tag_names(resource)
+    return out
 
 
 def tree(client, lb_id):

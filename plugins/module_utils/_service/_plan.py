@@ -21,8 +21,8 @@ controller, k8s-anexia-ccm, tears down every frontend, bind and server when one 
   ever written.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import (
-    carries, converge, create, diff, is_child, is_foreign)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import carries, is_child, is_foreign
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import converge, create, diff
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND, BIND, FRONTEND, KINDS, SERVER
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import CREATE, DELETE, Action, Plan
