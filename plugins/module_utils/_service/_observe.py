@@ -18,6 +18,7 @@ for objects it is about to write to.
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import gone_as_none
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import child_is_ours
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import frontends_using
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
@@ -265,19 +266,21 @@ class ServiceObserver:
 
         What the observation read is reused (binds of another owner's frontend it looked at); the
         other frontends' binds are listed and read now. Tags are read only for binds on a wanted
-        pair: they name the holder, and confirm that a bind the owner-tag listing showed is ours.
+        pair and for their frontends: they name the holder (a bind's own owner tag, else its
+        frontend's: containment), and confirm that a bind the owner-tag listing showed is ours.
         """
-        client = self.client
         binds = self._binds_outside(lb, ours)
         if wanted is not None:
             wanted = set(wanted)
             binds = [b for b in binds if (b.get("address"), b.get("port")) in wanted]
-        tags = dict((r["identifier"], tag_names(r)) for r in client.resource_get_listed([b["id"] for b in binds])
-                    if r is not None)
+        # A bind carries no owner tag of its own (containment): its frontend's names the holder.
+        ids = sorted(set([b["id"] for b in binds] + [b["frontend"] for b in binds if b.get("frontend")]))
+        tags = dict((r["identifier"], tag_names(r)) for r in self.client.resource_get_listed(ids) if r is not None)
         binds = [b for b in binds if b["id"] in tags]   # a bind deleted since the listing holds nothing
         for bind in binds:
             bind["tags"] = tags[bind["id"]]
-        return [b for b in binds if self.tag not in b["tags"]]
+            bind["parent_tags"] = tags.get(bind.get("frontend"), [])
+        return [b for b in binds if not child_is_ours(b, {"tags": b["parent_tags"]}, self.tag)]
 
     def _binds_outside(self, lb, ours):
         """Every bind of the load balancer's frontends outside ``ours``: those observation read, and the rest now."""

@@ -235,8 +235,10 @@ class LbPlanner:
         for address, port, name in self.out.binds_to_check:
             for other in self.obs.foreign_binds or []:
                 if other.get("address") == address and other.get("port") == port:
-                    owners = owner_from_tags(other.get("tags", []), self.prefix)
-                    owners = owners or foreign_tags(other.get("tags"), self.tag)   # another prefix's: its whole tag
+                    # the bind's own owner tag (earlier versions wrote one), else its frontend's (containment)
+                    tags = other.get("tags", []) if foreign_tags(other.get("tags"), self.tag) else other.get("parent_tags", [])
+                    owners = owner_from_tags(tags, self.prefix)
+                    owners = owners or foreign_tags(tags, self.tag)   # another prefix's: its whole tag
                     found.append(dict(load_balancer=self.obs.lb["name"], load_balancer_id=self.obs.lb["id"],
                                       address=address, port=port, bind=name,
                                       holder=owners[0] if owners else None, holder_bind=other["name"],
