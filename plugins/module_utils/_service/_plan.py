@@ -11,11 +11,13 @@ controller, k8s-anexia-ccm, tears down every frontend, bind and server when one 
 - every managed field is compared (an unset option stands for what a fresh create gives): a
   difference is an in-place update; nothing matches -> create, children under the new parent;
 - ownership: a backend or frontend is ours when it carries our tag, or when it is untagged, has
-  exactly a desired name and we adopt it (tag it); a bind or server is ours when it carries our tag
-  or sits under a parent of ours (containment: a create whose tag write failed must not leak);
+  exactly a desired name and we adopt it (tag it); a bind or server is ours when it sits under a
+  parent of ours (containment, _lbaas._containment: it is created and kept without a tag) or carries
+  our tag itself (earlier versions wrote one), unless it carries another owner's tag;
 - several matches under one parent -> keep one (ours first, then the one already right, then the
   lowest id) and delete the other copies that are ours; an untagged duplicate parent is left alone
-  with a warning; an untagged child of ours that is wanted is tagged (adopted);
+  with a warning; an untagged child of ours that is wanted is kept as it is (never tagged);
+- each object found is converged by the shared planner (_lbaas._planner): update, tag, redeploy, wait;
 - everything of ours that nothing claims (a removed port or node, a duplicate and its children, an
   orphan, everything on a load balancer the service no longer names) is deleted. Nothing else is
   ever written.
