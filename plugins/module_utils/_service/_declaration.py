@@ -92,8 +92,17 @@ def build(service):
         if not SUFFIX_RE.match(service["name_suffix"]):
             raise Failure("name_suffix: '%s' is not a valid name suffix" % service["name_suffix"])
         suffix = "%s.%s" % (name, service["name_suffix"])
-
     ports = service.get("ports") or []
+    _check_ports(ports)
+    addresses = _check_addresses(service.get("addresses") or [])
+    servers = _check_servers(service.get("servers") or [])
+    desired = Desired(suffix)
+    for port in sorted(ports, key=lambda p: str(p.get("name") or p["port"])):
+        _add_port(desired, port, addresses, servers)
+    return desired
+
+
+def _check_ports(ports):
     seen_names, seen_ports = {}, {}
     for index, port in enumerate(ports):
         option = "ports[%d]" % index
@@ -109,9 +118,11 @@ def build(service):
         seen_names[port_name], seen_ports[number] = index, index
         _check_port_fields(port, option)
 
+
+def _check_addresses(given):
     addresses = []
     families = {}
-    for index, address in enumerate(service.get("addresses") or []):
+    for index, address in enumerate(given):
         option = "addresses[%d]" % index
         if address is None or not str(address).strip():
             # An empty template variable would make a wildcard bind that no conflict check sees.
@@ -126,9 +137,12 @@ def build(service):
                           % (family, families[family], canonical))
         families[family] = canonical
         addresses.append(canonical)
+    return addresses
 
+
+def _check_servers(given):
     servers = []
-    for index, server in enumerate(service.get("servers") or []):
+    for index, server in enumerate(given):
         option = "servers[%d]" % index
         server_name = _check_name(server.get("name"), option + ".name")
         if server_name in [s[0] for s in servers]:
@@ -141,30 +155,32 @@ def build(service):
             raise Failure("%s.address must not be empty" % option)
         servers.append((server_name, one_host_ip(normalize_ip(str(address).strip(), option + ".address"), option + ".address"),
                         check))
+    return servers
 
-    desired = Desired(suffix)
-    for port in sorted(ports, key=lambda p: str(p.get("name") or p["port"])):
-        port_name = str(port.get("name") or port["port"])
-        fields = dict(PORT_DEFAULTS, **dict((k, v) for k, v in port.items() if v is not None))
-        mode = fields["mode"]
-        object_name = _full("%s.%s" % (port_name, suffix))
-        server_timeout = to_ms(fields["server_timeout"], "server_timeout")[0]
-        client_timeout = to_ms(fields["client_timeout"], "client_timeout")[0]
-        desired.backends[port_name] = dict(name=object_name, mode=mode,
-                                           health_check=render(fields.get("health_check")) or HEALTH_CHECKS[mode],
-                                           server_timeout=server_timeout or None)
-        # Frontend.client_timeout is a string of digits on the Engine, Backend.server_timeout an integer.
-        desired.frontends[port_name] = dict(name=object_name, mode=mode, client_timeout=_text(client_timeout or None))
-        for address in sorted(addresses):
-            family = "v6" if ":" in address else "v4"
-            desired.binds[(port_name, address)] = dict(
-                name=_full("%s.%s.%s" % (family, port_name, suffix)), address=address, port=port["port"],
-                ssl=bool(fields["ssl"]), ssl_certificate_path=fields["ssl_certificate_path"] or None)
-        for server_name, ip, check in sorted(servers):
-            desired.servers[(port_name, server_name)] = dict(
-                name=_full("%s.%s.%s" % (server_name, port_name, suffix)), ip=ip,
-                port=port.get("target_port") or port["port"], check=check)
-    return desired
+
+def _add_port(desired, port, addresses, servers):
+    """One port's backend, frontend, binds and servers in ``desired``."""
+    suffix = desired.suffix
+    port_name = str(port.get("name") or port["port"])
+    fields = dict(PORT_DEFAULTS, **dict((k, v) for k, v in port.items() if v is not None))
+    mode = fields["mode"]
+    object_name = _full("%s.%s" % (port_name, suffix))
+    server_timeout = to_ms(fields["server_timeout"], "server_timeout")[0]
+    client_timeout = to_ms(fields["client_timeout"], "client_timeout")[0]
+    desired.backends[port_name] = dict(name=object_name, mode=mode,
+                                       health_check=render(fields.get("health_check")) or HEALTH_CHECKS[mode],
+                                       server_timeout=server_timeout or None)
+    # Frontend.client_timeout is a string of digits on the Engine, Backend.server_timeout an integer.
+    desired.frontends[port_name] = dict(name=object_name, mode=mode, client_timeout=_text(client_timeout or None))
+    for address in sorted(addresses):
+        family = "v6" if ":" in address else "v4"
+        desired.binds[(port_name, address)] = dict(
+            name=_full("%s.%s.%s" % (family, port_name, suffix)), address=address, port=port["port"],
+            ssl=bool(fields["ssl"]), ssl_certificate_path=fields["ssl_certificate_path"] or None)
+    for server_name, ip, check in sorted(servers):
+        desired.servers[(port_name, server_name)] = dict(
+            name=_full("%s.%s.%s" % (server_name, port_name, suffix)), ip=ip,
+            port=port.get("target_port") or port["port"], check=check)
 
 
 def _check_port_fields(port, option):
