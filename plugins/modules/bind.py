@@ -58,7 +58,7 @@ options:
         fails naming the frontend; no tag is written on the bind.
       - A bind that carries this owner's tag itself (written by earlier versions) stays this owner's; the tag is kept.
         A bind carrying another owner tag is never changed or deleted, also inside a frontend of this owner.
-      - With O(state=absent), the bind is deleted when its frontend carries this owner's tag.
+      - With O(state=absent), the bind is deleted when its frontend carries this owner's tag (or the bind itself does).
       - Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's. Without O(owner) the module
         changes or deletes only a bind that carries no owner tag at all; a bind carrying one is refused, naming the tag and
         the O(owner) and O(tag_prefix) that address it as its owner.

@@ -55,7 +55,7 @@ options:
         fails naming the backend; no tag is written on the server.
       - A server that carries this owner's tag itself (written by earlier versions) stays this owner's; the tag is kept.
         A server carrying another owner tag is never changed or deleted, also inside a backend of this owner.
-      - With O(state=absent), the server is deleted when its backend carries this owner's tag.
+      - With O(state=absent), the server is deleted when its backend carries this owner's tag (or the server itself does).
       - Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's. Without O(owner) the module
         changes or deletes only a server that carries no owner tag at all; a server carrying one is refused, naming the tag and
         the O(owner) and O(tag_prefix) that address it as its owner.

@@ -228,16 +228,17 @@ class LbaasObjectModule(AnxcloudModule):
                       "and tag_prefix: %s" % (describe(kind, obj), obj["id"], whose, doing, LABELS[kind],
                                               theirs[1], theirs[0]), owner_tags=others)
 
-    def check_parent(self, parent):
+    def check_parent(self, parent, obj=None):
         """A bind or server belongs to its parent's owner (containment, docs/how-reconciliation-works.md): none is
         created, changed or deleted in a parent carrying an owner tag other than this task's; with ``owner`` the
-        parent must carry this task's tag (the child itself is never tagged)."""
+        parent must carry this task's tag (the child itself is never tagged), unless the child carries it itself
+        (earlier versions tagged children: they stay valid)."""
         if not is_child(self.kind) or not parent or parent.get("missing"):
             return
         if parent.get("tags"):
             self.refuse_foreign(parent, self.kind.parent_kind, "write a %s in it" % LABELS[self.kind.name])
         tags = self.owner_tags()
-        if tags and tags[0] not in (parent.get("tags") or []):
+        if tags and tags[0] not in (parent.get("tags") or []) and tags[0] not in ((obj or {}).get("tags") or []):
             raise Failure("%s (%s) does not carry the owner tag %s; a %s belongs to its %s's owner (ownership by "
                           "containment: the %s carries the tag, the %s none). Give the %s owner: %s first (the %s "
                           "module), or leave owner unset"
@@ -249,7 +250,7 @@ class LbaasObjectModule(AnxcloudModule):
         obj = state.obj
         self.container = state.parent
         if obj is not None or self.params["state"] == "present":
-            self.check_parent(state.parent)
+            self.check_parent(state.parent, obj)
         if self.params["state"] == "absent":
             return self.plan_delete(state)
         desired = self.desired_fields()

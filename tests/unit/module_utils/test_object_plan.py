@@ -151,3 +151,12 @@ def test_an_untagged_server_of_our_backend_is_ours_and_a_tagged_one_stays_as_it_
 def test_a_server_carrying_another_owner_tag_under_our_backend_is_not_ours():
     with pytest.raises(Failure, match="carries the owner tag xanxlb-svc=web, not anxlb-svc=web; refusing to delete it"):
         plan(server_module(state="absent"), server(tags=["xanxlb-svc=web"]), parent=BACKEND)
+
+
+def test_a_server_tagged_by_an_earlier_version_stays_the_owners_in_an_untagged_backend():
+    untagged = dict(BACKEND, tags=[])
+    assert plan(server_module(), server(tags=["anxlb-svc=web"]), parent=untagged) == []
+    (action,) = plan(server_module(state="absent"), server(tags=["anxlb-svc=web"]), parent=untagged)
+    assert action["action"] == "delete"
+    with pytest.raises(Failure, match="does not carry the owner tag anxlb-svc=web"):
+        plan(server_module(state="absent"), server(), parent=untagged)
