@@ -33,9 +33,13 @@ options:
     type: str
   owner:
     description:
-      - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the bind carries.
-      - The tag is added when missing. A bind owned by another owner is never changed or deleted.
-      - With O(state=absent), only a bind carrying this owner's tag is deleted.
+      - Owner (service id) of the bind. A bind belongs to its frontend's owner (ownership by containment, see
+        C(docs/how-reconciliation-works.md)). The frontend carries the owner tag C(<tag_prefix>-svc=<owner>), the bind
+        none. With O(owner) the frontend must carry that tag (give the frontend the same O(owner) first), else the task
+        fails naming the frontend; no tag is written on the bind.
+      - A bind that carries this owner's tag itself (written by earlier versions) stays this owner's; the tag is kept.
+        A bind carrying another owner tag is never changed or deleted, also inside a frontend of this owner.
+      - With O(state=absent), the bind is deleted when its frontend carries this owner's tag (or the bind itself does).
       - Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's. Without O(owner) the module
         changes or deletes only a bind that carries no owner tag at all; a bind carrying one is refused, naming the tag and
         the O(owner) and O(tag_prefix) that address it as its owner.
@@ -97,7 +101,7 @@ bind:
       description: Certificate path.
       type: str
     owner:
-      description: The owner named by the owner tag, when O(owner) is set.
+      description: The owner named by the bind's own owner tag, else by its frontend's (ownership by containment), when O(owner) is set.
       type: str
       returned: when O(owner) is set
     state:

@@ -30,9 +30,13 @@ options:
     choices: [enabled, disabled]
   owner:
     description:
-      - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the server carries.
-      - The tag is added when missing. A server owned by another owner is never changed or deleted.
-      - With O(state=absent), only a server carrying this owner's tag is deleted.
+      - Owner (service id) of the server. A server belongs to its backend's owner (ownership by containment, see
+        C(docs/how-reconciliation-works.md)). The backend carries the owner tag C(<tag_prefix>-svc=<owner>), the server
+        none. With O(owner) the backend must carry that tag (give the backend the same O(owner) first), else the task
+        fails naming the backend; no tag is written on the server.
+      - A server that carries this owner's tag itself (written by earlier versions) stays this owner's; the tag is kept.
+        A server carrying another owner tag is never changed or deleted, also inside a backend of this owner.
+      - With O(state=absent), the server is deleted when its backend carries this owner's tag (or the server itself does).
       - Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's. Without O(owner) the module
         changes or deletes only a server that carries no owner tag at all; a server carrying one is refused, naming the tag and
         the O(owner) and O(tag_prefix) that address it as its owner.
@@ -92,7 +96,7 @@ server:
       description: Health check C(enabled) or C(disabled).
       type: str
     owner:
-      description: The owner named by the owner tag, when O(owner) is set.
+      description: The owner named by the server's own owner tag, else by its backend's (ownership by containment), when O(owner) is set.
       type: str
       returned: when O(owner) is set
     state:

@@ -2,6 +2,7 @@
 """The service module's cost against a local Engine with injected latency: `make bench`.
 
     .venv/bin/python tests/bench/benchmark.py [--quick] [--no-fleet] [--out docs/benchmarks.md]
+    .venv/bin/python tests/bench/benchmark.py --shape S1008 --latency 0.05 --out /tmp/s1008.md   # one figure
 
 Starts the local Engine (tests/engine) and, at 0 and 50 ms of latency per request, runs the
 `service` module as its own process (no Ansible controller around it) for S42 (3 ports, 2 addresses,
@@ -304,22 +305,31 @@ def main():
     parser.add_argument("--quick", action="store_true", help="50 ms only, S42 shapes only, no fleet")
     parser.add_argument("--no-fleet", action="store_true", help="skip the 50-service role runs")
     parser.add_argument("--forks", type=int, default=10)
+    parser.add_argument("--shape", action="append", help="run only these shapes (S42, 'S42 on 2 LBs', S1008); "
+                        "with --latency, a quick look at one figure (the table written then has only those rows)")
+    parser.add_argument("--latency", type=float, action="append", help="latencies in seconds (default 0 and 0.05)")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
     args = parser.parse_args()
     started = datetime.datetime.utcnow()
     if args.quick:
         del SHAPES[2:]
+    if args.shape:
+        SHAPES[:] = [s for s in SHAPES if s[0] in args.shape]
+    latencies = tuple(args.latency or ((0.05,) if args.quick else (0.0, 0.05)))
     rows, chains = [], []
     print(" | ".join(HEADER), flush=True)
     with LocalEngine(seed=SEED) as engine, tempfile.TemporaryDirectory() as tmp:
-        for latency in ((0.05,) if args.quick else (0.0, 0.05)):
+        for latency in latencies:
             found = module_rows(engine, latency, extra_concurrency=("S42 on 2 LBs", "S1008"))
             rows += found
             if latency:
                 chains += [(r.scenario, r.chain) for r in found if "check" not in r.scenario]
-        rows.append(per_object_row(engine, tmp, 0.05))
-        print(" | ".join(rows[-1].cells()), flush=True)
-        rows += ccm_rows()
+        if args.shape:
+            args.no_fleet = True   # a quick look at some shapes: no playbook rows
+        else:
+            rows.append(per_object_row(engine, tmp, 0.05))
+            print(" | ".join(rows[-1].cells()), flush=True)
+            rows += ccm_rows()
         if not (args.quick or args.no_fleet):
             rows += fleet_rows(tmp, 0.05, args.forks)
     print(table(rows))

@@ -52,8 +52,15 @@ def playbook(engine, tmp_path, declared, *args, output=False, path=None):
 
 
 def bound(engine):
-    """(address, sorted ports) of the service's binds on the Engine."""
-    binds = [o for o in engine.dump()["objects"] if o["_kind"] == "bind" and "anxlb-svc=e2e-web" in o["_tags"]]
+    """(address, sorted ports) of the service's binds on the Engine: those in its frontends (ownership by
+    containment: the frontend carries the owner tag, the bind none)."""
+    objects = engine.dump()["objects"]
+    ours = set(o["identifier"] for o in objects if o["_kind"] == "frontend" and "anxlb-svc=e2e-web" in o["_tags"])
+
+    def frontend(bind):
+        link = bind.get("frontend")
+        return link.get("identifier") if isinstance(link, dict) else link
+    binds = [o for o in objects if o["_kind"] == "bind" and frontend(o) in ours]
     assert len(set(b["address"] for b in binds)) == 1, binds
     return binds[0]["address"], sorted(b["port"] for b in binds)
 

@@ -6,9 +6,9 @@ JSON) against the local Engine over loopback. After every run the Engine is read
 dump (which no fault touches) and these must hold:
 - the run converged to its declaration, or failed with a clear message (never a traceback);
 - no duplicate: no two objects of one name under one parent;
-- once converged, every object of the service (docs/reconciliation.md, Ownership: carrying its owner
-  tag, or a child of a parent carrying it) carries the tag, and nothing of it is left on a load
-  balancer it no longer names;
+- once converged, every backend and frontend of the service carries its owner tag (its binds and
+  servers are its by containment: children of a parent carrying it), and nothing of it is left on a
+  load balancer it no longer names;
 - a backend or frontend named as the service names them but without its tag (left by a run that ended
   between a create and its tag write) is never made by a converged run, and one on a load balancer of
   the declaration is adopted or named in the run's warnings;
@@ -148,10 +148,11 @@ class World:
                    if o["_kind"] != "loadbalancer" and self.ours(o, tag))
 
     def untagged_of(self, decl):
-        """Objects of the service without its tag (children of its parents, adopted by containment)."""
+        """Backends and frontends of the service without its tag. Its binds and servers carry none: they are
+        its by containment (their parent's tag)."""
         tag = "%s-svc=%s" % (decl["tag_prefix"], decl["name"])
         return sorted(o["name"] for o in self.objs.values()
-                      if o["_kind"] != "loadbalancer" and self.ours(o, tag) and tag not in o["_tags"])
+                      if o["_kind"] in ("backend", "frontend") and self.ours(o, tag) and tag not in o["_tags"])
 
     def untagged_parents(self, decl):
         """{id: (lb name, kind, name)} of backends and frontends named as the service names them that do

@@ -30,9 +30,19 @@ def failing(task):
 
 
 def carrying(engine, tag):
-    """{id: dump entry} of every LBaaS and address object carrying ``tag`` exactly (from the admin dump)."""
-    return dict((o["identifier"], o) for o in engine.dump()["objects"]
-                if o["_kind"] in ("backend", "frontend", "bind", "server", "address") and tag in o["_tags"])
+    """{id: dump entry} of every LBaaS and address object owned by ``tag`` (from the admin dump): carrying it
+    exactly, or a bind or server inside a backend or frontend carrying it and carrying no owner tag of its own
+    (ownership by containment: binds and servers are not owner-tagged)."""
+    objects = engine.dump()["objects"]
+    tagged = dict((o["identifier"], o) for o in objects
+                  if o["_kind"] in ("backend", "frontend", "bind", "server", "address") and tag in o["_tags"])
+
+    def parent(o):
+        link = o.get("frontend" if o["_kind"] == "bind" else "backend")
+        return link.get("identifier") if isinstance(link, dict) else link
+    contained = dict((o["identifier"], o) for o in objects if o["_kind"] in ("bind", "server")
+                     and parent(o) in tagged and not any("-svc=" in t for t in o["_tags"]))
+    return dict(tagged, **contained)
 
 
 def writes_to(engine, ids):

@@ -61,7 +61,14 @@ def pool(engine, prefix=V4):
 
 
 def owned(engine, owner):
-    return dict((i, o) for i, o in es.snapshot(engine).items() if "anxlb-svc=%s" % owner in o["tags"])
+    """The owner's LBaaS objects: carrying its tag, or a bind or server inside a parent carrying it (containment)."""
+    world = es.snapshot(engine)
+
+    def tags(o):
+        link = o.get("frontend") or o.get("backend")
+        parent = world.get(link["identifier"] if isinstance(link, dict) else link) if link else None
+        return o["tags"] if any("-svc=" in t for t in o["tags"]) or parent is None else parent["tags"]
+    return dict((i, o) for i, o in world.items() if "anxlb-svc=%s" % owner in tags(o))
 
 
 def writes(engine):
@@ -107,7 +114,7 @@ def test_from_shop_and_api_to_shop_with_distinct_predicted_addresses_and_the_inv
     assert sorted(r["id"] for r in planned["removed"] if r["type"] not in ("marker", "address")) == sorted(api_objects)
     assert [(r["name"], r["prefix"]) for r in planned["removed"] if r["type"] == "address"] == [("127.0.10.3", "127.0.10.0/24")]
     assert sorted(r["load_balancer"] for r in planned["removed"] if r["type"] == "marker") == ["lb1", "lb2"]
-    assert set(r["owner"] for r in planned["removed"]) == {"api"} and planned["kept"] == {"shop": 9}
+    assert set(r["owner"] for r in planned["removed"]) == {"api"} and planned["kept"] == {"shop": 5}   # tag carriers: 2 backends, 2 frontends, 1 address
     assert side(planned, "before")["api"]["addresses"] == ["127.0.10.3 (127.0.10.0/24)"]
     assert side(planned, "after")["api"] == {"load_balancers": {lb: {"backends": [], "frontends": []} for lb in ("lb1", "lb2")},
                                              "addresses": []}

@@ -97,3 +97,34 @@ def test_group_module_defaults_with_wait_apply_to_every_module(engine, ansible):
     assert run.writes(engine, names.index("gc")) == 0
     (address,) = results["ip_address"]["addresses"]
     assert address["address"] in addresses(engine, V4)
+
+
+def test_bind_and_server_info_with_owner_find_children_through_their_parents(engine, ansible):
+    """Ownership by containment: a server carrying no owner tag inside a backend carrying the owner's is the
+    owner's; a bind tagged by an earlier version stays the owner's; a server carrying another owner's tag
+    (any prefix) is not, whatever its backend."""
+    lb = es.lb_id(engine)
+    b = es.create(engine, "backend", name="80.web", mode="tcp", load_balancer=lb)
+    es.tag(engine, b, "anxlb-svc=web")
+    mine = es.create(engine, "server", name="n1.80.web", ip="127.0.0.2", port=18080, check="enabled", backend=b)
+    theirs = es.create(engine, "server", name="n2.80.web", ip="127.0.0.3", port=18080, check="enabled", backend=b)
+    es.tag(engine, theirs, "xanxlb-svc=web")
+    f = es.create(engine, "frontend", name="80.web", mode="tcp", load_balancer=lb, default_backend=b)
+    bind = es.create(engine, "bind", name="v4.80.web", address="127.0.0.1", port=8080, frontend=f)
+    es.tag(engine, bind, "anxlb-svc=web")   # the frontend carries no tag: the bind's own makes it the owner's
+    elsewhere = es.create(engine, "backend", name="81.shop", mode="tcp", load_balancer=lb)
+    es.create(engine, "server", name="n1.81.shop", ip="127.0.0.4", port=18080, check="enabled", backend=elsewhere)
+    engine.reset_requests()
+    run = ansible.run([{"anxcloud.lbaas.server_info": {"owner": "web"}},
+                       {"anxcloud.lbaas.server_info": {"owner": "web", "backend": "80.web", "load_balancer": "lb1"}},
+                       {"anxcloud.lbaas.server_info": {"owner": "web", "id": mine}},
+                       {"anxcloud.lbaas.server_info": {"owner": "web", "id": theirs}},
+                       {"anxcloud.lbaas.bind_info": {"owner": "web"}},
+                       {"anxcloud.lbaas.server_info": {"owner": "web", "backend": "81.shop"}}])
+    assert len(run.records) == 6 and not any(run.failed(i) for i in range(6)), run
+    for index in (0, 1, 2):
+        assert [(s["id"], s["owner"], s["tags"]) for s in run[index]["servers"]] == [(mine, "web", [])], index
+    assert run[3]["servers"] == []
+    assert [(x["id"], x["owner"]) for x in run[4]["binds"]] == [(bind, "web")]
+    assert run[5]["servers"] == []
+    assert engine.mutating_requests() == 0

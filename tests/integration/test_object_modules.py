@@ -11,14 +11,20 @@ from .conftest import side
 HC = '"adv_check": "tcp-check"'
 
 
-def setup_backend(engine):
-    return es.create(engine, "backend", name="80.web", mode="tcp", load_balancer=es.lb_id(engine))
+def setup_backend(engine, owner=None):
+    backend = es.create(engine, "backend", name="80.web", mode="tcp", load_balancer=es.lb_id(engine))
+    if owner:
+        es.tag(engine, backend, "anxlb-svc=" + owner)
+    return backend
 
 
-def setup_frontend(engine):
+def setup_frontend(engine, owner=None):
     backend = setup_backend(engine)
-    return es.create(engine, "frontend", name="80.web", mode="tcp", load_balancer=es.lb_id(engine),
-                     default_backend=backend)
+    frontend = es.create(engine, "frontend", name="80.web", mode="tcp", load_balancer=es.lb_id(engine),
+                         default_backend=backend)
+    if owner:
+        es.tag(engine, frontend, "anxlb-svc=" + owner)
+    return frontend
 
 
 CASES = {
@@ -38,7 +44,8 @@ CASES = {
         update=("client_timeout", "5000", "6000"),
     ),
     "bind": dict(
-        setup=lambda engine: {"parent": setup_frontend(engine)},
+        # with owner, a bind's frontend carries the owner tag (ownership by containment)
+        setup=lambda engine: {"parent": setup_frontend(engine, owner="web")},
         task={"load_balancer": "lb1", "frontend": "80.web", "name": "v4.80.web", "address": "127.0.0.1",
               "port": 8080, "owner": "web"},
         after=lambda ids: {"name": "v4.80.web", "frontend": ids["parent"], "address": "127.0.0.1", "port": 8080,
@@ -46,7 +53,7 @@ CASES = {
         update=("port", 8080, 8081),
     ),
     "server": dict(
-        setup=lambda engine: {"parent": setup_backend(engine)},
+        setup=lambda engine: {"parent": setup_backend(engine, owner="web")},
         task={"load_balancer": "lb1", "backend": "80.web", "name": "n1.80.web", "ip": "127.0.0.2", "port": 18080,
               "check": "enabled", "owner": "web"},
         after=lambda ids: {"name": "n1.80.web", "backend": ids["parent"], "ip": "127.0.0.2", "port": 18080,
@@ -112,7 +119,10 @@ def test_create_update_delete(kind, engine, ansible):
     assert obj == expected
     stored = es.by_name(engine, kind)[args["name"]]
     assert stored["identifier"] == obj["id"]
-    assert es.tags(engine, obj["id"]) == ["anxlb-svc=web"]
+    # a backend or frontend carries the owner tag; a bind or server none: its parent's tag makes it the owner's
+    assert es.tags(engine, obj["id"]) == ([] if kind in ("bind", "server") else ["anxlb-svc=web"])
+    if kind in ("bind", "server"):
+        assert es.tags(engine, ids["parent"]) == ["anxlb-svc=web"]
     assert result["plan"][0]["action"] == "create"
 
     # in-place update of one field: same identifier, only that field differs

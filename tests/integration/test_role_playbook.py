@@ -138,7 +138,9 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
         "v4.http.demo-web", "v4.admin.demo-web"] + servers)
     binds = sorted((b["address"], b["port"]) for b in es.objects(engine, "bind"))
     assert binds == [("127.0.10.2", 8080), ("127.0.10.2", 8081)]
-    assert all(es.tags(engine, o["identifier"]) == ["anxlb-svc=demo-web"] for kind in KINDS for o in es.objects(engine, kind))
+    # backends and frontends carry the owner tag, binds and servers none (ownership by containment)
+    assert all(es.tags(engine, o["identifier"]) == (["anxlb-svc=demo-web"] if kind in ("backend", "frontend") else [])
+               for kind in KINDS for o in es.objects(engine, kind))
     assert summary(real)[0] == "service demo-web (present) on lb1: changed, 12 planned action(s)"
 
     # 3. again: nothing to do, nothing written (so what was read above after it is what the real run left)
@@ -262,7 +264,9 @@ def test_the_role_takes_auth_from_module_defaults(engine, ansible, monkeypatch, 
     assert result["changed"] is True and result["status"]["all"] == {"127.0.10.7": [9443]}
     assert sorted(result["objects"]) == ["lb1", "lb2"] and engine.token not in out.proc.stdout + out.proc.stderr
     assert names(engine) == sorted(["https.api"] * 4 + ["v4.https.api"] * 2 + ["n1.https.api"] * 2)
-    assert all(es.tags(engine, o["identifier"]) == ["anxlb-svc=api"] for kind in KINDS for o in es.objects(engine, kind))
+    # backends and frontends carry the owner tag, binds and servers none (ownership by containment)
+    assert all(es.tags(engine, o["identifier"]) == (["anxlb-svc=api"] if kind in ("backend", "frontend") else [])
+               for kind in KINDS for o in es.objects(engine, kind))
 
     assert both.rc != 0
     assert "missing required arguments: api_token" in reconcile(without, "api")["msg"]

@@ -61,7 +61,10 @@ def test_fresh_create_and_noop_rerun(engine, ansible):
     assert all(a["load_balancer"] == "lb1" for a in check["plan"])
     assert real["status"] == {"load_balancers": {"lb1": {"127.0.10.5": [8080, 8443]}}, "all": {"127.0.10.5": [8080, 8443]}}
     assert names(engine, "server") == ["n1.http.web", "n1.https.web", "n2.http.web", "n2.https.web"]
-    assert all(es.tags(engine, o["identifier"]) == ["anxlb-svc=web"] for o in es.objects(engine, "bind"))
+    # ownership by containment: the backends and frontends carry the owner tag, their binds and servers none
+    assert all(es.tags(engine, o["identifier"]) == ["anxlb-svc=web"] for kind in ("backend", "frontend")
+               for o in es.objects(engine, kind))
+    assert all(es.tags(engine, o["identifier"]) == [] for kind in ("bind", "server") for o in es.objects(engine, kind))
 
 
 def test_removing_a_port_and_a_node_touches_only_those(engine, ansible):

@@ -81,11 +81,19 @@ def test_examples_not_run_here(name, why):
 
 # ---- what each example must have done, read back from the Engine ------------------------------------------
 def objects_of(engine, owner):
-    """(kind, name) -> identifier of every LBaaS object carrying the owner tag."""
+    """(kind, name) -> identifier of every LBaaS object of the owner: a backend or frontend carrying its owner tag,
+    and the binds and servers inside those (ownership by containment: they carry no tag)."""
     out = {}
-    for kind in ("backend", "frontend", "bind", "server"):
+    parents = set()
+    for kind in ("backend", "frontend"):
         for obj in es.objects(engine, kind):
             if "anxlb-svc=%s" % owner in es.tags(engine, obj["identifier"]):
+                out[(kind, obj["name"])] = obj["identifier"]
+                parents.add(obj["identifier"])
+    for kind, link in (("bind", "frontend"), ("server", "backend")):
+        for obj in es.objects(engine, kind):
+            parent = obj[link]["identifier"] if isinstance(obj[link], dict) else obj[link]
+            if parent in parents:
                 out[(kind, obj["name"])] = obj["identifier"]
     return out
 

@@ -1,8 +1,6 @@
 """No function in plugins/ above cyclomatic complexity 15 (as radon, pinned in requirements-dev.txt, counts it).
 
-Functions with more branches than that are hard to review and to test path by path; split them. The functions
-still above it while their owners refactor them are listed in ABOVE_LIMIT: every other function must stay within
-the limit now, and the list is to be emptied (then test_no_function_above_the_limit passes and loses its xfail).
+Functions with more branches than that are hard to review and to test path by path; split them.
 """
 import glob
 import os
@@ -14,29 +12,6 @@ from radon.visitors import Class
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LIMIT = 15
 
-# (package under plugins/module_utils, or the plugin folder, qualified name): refactors under way in other branches
-# (issue 19). Keyed by package rather than file, so that splitting a file does not change the key.
-ABOVE_LIMIT = {
-    ("_reconcile", "Predictions.__init__"),
-    ("_reconcile", "Applier._by_dependency"),
-    ("_reconcile", "Reconciler.confirmed_world"),
-    ("_reconcile", "Reconciler._apply_rounds"),
-    ("_gc", "GcRun.observe"),
-    ("_gc", "GcRun.plan"),
-    ("_gc", "GcRun.validate"),
-    ("_gc", "_GcApplier._owner"),
-    ("_addresses", "owned"),
-    ("_addresses", "by_tag"),
-    ("_service", "LbPlanner.plan"),
-    ("_service", "LbPlanner._match"),
-    ("_service", "describe"),
-    ("_service", "build"),
-    ("_service", "ServiceObserver._one_lb"),
-    ("_service", "ServiceObserver.foreign_binds"),
-    ("_service", "ServiceObserver.confirm"),
-    ("_lbaas", "LbaasObjectModule.plan"),
-    ("_lbaas", "LbaasInfoModule.run"),
-}
 
 
 def _functions(blocks):
@@ -81,14 +56,6 @@ def test_the_measure_sees_the_code():
     assert ("filter", "group_servers") in functions
 
 
-def test_functions_not_listed_stay_within_the_limit():
-    found = above_limit()
-    new = dict((key, value) for key, value in found.items() if key not in ABOVE_LIMIT)
-    assert not new, "above cyclomatic complexity %d, split them:\n%s" % (LIMIT, _listing(new))
-
-
-@pytest.mark.xfail(strict=False, reason="issue 19: the functions in ABOVE_LIMIT are being split in other branches; "
-                                        "empty ABOVE_LIMIT and remove this mark once they are merged")
 def test_no_function_above_the_limit():
     found = above_limit()
     assert not found, "above cyclomatic complexity %d:\n%s" % (LIMIT, _listing(found))

@@ -10,7 +10,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._group_opti
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import details, owned_ids, render, tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import find_one, get_by_id
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import child_is_ours, is_child
 
 
 def info_argument_spec(parents):
@@ -43,29 +44,73 @@ class LbaasInfoModule(AnxcloudModule):
         check_tag_prefix(p["tag_prefix"])
         if p["owner"] is not None:
             check_owner(p["owner"])
+        objs, tags = self.select()
+        if p["owner"] and tags is None:   # addressed by id: keep it only if it is the owner's
+            tags = self.owners_of(objs)
+            objs = [o for o in objs if o["id"] in tags]   # one gone since its read is left out
+        objs.sort(key=lambda o: (o["name"] or "", o["id"]))
+        self.result[self.kind.name + "s"] = [render(o, tags.get(o["id"]) if tags is not None else None, p["tag_prefix"],
+                                                    owner=p["owner"]) for o in objs]
+
+    def select(self):
+        """(objects, {id: tags} or None): by id, by owner (inside the parent when given) or by parent; by name."""
+        p = self.params
         kind = self.kind.name
-        tags = None
+        tags = None   # id -> tag names, when the owner filter read them
         if p["id"]:
             objs = [get_by_id(self.client, kind, p["id"], "id")]
         else:
             parent = self.parent()
             if parent is None and not p["owner"]:
                 raise Failure("one of %s, id or owner is required" % self.kind.parent)
-            if p["owner"]:
-                tags = owned_ids(self.client, kind, p["owner"], p["tag_prefix"])
-                ids = sorted(tags)
-                if parent is not None:
-                    listed = set(i["identifier"] for i in self.client.lbaas_list(kind, **{self.kind.parent: parent["id"]}))
-                    ids = [i for i in ids if i in listed]
-            else:
-                ids = [i["identifier"] for i in self.client.lbaas_list(kind, **{self.kind.parent: parent["id"]})]
+            ids, tags = self.owned(parent) if p["owner"] else (self.listed(parent), None)
             objs = details(self.client, kind, ids)
         if p["name"] is not None:
             objs = [o for o in objs if o["name"] == p["name"]]
-        if p["owner"] and tags is None:   # addressed by id: keep it only if the owner's tag is on it
-            tags = dict((r["identifier"], tag_names(r)) for r in self.client.resource_get_listed([o["id"] for o in objs])
-                        if r is not None)
+        return objs, tags
+
+    def listed(self, parent):
+        return [i["identifier"] for i in self.client.lbaas_list(self.kind.name, **{self.kind.parent: parent["id"]})]
+
+    def owned(self, parent):
+        """(ids, {id: tags}) of the owner's objects (inside ``parent`` when given): those carrying the owner tag,
+        and, for binds and servers, those inside a parent carrying it (containment, _containment)."""
+        p = self.params
+        kind = self.kind
+        kinds = [kind.name, kind.parent_kind] if is_child(kind) else [kind.name]
+        found = owned_ids(self.client, kinds, p["owner"], p["tag_prefix"])
+        tags = found[kind.name]
+        if is_child(kind):
             wanted = owner_tag(p["owner"], p["tag_prefix"])
-            objs = [o for o in objs if wanted in tags.get(o["id"], [])]   # one gone since its read is left out
-        objs.sort(key=lambda o: (o["name"] or "", o["id"]))
-        self.result[kind + "s"] = [render(o, tags.get(o["id"]) if tags is not None else None, p["tag_prefix"]) for o in objs]
+            tags = dict((i, t) for i, t in tags.items() if not foreign_tags(t, wanted))   # another owner's too: not ours
+            tags.update(self.contained(found[kind.parent_kind], parent, found[kind.name]))
+        ids = sorted(tags)
+        if parent is not None:
+            listed = set(self.listed(parent))
+            ids = [i for i in ids if i in listed]
+        return ids, tags
+
+    def contained(self, parents, parent, known):
+        """{id: tags} of the children of the owner's ``parents`` (only ``parent``'s, when given) that carry no
+        other owner's tag; ``known``: tags already read."""
+        wanted = owner_tag(self.params["owner"], self.params["tag_prefix"])
+        ids = sorted(parents) if parent is None else [i for i in parents if i == parent["id"]]
+        below = [i for listing in self.client.map(lambda ident: self.listed({"id": ident}), ids) for i in listing]
+        tags = self._tags([i for i in below if i not in known])
+        return dict((i, t) for i, t in tags.items() if not foreign_tags(t, wanted))
+
+    def _tags(self, ids):
+        """{id: tag names} of ``ids``; one deleted since its listing is left out."""
+        return dict((r["identifier"], tag_names(r)) for r in self.client.resource_get_listed(ids) if r is not None)
+
+    def owners_of(self, objs):
+        """{id: tags} of the objects among ``objs`` that are the owner's: carrying its tag, or (a bind or server)
+        inside a parent carrying it and carrying no other owner's tag."""
+        p = self.params
+        wanted = owner_tag(p["owner"], p["tag_prefix"])
+        tags = self._tags([o["id"] for o in objs])
+        if is_child(self.kind):
+            parents = self._tags(sorted(set(o[self.kind.parent] for o in objs if o["id"] in tags)))
+            return dict((o["id"], tags[o["id"]]) for o in objs if o["id"] in tags and
+                        child_is_ours(dict(o, tags=tags[o["id"]]), {"tags": parents.get(o[self.kind.parent], [])}, wanted))
+        return dict((i, t) for i, t in tags.items() if wanted in t)

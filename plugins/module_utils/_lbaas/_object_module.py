@@ -15,12 +15,13 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._durations import to_ms
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import LABELS, describe, find_by_name, find_one
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import state_class
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags, owner_tag, split_owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import is_child
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import (
+    converge, create, diff, frontends_using, refused_delete)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import (
-    CREATE, DELETE, REDEPLOY, TAG, UPDATE, Action, Plan, placeholder)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import DELETE, Action, Plan, placeholder
 
 
 def object_argument_spec(parents, fields):
@@ -62,6 +63,7 @@ class LbaasObjectModule(AnxcloudModule):
     wait_options = True
     module_kwargs = dict(required_one_of=[("name", "id")])
     recreated = None        # name of the object a recreate=true plan replaced
+    container = None        # the parent the plan found (its tags name a child's owner: containment)
 
     def __init__(self, module):
         super().__init__(module)
@@ -188,10 +190,7 @@ class LbaasObjectModule(AnxcloudModule):
             found = [("server", i) for i in client.lbaas_list("server", backend=obj["id"])]
             frontends = client.lbaas_get_many("frontend", [
                 i["identifier"] for i in client.lbaas_list("frontend", load_balancer=obj["load_balancer"])])
-            found += [("frontend", f) for f in frontends
-                      if ((f.get("default_backend") or {}).get("identifier") if isinstance(f.get("default_backend"), dict)
-                          else f.get("default_backend")) == obj["id"]]
-            return found
+            return found + [("frontend", f) for f in frontends_using(frontends, {obj["id"]})]
         return []
 
     # ---- plan ----------------------------------------------------------------------------------
@@ -203,10 +202,11 @@ class LbaasObjectModule(AnxcloudModule):
         """Proof of ownership before any write. An object carrying an owner tag (of any prefix, _ownership.foreign_tags)
         other than this task's is someone's: never changed, tagged, moved or deleted here. Without ``owner`` only
         objects carrying no owner tag at all are written (a user's own untagged objects); with ``owner``, objects
-        carrying exactly its tag, or none (adopted on change)."""
+        carrying exactly its tag, or none (adopted on change). A bind or server is its parent's owner's
+        (containment, ``check_parent``): with ``owner`` its parent carries the tag, the child need not."""
         owner = self.params["owner"]
         self.refuse_foreign(obj, self.kind.name, "%s it" % doing)
-        if not owner:
+        if not owner or is_child(self.kind):
             return
         owners = owner_from_tags(obj.get("tags", []), self.params["tag_prefix"])
         if doing == "delete" and not owners:
@@ -228,80 +228,80 @@ class LbaasObjectModule(AnxcloudModule):
                       "and tag_prefix: %s" % (describe(kind, obj), obj["id"], whose, doing, LABELS[kind],
                                               theirs[1], theirs[0]), owner_tags=others)
 
-    def check_parent(self, parent):
-        """A bind or server belongs to its parent's owner (containment, docs/reconciliation.md): none is created,
-        changed or deleted in a parent carrying an owner tag other than this task's."""
-        if parent and parent.get("tags"):
+    def check_parent(self, parent, obj=None):
+        """A bind or server belongs to its parent's owner (containment, docs/how-reconciliation-works.md): none is
+        created, changed or deleted in a parent carrying an owner tag other than this task's; with ``owner`` the
+        parent must carry this task's tag (the child itself is never tagged), unless the child carries it itself
+        (earlier versions tagged children: they stay valid)."""
+        if not is_child(self.kind) or not parent or parent.get("missing"):
+            return
+        if parent.get("tags"):
             self.refuse_foreign(parent, self.kind.parent_kind, "write a %s in it" % LABELS[self.kind.name])
+        tags = self.owner_tags()
+        if tags and tags[0] not in (parent.get("tags") or []) and tags[0] not in ((obj or {}).get("tags") or []):
+            raise Failure("%s (%s) does not carry the owner tag %s; a %s belongs to its %s's owner (ownership by "
+                          "containment: the %s carries the tag, the %s none). Give the %s owner: %s first (the %s "
+                          "module), or leave owner unset"
+                          % (describe(self.kind.parent_kind, parent), parent["id"], tags[0], LABELS[self.kind.name],
+                             LABELS[self.kind.parent_kind], LABELS[self.kind.parent_kind], LABELS[self.kind.name],
+                             LABELS[self.kind.parent_kind], self.params["owner"], LABELS[self.kind.parent_kind]))
 
     def plan(self, state):
-        p = self.params
-        kind = self.kind
         obj = state.obj
-        lb = self.lb_of(state)
-        if obj is not None or p["state"] == "present":
-            self.check_parent(state.parent)
-        if p["state"] == "absent":
-            if obj is None:
-                return Plan()
-            self.check_owner(obj, "delete")
-            if state.blockers:
-                # The Engine would answer 409: say so now, the same in check mode as in a real run.
-                raise Failure("%s (%s) cannot be deleted: %s still use%s it; delete %s first" % (
-                    describe(kind.name, obj), obj["id"],
-                    ", ".join("%s '%s' (%s)" % (LABELS[k], i.get("name"), i.get("identifier")) for k, i in state.blockers),
-                    "s" if len(state.blockers) == 1 else "", "it" if len(state.blockers) == 1 else "those"),
-                    blockers=[dict(type=k, id=i.get("identifier"), name=i.get("name")) for k, i in state.blockers])
-            return Plan([Action(DELETE, kind, obj, reason="state=absent", lb=lb)])
-
+        self.container = state.parent
+        if obj is not None or self.params["state"] == "present":
+            self.check_parent(state.parent, obj)
+        if self.params["state"] == "absent":
+            return self.plan_delete(state)
         desired = self.desired_fields()
         desired.update(state.links)
-        tags = self.owner_tags()
-        parent_id = state.parent["id"] if state.parent else obj[kind.parent]
+        parent_id = state.parent["id"] if state.parent else obj[self.kind.parent]
         if obj is None:
-            return Plan([self.create(p["name"], parent_id, desired, tags,
-                                     "no %s named '%s' on %s" % (LABELS[kind.name], p["name"],
-                                                                 describe(kind.parent_kind, state.parent)), lb)])
+            return Plan([self.create(self.params["name"], parent_id, desired,
+                                     "no %s named '%s' on %s" % (LABELS[self.kind.name], self.params["name"],
+                                                                 describe(self.kind.parent_kind, state.parent)),
+                                     self.lb_of(state))])
         self.check_owner(obj, "change")
-        if parent_id != obj[kind.parent]:
-            if not p["recreate"]:
-                raise Failure("%s (%s) cannot be moved to another %s in place; set recreate=true to delete and "
-                              "create it again" % (describe(kind.name, obj), obj["id"], LABELS[kind.parent_kind]))
-            merged = dict((f, obj.get(f)) for f in kind.fields)
-            merged.update(desired)
-            self.recreated = p["name"] or obj["name"]
-            create = self.create(self.recreated, parent_id, merged, tags, "recreated under the new %s" % kind.parent, lb)
-            old = Action(DELETE, kind, obj, reason="recreate=true: moved to another %s" % kind.parent, lb=lb)
-            old.after = create   # the new object exists before the old one goes
-            return Plan([create, old])
-        changes = dict((f, (obj.get(f), v)) for f, v in desired.items() if obj.get(f) != v)
-        if p["name"] and p["name"] != obj["name"]:
-            changes["name"] = (obj["name"], p["name"])
-        missing_tags = [t for t in tags if t not in obj.get("tags", [])]
-        if changes:
-            return Plan([Action(UPDATE, kind, obj, changes, tags=missing_tags, lb=lb,
-                                reason="differs in %s" % ", ".join(sorted(changes)))])
-        if missing_tags:
-            return Plan([Action(TAG, kind, obj, tags=missing_tags, reason="owner tag missing", lb=lb)])
-        cls = state_class(obj["state"])
-        if cls == "error":
-            return Plan([Action(REDEPLOY, kind, obj, reason="the object is in %s" % obj["state"]["title"], lb=lb)])
-        if cls == "pending":
-            return Plan(waits=[(kind.name, obj["id"], obj["name"])])
-        return Plan()
+        if parent_id != obj[self.kind.parent]:
+            return self.plan_move(obj, parent_id, desired, self.lb_of(state))
+        changes = diff(obj, desired)
+        if self.params["name"] and self.params["name"] != obj["name"]:
+            changes["name"] = (obj["name"], self.params["name"])
+        missing_tags = [t for t in self.owner_tags() if t not in obj.get("tags", [])]
+        return converge(self.kind, obj, changes, missing_tags, lb=self.lb_of(state))
 
-    def create(self, name, parent_id, fields, tags, reason, lb=None):
+    def plan_delete(self, state):
+        obj = state.obj
+        if obj is None:
+            return Plan()
+        self.check_owner(obj, "delete")
+        if state.blockers:
+            # The Engine would answer 409: say so now, the same in check mode as in a real run.
+            raise refused_delete(self.kind.name, obj, state.blockers)
+        return Plan([Action(DELETE, self.kind, obj, reason="state=absent", lb=self.lb_of(state))])
+
+    def plan_move(self, obj, parent_id, desired, lb):
+        """recreate=true: a new object under the new parent, then the old one deleted."""
+        kind = self.kind
+        if not self.params["recreate"]:
+            raise Failure("%s (%s) cannot be moved to another %s in place; set recreate=true to delete and "
+                          "create it again" % (describe(kind.name, obj), obj["id"], LABELS[kind.parent_kind]))
+        merged = dict((f, obj.get(f)) for f in kind.fields)
+        merged.update(desired)
+        self.recreated = self.params["name"] or obj["name"]
+        new = self.create(self.recreated, parent_id, merged, "recreated under the new %s" % kind.parent, lb)
+        old = Action(DELETE, kind, obj, reason="recreate=true: moved to another %s" % kind.parent, lb=lb)
+        old.after = new   # the new object exists before the old one goes
+        return Plan([new, old])
+
+    def create(self, name, parent_id, fields, reason, lb=None):
         kind = self.kind
         fields = dict(kind.defaults, **dict((f, v) for f, v in fields.items() if v is not None))
         missing = [self.field_options.get(f, f) for f in kind.required if fields.get(f) is None]
         if missing:   # the Engine would refuse the create (422): say so before any write
             raise Failure("%s required to create %s '%s'" % (" and ".join(missing) + (" are" if len(missing) > 1 else " is"),
                                                              LABELS[kind.name], name))
-        new = {"kind": kind.name, "id": placeholder(kind.name, name), "name": name, kind.parent: parent_id}
-        for field in kind.fields:
-            new[field] = fields.get(field)
-        changes = dict((f, (None, v)) for f, v in new.items() if f not in ("kind", "id") and v is not None)
-        return Action(CREATE, kind, new, changes, reason=reason, tags=tags, lb=lb)
+        return create(kind, name, parent_id, fields, reason, tags=self.owner_tags(), lb=lb)
 
     def lb_of(self, state):
         """The load balancer the object is on, for the plan: the parent itself, or the parent's load balancer."""
@@ -320,8 +320,7 @@ class LbaasObjectModule(AnxcloudModule):
         for field in kind.fields:
             out[field] = obj.get(field)
         if self.params["owner"]:
-            owners = owner_from_tags(obj.get("tags", []), self.params["tag_prefix"])
-            out["owner"] = owners[0] if len(owners) == 1 else (owners or None)
+            out["owner"] = self.owner_of(obj)
         if with_state:
             out["state"] = (obj.get("state") or {}).get("title")
         else:   # the diff, for a person: no ids, the parent and links by name
@@ -330,6 +329,16 @@ class LbaasObjectModule(AnxcloudModule):
                 if out.get(field):
                     out[field] = self.name_of(kind.links.get(field, kind.parent_kind), out[field])
         return out
+
+    def owner_of(self, obj):
+        """The owner the object's tags name; a bind or server carrying none is its parent's (containment)."""
+        owners = owner_from_tags(obj.get("tags", []), self.params["tag_prefix"])
+        container = self.container or {}
+        if not owners and is_child(self.kind) and container.get("id") == obj.get(self.kind.parent):
+            # a parent an earlier task of the play would create (check mode) is predicted as this task's owner's
+            owners = ([self.params["owner"]] if container.get("missing") else
+                      owner_from_tags(container.get("tags") or [], self.params["tag_prefix"]))
+        return owners[0] if len(owners) == 1 else (owners or None)
 
     def check_names(self):
         """An empty name or parent reference cannot name anything: refused before any request."""

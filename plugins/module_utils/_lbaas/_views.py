@@ -8,14 +8,15 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_from_tags, owner_tag
 
 
-def render(obj, tags=None, prefix="anxlb"):
-    """An object as the info modules return it: fields, the state title, and the owner when tags are known."""
+def render(obj, tags=None, prefix="anxlb", owner=None):
+    """An object as the info modules return it: fields, the state title, and the owner when tags are known
+    (``owner``: the owner of a bind or server carrying no owner tag, its parent's, by containment)."""
     out = dict((k, v) for k, v in obj.items() if k not in ("kind", "state", "tags", "raw"))
     out["state"] = (obj.get("state") or {}).get("title")
     if tags is not None:
         owners = owner_from_tags(tags, prefix)
         out["tags"] = sorted(tags)
-        out["owner"] = owners[0] if len(owners) == 1 else (owners or None)
+        out["owner"] = owners[0] if len(owners) == 1 else (owners or owner)
     return out
 
 
@@ -34,15 +35,32 @@ def tag_names(resource):
     return sorted(t["name"] if isinstance(t, dict) else t for t in resource.get("tags") or [])
 
 
-def owned_ids(client, kind, owner, prefix):
-    """Identifiers of objects of ``kind`` carrying ``owner``'s tag, with their tags."""
-    ids = [r["identifier"] for r in client.resources_by_tag(owner_tag(owner, prefix))]
-    resources = client.resource_get_listed(ids)
-    if KINDS[kind].resource_type is None:   # its type's identifier is not known (ACL, rule): its own listing tells
-        listed = set(i["identifier"] for i in client.lbaas_list(kind))
-        return dict((r["identifier"], tag_names(r)) for r in resources if r is not None and r["identifier"] in listed)
-    return dict((r["identifier"], tag_names(r)) for r in resources
-                if r is not None and (r.get("resource_type") or {}).get("identifier") == KINDS[kind].resource_type)
+def owned_ids(client, kinds, owner, prefix):
+    """kind -> {identifier: tag names} of the objects of ``kinds`` carrying ``owner``'s tag exactly (one listing)."""
+    wanted = owner_tag(owner, prefix)
+    ids = [r["identifier"] for r in client.resources_by_tag(wanted)]
+    out = dict((kind, {}) for kind in kinds)
+    kind_of = _kind_of(client, kinds)
+    for resource in client.resource_get_listed(ids):
+        if resource is None or wanted not in tag_names(resource):   # the tag listing is not known to match exactly
+            continue
+        kind = kind_of(resource)
+        if kind is not None:
+            out[kind][resource["identifier"]] = tag_names(resource)
+    return out
+
+
+def _kind_of(client, kinds):
+    """resource -> which of ``kinds`` it is: by its resource type, or for kinds whose type's identifier is not
+    known (ACL, rule) by their own listing."""
+    by_type = dict((KINDS[kind].resource_type, kind) for kind in kinds if KINDS[kind].resource_type is not None)
+    untyped = dict((kind, set(i["identifier"] for i in client.lbaas_list(kind)))
+                   for kind in kinds if KINDS[kind].resource_type is None)
+
+    def kind_of(resource):
+        kind = by_type.get((resource.get("resource_type") or {}).get("identifier"))
+        return kind or next((k for k, listed in untyped.items() if resource["identifier"] in listed), None)
+    return kind_of
 
 
 def tree(client, lb_id):

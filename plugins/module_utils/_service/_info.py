@@ -45,21 +45,18 @@ def inventory(client, prefix, load_balancers=(), names=(), now=None):
     return out
 
 
-def describe(client, owner, prefix, listing, lb_names, lb_tags, now):
+def observe(client, owner, prefix, listing):
+    """The owner's objects as the service module sees them with no load balancer declared: everything its tag
+    is found on, and every bind and server under its backends and frontends (ownership by containment)."""
     params = dict(name=owner, name_suffix=None, load_balancers=[], ports=[], addresses=[], servers=[],
                   tag_prefix=prefix, lease_timeout=1800, lease_holder=None, state="absent", wait=False, wait_timeout=0)
     run = ServiceRun(client, params, True, lambda text: None, anywhere=True)
     run.prepare(lb_listing=listing)
-    state = run.observe()
-    world = state.world
-    allocated = by_tag(client, owner, prefix).held
-    markers = dict((lb_id, Marker.find(prefix, owner, tags)) for lb_id, tags in lb_tags.items())
-    markers = dict((lb_id, found) for lb_id, found in markers.items() if found)
-    lb_ids = sorted(set(o["lb"] for o in world.values() if o.get("lb")) | set(markers),
-                    key=lambda i: lb_names.get(i, i))
-    if not world and not allocated and not markers:
-        return None   # only a tag entity left behind: no service
-    lbs = [{"kind": "loadbalancer", "id": i, "name": lb_names.get(i, i)} for i in lb_ids]
+    return run.observe().world
+
+
+def count(world, lbs, lb_names):
+    """(objects per load balancer and type, orphans, the objects not deployed)."""
     counts = dict((lb["name"], dict((k + "s", 0) for k in KINDS)) for lb in lbs)
     not_ok = []
     orphans = 0
@@ -72,20 +69,44 @@ def describe(client, owner, prefix, listing, lb_names, lb_tags, now):
         if state_class(obj.get("state") or {}) != "ok":
             not_ok.append(dict(type=obj["kind"], name=obj.get("name"), id=obj["id"], load_balancer=lb_names[lb_id],
                                state=(obj.get("state") or {}).get("title")))
-    live = []
-    for lb in lbs:
-        for lease in leases(prefix, lb_tags.get(lb["id"], [])):
-            if now is None or lease.expiry > now:
-                live.append(dict(load_balancer=lb["name"], holder=lease.holder, until=when(lease.expiry)))
-    listening = status(world, lbs)
-    ports = sorted(set(p for per_lb in listening["load_balancers"].values() for ps in per_lb.values() for p in ps))
+    return counts, orphans, not_ok
+
+
+def live_leases(prefix, lbs, lb_tags, now):
+    return [dict(load_balancer=lb["name"], holder=lease.holder, until=when(lease.expiry))
+            for lb in lbs for lease in leases(prefix, lb_tags.get(lb["id"], []))
+            if now is None or lease.expiry > now]
+
+
+def markers_of(owner, prefix, lb_tags):
+    """lb id -> the owner's markers on that load balancer, for those that carry any."""
+    found = dict((lb_id, Marker.find(prefix, owner, tags)) for lb_id, tags in lb_tags.items())
+    return dict((lb_id, markers) for lb_id, markers in found.items() if markers)
+
+
+def ports_of(listening):
+    return sorted(set(p for per_lb in listening.values() for ports in per_lb.values() for p in ports))
+
+
+def describe(client, owner, prefix, listing, lb_names, lb_tags, now):
+    world = observe(client, owner, prefix, listing)
+    allocated = by_tag(client, owner, prefix).held
+    markers = markers_of(owner, prefix, lb_tags)
+    lb_ids = sorted(set(o["lb"] for o in world.values() if o.get("lb")) | set(markers),
+                    key=lambda i: lb_names.get(i, i))
+    if not world and not allocated and not markers:
+        return None   # only a tag entity left behind: no service
+    lbs = [{"kind": "loadbalancer", "id": i, "name": lb_names.get(i, i)} for i in lb_ids]
+    counts, orphans, not_ok = count(world, lbs, lb_names)
+    live = live_leases(prefix, lbs, lb_tags, now)
+    listening = status(world, lbs)["load_balancers"]
     return dict(
         name=owner,
         load_balancers=[lb["name"] for lb in lbs],
-        addresses=sorted(set(a for per_lb in listening["load_balancers"].values() for a in per_lb)),
+        addresses=sorted(set(a for per_lb in listening.values() for a in per_lb)),
         allocated=[dict(address=a["address"], prefix=a["prefix"], id=a["id"]) for a in allocated],
-        ports=ports,
-        listening=listening["load_balancers"],
+        ports=ports_of(listening),
+        listening=listening,
         objects=counts,
         orphans=orphans,
         not_ok=not_ok,

@@ -18,12 +18,16 @@ for objects it is about to write to.
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import gone_as_none
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import child_is_ours
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import frontends_using
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, resolve_lbs
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._plan import Observed
 
 TYPE_BY_RESOURCE = dict((k.resource_type, k.name) for k in KINDS.values() if k.resource_type)
+PARENT_KINDS = ("backend", "frontend")
+CHILD_OF = {"backend": "server", "frontend": "bind"}
 UNKNOWN_LB = {"kind": "loadbalancer", "id": None, "name": "(unknown load balancer)"}
 
 
@@ -91,59 +95,68 @@ class ServiceObserver:
         """The load balancer's backend and frontend listings."""
         return self.client.map(lambda kind: self.client.lbaas_list(kind, load_balancer=lb["id"]), ("backend", "frontend"))
 
+    def _picked(self, listings, listed, declared):
+        """kind -> ids of the parents to read: ours as the tag listing says, and those with a desired name."""
+        d = self.desired
+        wanted = {"backend": set(b["name"] for b in d.backends.values()) if declared else set(),
+                  "frontend": set(f["name"] for f in d.frontends.values()) if declared else set()}
+        return dict((kind, [i["identifier"] for i in listing if i["identifier"] in listed or i.get("name") in wanted[kind]])
+                    for kind, listing in zip(PARENT_KINDS, listings))
+
+    def _job(self, job, listed):
+        what, kind, arg = job
+        if what == "details":
+            return self._details(kind, arg, listed)
+        if what == "tags":
+            return dict(zip(arg, self.client.resource_get_listed(arg)))
+        child = CHILD_OF[kind]
+        ids = [i["identifier"] for i in self.client.lbaas_list(child, **{KINDS[child].parent: arg})]
+        return self._details(child, ids, listed)
+
+    @staticmethod
+    def _parents(details, resources):
+        """The parents read, without those deleted since the listing, with the tags read for those outside it."""
+        gone = set(i for i, resource in resources.items() if resource is None)
+        tags = dict((i, tag_names(resource)) for i, resource in resources.items() if resource is not None)
+        parents = dict((kind, [o for o in objs if o["id"] not in gone]) for kind, objs in zip(PARENT_KINDS, details))
+        for obj in parents["backend"] + parents["frontend"]:
+            if obj["id"] in tags:
+                obj["tags"] = tags[obj["id"]]
+                obj["confirmed"] = True
+        return parents
+
     def _one_lb(self, lb, listings, listed, declared):
         """Parents that are ours or carry a desired name (declared load balancers only), and all their children.
 
         Everything that depends only on the listings goes out at once and each child listing's details
         follow as soon as it arrives (nested maps share the client's pool): the details of the parents,
         the tags of the parents outside the owner-tag listing (an untagged one may be adopted, another
-        owner's never) and the child listings of every such parent. Children of a parent that turns
+        owner's never) and the child listings of every such parent: binds and servers are found through
+        their parents (ownership by containment: they carry no owner tag). Children of a parent that turns
         out to be another owner's are kept aside, for conflict detection only.
         """
-        client = self.client
-        backends_listing, frontends_listing = listings
-        self.listings[lb["id"]] = frontends_listing
-        d = self.desired
-        wanted = {"backend": set(b["name"] for b in d.backends.values()) if declared else set(),
-                  "frontend": set(f["name"] for f in d.frontends.values()) if declared else set()}
-        picked = dict((kind, [i["identifier"] for i in listing if i["identifier"] in listed or i.get("name") in wanted[kind]])
-                      for kind, listing in (("backend", backends_listing), ("frontend", frontends_listing)))
-        child_of = {"backend": "server", "frontend": "bind"}
-        jobs = [("details", kind, picked[kind]) for kind in ("backend", "frontend")]
-        jobs += [("tags", kind, [i for i in picked[kind] if i not in listed]) for kind in ("backend", "frontend")]
-        jobs += [("children", kind, ident) for kind in ("backend", "frontend") for ident in picked[kind]]
-
-        def run(job):
-            what, kind, arg = job
-            if what == "details":
-                return self._details(kind, arg, listed)
-            if what == "tags":
-                return dict(zip(arg, client.resource_get_listed(arg)))
-            child = child_of[kind]
-            ids = [i["identifier"] for i in client.lbaas_list(child, **{KINDS[child].parent: arg})]
-            return self._details(child, ids, listed)
-        results = client.map(run, jobs)
-        parents = {"backend": results[0], "frontend": results[1]}
-        tags = dict(results[2], **results[3])
-        gone = set(i for i, resource in tags.items() if resource is None)   # deleted since the listing
-        parents = dict((kind, [o for o in objs if o["id"] not in gone]) for kind, objs in parents.items())
-        tags = dict((i, tag_names(resource)) for i, resource in tags.items() if resource is not None)
-        for obj in parents["backend"] + parents["frontend"]:
-            if obj["id"] in tags:
-                obj["tags"] = tags[obj["id"]]
-                obj["confirmed"] = True
+        self.listings[lb["id"]] = listings[1]
+        picked = self._picked(listings, listed, declared)
+        jobs = [("details", kind, picked[kind]) for kind in PARENT_KINDS]
+        jobs += [("tags", kind, [i for i in picked[kind] if i not in listed]) for kind in PARENT_KINDS]
+        jobs += [("children", kind, ident) for kind in PARENT_KINDS for ident in picked[kind]]
+        results = self.client.map(lambda job: self._job(job, listed), jobs)
+        parents = self._parents(results[:2], dict(results[2], **results[3]))
         foreign = set(o["id"] for kind in parents for o in parents[kind] if foreign_tags(o.get("tags"), self.tag))
         children = {"server": [], "bind": []}
         for (_what, kind, parent_id), found in zip(jobs[4:], results[4:]):
             if parent_id in foreign:
                 self.children_seen[parent_id] = found
             else:
-                children[child_of[kind]].extend(found)
-        untagged_named = [{"kind": kind, "id": i["identifier"], "name": i.get("name")}
-                          for kind, listing in (("backend", backends_listing), ("frontend", frontends_listing))
-                          for i in listing if i["identifier"] not in picked[kind] and d.names_a_parent(i.get("name"))]
+                children[CHILD_OF[kind]].extend(found)
         return Observed(lb, parents["backend"], parents["frontend"], children["bind"], children["server"],
-                        untagged_named=untagged_named)
+                        untagged_named=self._untagged_named(listings, picked))
+
+    def _untagged_named(self, listings, picked):
+        """Parents named in the service's scheme that observation did not read (neither ours nor wanted)."""
+        return [{"kind": kind, "id": i["identifier"], "name": i.get("name")}
+                for kind, listing in zip(PARENT_KINDS, listings)
+                for i in listing if i["identifier"] not in picked[kind] and self.desired.names_a_parent(i.get("name"))]
 
     def observe(self, lbs):
         """One observation. The owner-tag listing, the load balancers' own tags and their listings go
@@ -227,12 +240,15 @@ class ServiceObserver:
         self._read_tags(todo)
         gone = set(o["id"] for o in todo if o.get("gone"))
         if gone and self.state is not None:   # the next plan of this observation no longer sees them
-            for obs in self.state.observed.values():
-                for kind in ("backends", "frontends", "binds", "servers"):
-                    setattr(obs, kind, [o for o in getattr(obs, kind) if o["id"] not in gone])
-            for ident in gone:
-                self.state.world.pop(ident, None)
+            self._forget(gone)
         return [o for o in todo if o.get("listed") and self.tag not in o["tags"] and o["id"] not in gone]
+
+    def _forget(self, gone):
+        for obs in self.state.observed.values():
+            for kind in ("backends", "frontends", "binds", "servers"):
+                setattr(obs, kind, [o for o in getattr(obs, kind) if o["id"] not in gone])
+        for ident in gone:
+            self.state.world.pop(ident, None)
 
     def frontends_using(self, obs, backend_ids, ours):
         """Frontends on the load balancer outside ``ours`` whose default backend is one of ``backend_ids``
@@ -242,7 +258,7 @@ class ServiceObserver:
         rest = [i["identifier"] for i in self.listings.get(obs.lb["id"], []) if i["identifier"] not in known]
         found = list(known.values()) + [KINDS["frontend"].from_engine(raw)
                                         for raw in self.client.lbaas_get_many("frontend", rest)]
-        return [f for f in found if f["id"] not in ours and f.get("default_backend") in backend_ids]
+        return frontends_using([f for f in found if f["id"] not in ours], backend_ids)
 
     def foreign_binds(self, lb, ours, wanted=None):
         """Binds on the load balancer outside our frontends that hold one of the ``wanted`` (address,
@@ -250,8 +266,24 @@ class ServiceObserver:
 
         What the observation read is reused (binds of another owner's frontend it looked at); the
         other frontends' binds are listed and read now. Tags are read only for binds on a wanted
-        pair: they name the holder, and confirm that a bind the owner-tag listing showed is ours.
+        pair and for their frontends: they name the holder (a bind's own owner tag, else its
+        frontend's: containment), and confirm that a bind the owner-tag listing showed is ours.
         """
+        binds = self._binds_outside(lb, ours)
+        if wanted is not None:
+            wanted = set(wanted)
+            binds = [b for b in binds if (b.get("address"), b.get("port")) in wanted]
+        # A bind carries no owner tag of its own (containment): its frontend's names the holder.
+        ids = sorted(set([b["id"] for b in binds] + [b["frontend"] for b in binds if b.get("frontend")]))
+        tags = dict((r["identifier"], tag_names(r)) for r in self.client.resource_get_listed(ids) if r is not None)
+        binds = [b for b in binds if b["id"] in tags]   # a bind deleted since the listing holds nothing
+        for bind in binds:
+            bind["tags"] = tags[bind["id"]]
+            bind["parent_tags"] = tags.get(bind.get("frontend"), [])
+        return [b for b in binds if not child_is_ours(b, {"tags": b["parent_tags"]}, self.tag)]
+
+    def _binds_outside(self, lb, ours):
+        """Every bind of the load balancer's frontends outside ``ours``: those observation read, and the rest now."""
         client = self.client
         frontends = [i["identifier"] for i in self.listings.get(lb["id"], []) if i["identifier"] not in ours]
         known = [f for f in frontends if f in self.children_seen]
@@ -259,16 +291,7 @@ class ServiceObserver:
         listings = client.map(lambda f: client.lbaas_list("bind", frontend=f), rest)
         ids = [i["identifier"] for listing in listings for i in listing]
         binds = [KINDS["bind"].from_engine(o) for o in client.lbaas_get_many("bind", ids)]
-        binds += [dict(b) for f in known for b in self.children_seen[f]]
-        if wanted is not None:
-            wanted = set(wanted)
-            binds = [b for b in binds if (b.get("address"), b.get("port")) in wanted]
-        tags = dict((r["identifier"], tag_names(r)) for r in client.resource_get_listed([b["id"] for b in binds])
-                    if r is not None)
-        binds = [b for b in binds if b["id"] in tags]   # a bind deleted since the listing holds nothing
-        for bind in binds:
-            bind["tags"] = tags.get(bind["id"], [])
-        return [b for b in binds if self.tag not in b["tags"]]
+        return binds + [dict(b) for f in known for b in self.children_seen[f]]
 
 
 def _seen(observed):

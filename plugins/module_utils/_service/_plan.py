@@ -11,20 +11,23 @@ controller, k8s-anexia-ccm, tears down every frontend, bind and server when one 
 - every managed field is compared (an unset option stands for what a fresh create gives): a
   difference is an in-place update; nothing matches -> create, children under the new parent;
 - ownership: a backend or frontend is ours when it carries our tag, or when it is untagged, has
-  exactly a desired name and we adopt it (tag it); a bind or server is ours when it carries our tag
-  or sits under a parent of ours (containment: a create whose tag write failed must not leak);
+  exactly a desired name and we adopt it (tag it); a bind or server is ours when it sits under a
+  parent of ours (containment, _lbaas._containment: it is created and kept without a tag) or carries
+  our tag itself (earlier versions wrote one), unless it carries another owner's tag;
 - several matches under one parent -> keep one (ours first, then the one already right, then the
   lowest id) and delete the other copies that are ours; an untagged duplicate parent is left alone
-  with a warning; an untagged child of ours that is wanted is tagged (adopted);
+  with a warning; an untagged child of ours that is wanted is kept as it is (never tagged);
+- each object found is converged by the shared planner (_lbaas._planner): update, tag, redeploy, wait;
 - everything of ours that nothing claims (a removed port or node, a duplicate and its children, an
   orphan, everything on a load balancer the service no longer names) is deleted. Nothing else is
   ever written.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND, BIND, FRONTEND, SERVER, state_class
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import carries, is_child, is_foreign
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import converge, create, diff
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND, BIND, FRONTEND, KINDS, SERVER
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import (
-    CREATE, DELETE, REDEPLOY, TAG, UPDATE, Action, placeholder)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import CREATE, DELETE, Action, Plan
 
 
 class Observed:
@@ -60,15 +63,6 @@ class LbPlan:
         self.taken = []            # desired names held by foreign objects, and deletes they block: a failure
 
 
-def _owned(obj, tag):
-    return tag in (obj.get("tags") or [])
-
-
-def _foreign(obj, tag):
-    """Carries an owner tag other than ours, of any prefix (``_ownership.foreign_tags``)."""
-    return bool(foreign_tags(obj.get("tags"), tag))
-
-
 def _index(objs, parent):
     """(parent id or None, name) -> the objects with that name under that parent, in observed order."""
     out = {}
@@ -85,9 +79,10 @@ def _by_port(desired):
     return out
 
 
-def _diff(obj, fields):
-    """Every managed field that differs; ``None`` is a value too (unset, as a fresh create leaves it)."""
-    return dict((f, (obj.get(f), v)) for f, v in fields.items() if f != "name" and obj.get(f) != v)
+UNTAGGED_NAMED = ("%s '%s' (%s) on load balancer %s is named like this service's objects but does not carry its owner "
+                  "tag (a run that ended between a create and its tag write leaves one); left alone: declare its port "
+                  "on this load balancer again to adopt it (one carrying another owner tag is that owner's and never "
+                  "adopted), or delete it by hand")
 
 
 class LbPlanner:
@@ -98,76 +93,79 @@ class LbPlanner:
         self.prefix = prefix
         self.out = LbPlan()
         self.by_id = dict((o["id"], o) for o in observed.objects())
+        self.servers_of = _by_port(desired.servers)   # port name -> its desired servers
+        self.binds_of = _by_port(desired.binds)
 
-    def _action(self, op, kind, obj, changes=None, reason="", tags=(), premise=None):
-        action = Action(op, kind, obj, changes, reason=reason, tags=tags, lb=self.obs.lb)
-        # Whose ownership this write relies on: the object's own tag, or its parent's (containment).
-        action.premise = premise
-        self.out.actions.append(action)
-        return action
+    def _add(self, plan, premise=None):
+        """Takes a plan of the shared planner (_lbaas._planner) into this one; ``premise``: whose ownership
+        the writes rely on, the object's own tag or its parent's (containment)."""
+        for action in plan:
+            action.lb = self.obs.lb
+            action.premise = premise
+            self.out.actions.append(action)
+        self.out.waits.extend(plan.waits)
+
+    def _delete(self, obj, reason):
+        self._add(Plan([Action(DELETE, obj["kind"], obj, reason=reason)]), premise=self._premise(obj))
+
+    def _parent_of(self, obj):
+        return self.by_id.get(obj.get(KINDS[obj["kind"]].parent)) if is_child(obj["kind"]) else None
 
     def _premise(self, obj):
-        if _owned(obj, self.tag):
+        if carries(obj, self.tag):
             return obj
-        parent = self.by_id.get(obj.get(obj["kind"] == "bind" and "frontend" or "backend"))
-        return parent if parent is not None and _owned(parent, self.tag) else None
+        parent = self._parent_of(obj)
+        return parent if parent is not None and carries(parent, self.tag) else None
 
     def _ours(self, obj):
-        if _foreign(obj, self.tag):
+        if is_foreign(obj, self.tag):
             return False
-        if _owned(obj, self.tag):
+        if carries(obj, self.tag):
             return True
-        if obj["kind"] in ("bind", "server"):
-            return obj.get("frontend" if obj["kind"] == "bind" else "backend") in self.out.parents
-        return False
+        return is_child(obj["kind"]) and obj.get(KINDS[obj["kind"]].parent) in self.out.parents
+
+    def _create(self, kind, fields, parent_id, reason):
+        """A new object of ours: a parent with our owner tag, a child without (its parent makes it ours)."""
+        action = create(kind, fields["name"], parent_id, fields, reason, tags=[self.tag], lb=self.obs.lb,
+                        where=self.obs.lb["name"])
+        action.obj["lb"] = self.obs.lb["id"]
+        parent = self.by_id.get(parent_id)
+        self._add(Plan([action]), premise=parent if is_child(kind) and parent is not None and carries(parent, self.tag) else None)
+        return action.obj["id"]
+
+    def _keep_one(self, kind, mine, fields, preferred):
+        """Among our candidates with the desired name: ours first, then a preferred one, then the one already
+        right, then the lowest id. The other copies that are ours are deleted; an untagged parent is left alone."""
+        mine.sort(key=lambda o: (not carries(o, self.tag), o["id"] not in preferred, len(diff(o, fields)), o["id"]))
+        keep = mine[0]
+        self.out.claimed.add(keep["id"])
+        if not is_child(kind):
+            self.out.parents.add(keep["id"])
+        for dup in mine[1:]:
+            if is_child(kind) or carries(dup, self.tag):
+                self._delete(dup, "duplicate of %s under the same parent" % keep["id"])
+            else:
+                self.out.warnings.append("%s '%s' (%s) on load balancer %s duplicates %s but carries no owner tag; left alone"
+                                         % (kind.name, dup["name"], dup["id"], self.obs.lb["name"], keep["id"]))
+        return keep
 
     def _match(self, kind, fields, candidates, parent_id, reason_missing, preferred=()):
         """Find, update, adopt or create one desired object; returns its (real or placeholder) id.
 
         Among duplicates, ``preferred`` ids win after ownership: the backend our frontend already
-        points at is kept, so no delete has to wait for the frontend to be repointed.
+        points at is kept, so no delete has to wait for the frontend to be repointed. A child is never
+        tagged: an untagged one under our parent is ours as it is (containment).
         """
-        out = self.out
-        child = kind.name in ("bind", "server")
-        parent = self.by_id.get(parent_id)
         named = [o for o in candidates if o["name"] == fields["name"]]
-        mine = [o for o in named if not _foreign(o, self.tag)]
+        mine = [o for o in named if not is_foreign(o, self.tag)]
         if not mine:
             for other in named:
                 self._taken(other, "its name is taken by")
-            new = dict(fields, kind=kind.name, id=placeholder(kind.name, fields["name"], self.obs.lb["name"]))
-            new[kind.parent] = parent_id
-            changes = dict((f, (None, v)) for f, v in new.items() if f not in ("kind", "id") and v is not None)
-            new["lb"] = self.obs.lb["id"]
-            self._action(CREATE, kind, new, changes, reason=reason_missing, tags=[self.tag],
-                         premise=parent if child and parent is not None and _owned(parent, self.tag) else None)
-            return new["id"]
-        mine.sort(key=lambda o: (not _owned(o, self.tag), o["id"] not in preferred, len(_diff(o, fields)), o["id"]))
-        keep = mine[0]
-        out.claimed.add(keep["id"])
-        if not child:
-            out.parents.add(keep["id"])
-        for dup in mine[1:]:
-            if child or _owned(dup, self.tag):
-                self._action(DELETE, kind, dup, reason="duplicate of %s under the same parent" % keep["id"],
-                             premise=self._premise(dup))
-            else:
-                out.warnings.append("%s '%s' (%s) on load balancer %s duplicates %s but carries no owner tag; left alone"
-                                    % (kind.name, dup["name"], dup["id"], self.obs.lb["name"], keep["id"]))
-        changes = _diff(keep, fields)
-        tags = [] if _owned(keep, self.tag) else [self.tag]
-        adopting = "adopting an untagged %s with the desired name" % ("child of ours" if child else "object")
-        premise = self._premise(keep)
-        if changes:
-            reason = "differs in %s" % ", ".join(sorted(changes))
-            self._action(UPDATE, kind, keep, changes, tags=tags, premise=premise,
-                         reason=reason + ("; " + adopting if tags else ""))
-        elif tags:
-            self._action(TAG, kind, keep, tags=tags, reason=adopting, premise=premise)
-        elif state_class(keep["state"]) == "error":
-            self._action(REDEPLOY, kind, keep, reason="the object is in %s" % keep["state"]["title"], premise=premise)
-        elif state_class(keep["state"]) == "pending":
-            out.waits.append((kind.name, keep["id"], keep["name"]))
+            return self._create(kind, fields, parent_id, reason_missing)
+        keep = self._keep_one(kind, mine, fields, preferred)
+        missing = [] if carries(keep, self.tag) else [self.tag]
+        self._add(converge(kind, keep, diff(keep, fields), missing, adopting="adopting an untagged object with the "
+                           "desired name"), premise=self._premise(keep))
         return keep["id"]
 
     def _taken(self, obj, how, by=None):
@@ -176,58 +174,61 @@ class LbPlanner:
                                    how=how, holder=by["kind"], holder_name=by["name"], holder_id=by["id"],
                                    owner_tags=foreign_tags(by.get("tags"), self.tag)))
 
-    def plan(self):
-        """Linear in the number of objects: candidates are looked up in indexes by (parent, name)."""
-        d, obs = self.desired, self.obs
-        lb_id = obs.lb["id"]
-        where = "load balancer '%s'" % obs.lb["name"]
-        # Parents of ours that the declaration may not claim: their children are ours all the same.
-        self.out.parents.update(o["id"] for o in obs.backends + obs.frontends
-                                if _owned(o, self.tag) and not _foreign(o, self.tag))
-        backends, frontends = _index(obs.backends, None), _index(obs.frontends, None)
-        servers, binds = _index(obs.servers, "backend"), _index(obs.binds, "frontend")
-        servers_of, binds_of = _by_port(d.servers), _by_port(d.binds)
-        for port, fields in d.backends.items():
-            name = d.frontends[port]["name"]
-            pointed_at = set(f["default_backend"] for f in frontends.get((None, name), ()))
-            backend_id = self._match(BACKEND, fields, backends.get((None, fields["name"]), []), lb_id,
-                                     "no backend '%s' on %s" % (fields["name"], where), preferred=pointed_at)
-            frontend = dict(d.frontends[port], default_backend=backend_id)
-            frontend_id = self._match(FRONTEND, frontend, frontends.get((None, name), []), lb_id,
-                                      "no frontend '%s' on %s" % (frontend["name"], where))
-            for server in servers_of.get(port, ()):
-                self._match(SERVER, server, servers.get((backend_id, server["name"]), []), backend_id,
-                            "no server '%s' in its backend" % server["name"])
-            for bind in binds_of.get(port, ()):
-                before = len(self.out.actions)
-                self._match(BIND, bind, binds.get((frontend_id, bind["name"]), []), frontend_id,
-                            "no bind '%s' in its frontend" % bind["name"])
-                moved = [a for a in self.out.actions[before:] if a.kind is BIND and
-                         (a.op == CREATE or set(a.changes) & set(("address", "port")))]
-                if moved:
-                    self.out.binds_to_check.append((bind["address"], bind["port"], bind["name"]))
-        # Ours, and claimed by nothing: a removed port or node, a duplicate's children, an orphan,
-        # everything on a load balancer the service no longer names.
+    def _port(self, port, indexes):
+        """One port's backend, frontend, servers and binds: matched by (parent, name), created when missing."""
+        d, lb = self.desired, self.obs.lb
+        backends, frontends, servers, binds = indexes
+        where = "load balancer '%s'" % lb["name"]
+        fields = d.backends[port]
+        name = d.frontends[port]["name"]
+        pointed_at = set(f["default_backend"] for f in frontends.get((None, name), ()))
+        backend_id = self._match(BACKEND, fields, backends.get((None, fields["name"]), []), lb["id"],
+                                 "no backend '%s' on %s" % (fields["name"], where), preferred=pointed_at)
+        frontend = dict(d.frontends[port], default_backend=backend_id)
+        frontend_id = self._match(FRONTEND, frontend, frontends.get((None, name), []), lb["id"],
+                                  "no frontend '%s' on %s" % (frontend["name"], where))
+        for server in self.servers_of.get(port, ()):
+            self._match(SERVER, server, servers.get((backend_id, server["name"]), []), backend_id,
+                        "no server '%s' in its backend" % server["name"])
+        for bind in self.binds_of.get(port, ()):
+            before = len(self.out.actions)
+            self._match(BIND, bind, binds.get((frontend_id, bind["name"]), []), frontend_id,
+                        "no bind '%s' in its frontend" % bind["name"])
+            if any(a.op == CREATE or set(a.changes) & set(("address", "port")) for a in self.out.actions[before:]):
+                self.out.binds_to_check.append((bind["address"], bind["port"], bind["name"]))
+
+    def _unclaimed(self):
+        """Ours, and claimed by nothing: a removed port or node, a duplicate's children, an orphan, everything on
+        a load balancer the service no longer names."""
         deleting = set(a.id for a in self.out.actions if a.op == DELETE)
-        for obj in obs.objects():
+        for obj in self.obs.objects():
             if obj["id"] in self.out.claimed or obj["id"] in deleting or not self._ours(obj):
                 continue
-            reason = "not part of the service any more" if _owned(obj, self.tag) else \
-                "untagged child of a %s of ours, not part of the service" % ("frontend" if obj["kind"] == "bind" else "backend")
-            self._action(DELETE, obj["kind"], obj, reason=reason, premise=self._premise(obj))
-        # A parent we delete takes its children with it (or the Engine refuses): not with a foreign one on it.
-        for action in [a for a in self.out.actions if a.op == DELETE and a.kind.name in ("backend", "frontend")]:
-            link = "frontend" if action.kind.name == "frontend" else "backend"
-            for child in obs.binds + obs.servers:
-                if child.get(link) == action.id and _foreign(child, self.tag):
+            reason = "not part of the service any more" if carries(obj, self.tag) else \
+                "untagged child of a %s of ours, not part of the service" % KINDS[obj["kind"]].parent_kind
+            self._delete(obj, reason)
+
+    def _held_children(self):
+        """A parent we delete takes its children with it (or the Engine refuses): not with a foreign one on it."""
+        for action in [a for a in self.out.actions if a.op == DELETE and not is_child(a.kind)]:
+            for child in self.obs.binds + self.obs.servers:
+                if child.get(KINDS[child["kind"]].parent) == action.id and is_foreign(child, self.tag):
                     self._taken(action.obj, "it cannot be deleted: it holds", by=child)
+
+    def plan(self):
+        """Linear in the number of objects: candidates are looked up in indexes by (parent, name)."""
+        obs = self.obs
+        # Parents of ours that the declaration may not claim: their children are ours all the same.
+        self.out.parents.update(o["id"] for o in obs.backends + obs.frontends
+                                if carries(o, self.tag) and not is_foreign(o, self.tag))
+        indexes = (_index(obs.backends, None), _index(obs.frontends, None), _index(obs.servers, "backend"),
+                   _index(obs.binds, "frontend"))
+        for port in self.desired.backends:
+            self._port(port, indexes)
+        self._unclaimed()
+        self._held_children()
         for obj in obs.untagged_named:
-            self.out.warnings.append(
-                "%s '%s' (%s) on load balancer %s is named like this service's objects but does not carry its owner "
-                "tag (a run that ended between a create and its tag write leaves one); left alone: declare its port "
-                "on this load balancer again to adopt it (one carrying another owner tag is that owner's and never "
-                "adopted), or delete it by hand"
-                % (obj["kind"], obj["name"], obj["id"], obs.lb["name"]))
+            self.out.warnings.append(UNTAGGED_NAMED % (obj["kind"], obj["name"], obj["id"], obs.lb["name"]))
         return self.out
 
     def conflicts(self):
@@ -236,8 +237,10 @@ class LbPlanner:
         for address, port, name in self.out.binds_to_check:
             for other in self.obs.foreign_binds or []:
                 if other.get("address") == address and other.get("port") == port:
-                    owners = owner_from_tags(other.get("tags", []), self.prefix)
-                    owners = owners or foreign_tags(other.get("tags"), self.tag)   # another prefix's: its whole tag
+                    # the bind's own owner tag (earlier versions wrote one), else its frontend's (containment)
+                    tags = other.get("tags", []) if foreign_tags(other.get("tags"), self.tag) else other.get("parent_tags", [])
+                    owners = owner_from_tags(tags, self.prefix)
+                    owners = owners or foreign_tags(tags, self.tag)   # another prefix's: its whole tag
                     found.append(dict(load_balancer=self.obs.lb["name"], load_balancer_id=self.obs.lb["id"],
                                       address=address, port=port, bind=name,
                                       holder=owners[0] if owners else None, holder_bind=other["name"],

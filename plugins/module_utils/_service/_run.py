@@ -12,6 +12,7 @@ of the tag listing; detect conflicts; take the leases; apply through the shared 
 plan, a per-load-balancer summary and a diff keyed by load balancer.
 """
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import refused_backend_deletes
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_holder, check_name_part, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_tag
@@ -209,13 +210,7 @@ class ServiceRun:
                 blocked.append(dict(load_balancer=planner.obs.lb["name"], backend=backend["name"], backend_id=backend["id"],
                                     frontend=frontend["name"], frontend_id=frontend["id"]))
         if blocked:
-            why = "; ".join("backend '%s' (%s) on load balancer %s cannot be deleted: frontend '%s' (%s), which is not "
-                            "this service's, uses it as its default backend"
-                            % (b["backend"], b["backend_id"], b["load_balancer"], b["frontend"], b["frontend_id"])
-                            for b in blocked)
-            those, it = ("that frontend", "it") if len(blocked) == 1 else ("those frontends", "them")
-            raise Failure("%s; point %s elsewhere or delete %s (or tag %s with %s to make %s this service's), then "
-                          "run again" % (why, those, it, it, self.tag, it), blockers=blocked)
+            raise refused_backend_deletes(blocked, self.tag)
 
     def _plan_once(self, state):
         planners, actions, waits = [], [], []

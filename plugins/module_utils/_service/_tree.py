@@ -10,7 +10,7 @@ no longer names. Every node names its load balancer, so a diff hunk says where i
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import state_class
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_from_tags
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags
 
 CONFIG = {
     "backend": ("name", "mode", "health_check", "server_timeout"),
@@ -35,8 +35,8 @@ def lb_of(world, obj):
     return lb_of(world, parent) if parent else None
 
 
-def _render(obj, lb, names, with_ids, prefix):
-    """One node of the tree: the object's config fields, links by name, its owner and what its deployment shows."""
+def _render(obj, lb, names, with_ids, prefix, parent=None):
+    """One node; a bind or server carrying no owner tag shows its parent's owner (ownership by containment)."""
     out = {"load_balancer": lb}
     if with_ids:
         out["id"] = obj["id"]
@@ -44,14 +44,22 @@ def _render(obj, lb, names, with_ids, prefix):
         value = obj.get(field)
         out[field] = names.get(value, value) if field == "default_backend" else value
     owners = owner_from_tags(obj.get("tags") or [], prefix)
+    if not owners and parent is not None and not foreign_tags(obj.get("tags")):
+        owners = owner_from_tags(parent.get("tags") or [], prefix)
     out["owner"] = owners[0] if len(owners) == 1 else (owners or None)
-    if with_ids:
-        out["state"] = (obj.get("state") or {}).get("title")
-    elif obj.get("planned") == "redeploy":
-        out["deployment"] = "redeploy requested"
-    elif obj.get("state") and state_class(obj["state"]) == "error":
-        out["deployment"] = obj["state"].get("title")
+    out.update(_deployment(obj, with_ids))
     return out
+
+
+def _deployment(obj, with_ids):
+    """The state with ids (the result); without (the diff) only what a person acts on: a redeploy, an error."""
+    if with_ids:
+        return {"state": (obj.get("state") or {}).get("title")}
+    if obj.get("planned") == "redeploy":
+        return {"deployment": "redeploy requested"}
+    if obj.get("state") and state_class(obj["state"]) == "error":
+        return {"deployment": obj["state"].get("title")}
+    return {}
 
 
 def tree(world, lbs, with_ids=False, prefix="anxlb"):
@@ -62,42 +70,47 @@ def tree(world, lbs, with_ids=False, prefix="anxlb"):
     """
     names = dict((i, o.get("name")) for i, o in world.items())
     lb_names = dict((lb["id"], lb["name"]) for lb in lbs)
-
-    def render(obj, lb):
-        return _render(obj, lb, names, with_ids, prefix)
-
     out = dict((lb["name"], {"backends": [], "frontends": []}) for lb in lbs)
     objs = sorted(world.values(), key=_key)
     placed = set()
     for kind, child, plural in (("backend", "server", "servers"), ("frontend", "bind", "binds")):
+        children = _by_parent(objs, child, kind)
         for parent in (o for o in objs if o["kind"] == kind):
             lb = lb_names.get(lb_of(world, parent))
             if lb is None:
                 continue
-            children = [c for c in objs if c["kind"] == child and c.get(kind) == parent["id"]]
-            node = render(parent, lb)
-            node[plural] = [render(c, lb) for c in children]
-            placed.update(c["id"] for c in children)
+            below = children.get(parent["id"], [])
+            node = _render(parent, lb, names, with_ids, prefix)
+            node[plural] = [_render(c, lb, names, with_ids, prefix, parent) for c in below]
+            placed.update(c["id"] for c in below)
             out[lb][kind + "s"].append(node)
-    for obj, lb in _strays(world, objs, placed, lb_names):
-        node = render(obj, lb)
-        node["kind"] = obj["kind"]
-        node[PARENT[obj["kind"]]] = obj.get(PARENT[obj["kind"]])
-        out[lb].setdefault("stray", []).append(node)
+    _strays(out, world, [o for o in objs if o["kind"] in PARENT and o["id"] not in placed], lb_names,
+            lambda obj, lb: _render(obj, lb, names, with_ids, prefix))
     return out
 
 
-def _strays(world, objs, placed, lb_names):
-    """``(object, lb name)`` of each bind and server not placed under a parent, on one of the load balancers."""
+def _by_parent(objs, child, link):
+    """parent id -> the objects of kind ``child`` linking to it through ``link``, in the order of ``objs``."""
+    out = {}
     for obj in objs:
-        if obj["kind"] in PARENT and obj["id"] not in placed:
-            lb = lb_names.get(lb_of(world, obj))
-            if lb is not None:
-                yield obj, lb
+        if obj["kind"] == child:
+            out.setdefault(obj.get(link), []).append(obj)
+    return out
 
 
-def _ports(world, lbs):
-    """``{lb name: {address: {port, ...}}}``: what the binds on each load balancer listen on."""
+def _strays(out, world, objs, lb_names, render):
+    """Binds and servers whose parent is not in ``world``, under ``stray`` of their load balancer."""
+    for obj in objs:
+        lb = lb_names.get(lb_of(world, obj))
+        if lb is not None:
+            node = render(obj, lb)
+            node["kind"] = obj["kind"]
+            node[PARENT[obj["kind"]]] = obj.get(PARENT[obj["kind"]])
+            out[lb].setdefault("stray", []).append(node)
+
+
+def _listening(world, lbs):
+    """lb name -> address -> the set of ports its binds listen on."""
     per_lb = dict((lb["name"], {}) for lb in lbs)
     lb_names = dict((lb["id"], lb["name"]) for lb in lbs)
     for obj in world.values():
@@ -106,15 +119,14 @@ def _ports(world, lbs):
         parent = world.get(obj.get("frontend"))
         lb = lb_names.get(lb_of(world, parent)) if parent else None
         if lb is not None:
-            ports = per_lb[lb].setdefault(obj["address"], set())
-            ports.add(obj["port"])
+            per_lb[lb].setdefault(obj["address"], set()).add(obj["port"])
     return per_lb
 
 
 def status(world, lbs):
     """Per load balancer: address -> sorted ports its binds listen on; and ``all``, what every one
     of them serves (an address is kept only with the ports present on all load balancers)."""
-    per_lb = _ports(world, lbs)
+    per_lb = _listening(world, lbs)
     common = None
     for addresses in per_lb.values():
         flat = dict((a, set(p)) for a, p in addresses.items())

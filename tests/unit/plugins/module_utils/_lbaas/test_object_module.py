@@ -103,3 +103,61 @@ def test_without_owner_an_object_carrying_any_owner_tag_is_refused_naming_the_ta
 def test_with_owner_an_object_of_the_same_owner_under_another_prefix_is_refused():
     with pytest.raises(Failure, match="carries the owner tag xanxlb-svc=web, not anxlb-svc=web; refusing to change it"):
         plan(module(owner="web", mode="tcp"), existing(tags=["anxlb-svc=web", "xanxlb-svc=web"]))
+
+
+# ---- binds and servers: ownership by containment (their backend or frontend carries the owner tag) ----------
+BACKEND = {"kind": "backend", "id": "b" * 32, "name": "80.web", "load_balancer": LB["id"], "tags": ["anxlb-svc=web"]}
+
+
+def server_module(**params):
+    from ansible_collections.anxcloud.lbaas.plugins.modules.server import ServerModule
+    m = ServerModule.__new__(ServerModule)
+    base = dict(name="n1.80.web", id=None, state="present", owner="web", tag_prefix="anxlb", recreate=False,
+                load_balancer="lb1", backend="80.web", ip="10.0.0.1", address=None, port=80, check=None)
+    base.update(params)
+    m.params = base
+    m.check_mode = False
+    return m
+
+
+def server(**fields):
+    obj = {"kind": "server", "id": "c" * 32, "name": "n1.80.web", "backend": "b" * 32, "ip": "10.0.0.1", "port": 80,
+           "check": "enabled", "state": state("Deployed"), "tags": []}
+    obj.update(fields)
+    return obj
+
+
+def test_a_server_with_owner_is_created_without_a_tag_in_a_backend_of_the_owner():
+    (action,) = plan(server_module(), None, parent=BACKEND)
+    assert (action["action"], action["tags"]) == ("create", [])
+
+
+def test_a_server_with_owner_needs_its_backend_to_carry_the_owner_tag():
+    for tags in ([], ["anxlb-svc=shop"]):
+        with pytest.raises(Failure, match="backend '80.web'"):
+            plan(server_module(), None, parent=dict(BACKEND, tags=tags))
+
+
+def test_an_untagged_server_of_our_backend_is_ours_and_a_tagged_one_stays_as_it_is():
+    m = server_module()
+    assert plan(m, server(), parent=BACKEND) == []                                  # never tagged (adopted) now
+    assert m.owner_of(server()) == "web"                                            # its backend's owner
+    assert plan(server_module(), server(tags=["anxlb-svc=web"]), parent=BACKEND) == []   # nor untagged
+    (action,) = plan(server_module(port=81), server(), parent=BACKEND)
+    assert (action["action"], action["tags"]) == ("update", [])
+    (action,) = plan(server_module(state="absent"), server(), parent=BACKEND)       # deleted without a tag of its own
+    assert action["action"] == "delete"
+
+
+def test_a_server_carrying_another_owner_tag_under_our_backend_is_not_ours():
+    with pytest.raises(Failure, match="carries the owner tag xanxlb-svc=web, not anxlb-svc=web; refusing to delete it"):
+        plan(server_module(state="absent"), server(tags=["xanxlb-svc=web"]), parent=BACKEND)
+
+
+def test_a_server_tagged_by_an_earlier_version_stays_the_owners_in_an_untagged_backend():
+    untagged = dict(BACKEND, tags=[])
+    assert plan(server_module(), server(tags=["anxlb-svc=web"]), parent=untagged) == []
+    (action,) = plan(server_module(state="absent"), server(tags=["anxlb-svc=web"]), parent=untagged)
+    assert action["action"] == "delete"
+    with pytest.raises(Failure, match="does not carry the owner tag anxlb-svc=web"):
+        plan(server_module(state="absent"), server(), parent=untagged)

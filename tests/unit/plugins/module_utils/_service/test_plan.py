@@ -59,7 +59,9 @@ def test_fresh_service_creates_the_whole_tree_with_placeholders():
         ("bind", "v4.http.web"), ("bind", "v4.https.web"), ("server", "n1.http.web"), ("server", "n1.https.web")]])
     server = [a for a in out.actions if a.obj["name"] == "n1.https.web"][0]
     assert server.obj["backend"] == "(new backend https.web on lb1)"
-    assert all(a.tags == [TAG] for a in out.actions)
+    # ownership by containment: the backends and frontends carry the owner tag, their binds and servers none
+    assert sorted((a.kind.name, tuple(a.tags)) for a in out.actions) == sorted(
+        [(k, (TAG,)) for k in ("backend", "backend", "frontend", "frontend")] + [(k, ()) for k in ("bind", "bind", "server", "server")])
     assert [c[:2] for c in out.binds_to_check] == [("192.0.2.10", 80), ("192.0.2.10", 443)]
 
 
@@ -144,3 +146,25 @@ def test_a_child_of_ours_carrying_another_owner_tag_is_not_ours_and_blocks_delet
     assert ("delete", "bind", "v4.extra") not in ops(out)
     assert [(t["type"], t["name"], t["holder_name"], t["owner_tags"]) for t in out.taken] == [
         ("frontend", "http.web", stray["name"], ["team2-svc=api"])]
+
+
+def test_an_untagged_child_of_ours_is_ours_as_it_is_never_tagged_and_a_tagged_one_stays_valid():
+    """Ownership by containment: a bind or server under a parent of ours is ours without a tag of its own; one
+    carrying our tag (written by earlier versions) is neither untagged nor tagged again."""
+    world = World()
+    for child in world.binds:
+        child["tags"] = []
+    assert plan(SERVICE, world.observed()).actions == []
+    world.binds[0]["port"] = 8080   # differs: updated in place, still without a tag
+    (action,) = plan(SERVICE, world.observed()).actions
+    assert (action.op, action.kind.name, action.tags) == ("update", "bind", [])
+    assert action.premise is world.frontends[0]   # the write relies on the parent's tag
+    assert all(s["tags"] == [TAG] for s in world.servers)   # the tagged servers: no action at all above
+
+
+def test_a_new_server_under_an_existing_backend_of_ours_is_created_without_a_tag():
+    world = World()
+    out = plan(dict(SERVICE, servers=SERVICE["servers"] + [{"name": "n2", "address": "10.0.0.2"}]), world.observed())
+    assert sorted((a.op, a.kind.name, a.obj["name"], tuple(a.tags)) for a in out.actions) == [
+        ("create", "server", "n2.http.web", ()), ("create", "server", "n2.https.web", ())]
+    assert all(a.premise in world.backends for a in out.actions)
