@@ -5,13 +5,11 @@ Functions with more branches than that are hard to review and to test path by pa
 import glob
 import os
 
-import pytest
 from radon.complexity import cc_visit
 from radon.visitors import Class
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LIMIT = 15
-
 
 
 def _functions(blocks):
