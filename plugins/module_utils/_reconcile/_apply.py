@@ -350,9 +350,12 @@ def _dependencies(actions):
     """``(waiting, after)``: per action how many creates of the plan it waits for, and per create the
     actions waiting for it."""
     made_by = dict((a.id, a) for a in actions if a.effect == CREATE)
+    present = set(actions)
     waiting, after = {}, {}
     for action in actions:
         needs = set(made_by[v] for v in placeholders_of(action) if v in made_by and made_by[v] is not action)
+        # what the plan says must come first (a rule after its ACL: it names it by name, not by a link)
+        needs.update(n for n in getattr(action, "needs", ()) if n in present and n is not action)
         waiting[action] = len(needs)
         for need in needs:
             after.setdefault(need, []).append(action)

@@ -17,6 +17,12 @@ controller, k8s-anexia-ccm, tears down every frontend, bind and server when one 
 - several matches under one parent -> keep one (ours first, then the one already right, then the
   lowest id) and delete the other copies that are ours; an untagged duplicate parent is left alone
   with a warning; an untagged child of ours that is wanted is kept as it is (never tagged);
+- allow_sources: a port's ``src`` ACLs and ``connection`` rules are matched inside the matched frontend
+  like binds (ours by containment). Never open to all nor closed to all during a change (docs/user-guide.md,
+  "Who may connect"): a rule waits for its ACL, a reject rule for every accept rule of its frontend, and a
+  bind of a frontend with an allow-list for its rules (``Action.needs``); when an allow-list shrinks or goes,
+  the deletes of accept rules and their ACLs come last (after the reject rules went, and after the accept
+  rules the plan creates), while a frontend that goes takes them in its own delete levels;
 - each object found is converged by the shared planner (_lbaas._planner): update, tag, redeploy, wait;
 - everything of ours that nothing claims (a removed port or node, a duplicate and its children, an
   orphan, everything on a load balancer the service no longer names) is deleted. Nothing else is
@@ -25,7 +31,7 @@ controller, k8s-anexia-ccm, tears down every frontend, bind and server when one 
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import carries, is_child, is_foreign
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import converge, create, diff
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND, BIND, FRONTEND, KINDS, SERVER
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import ACL, BACKEND, BIND, FRONTEND, KINDS, RULE, SERVER
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import CREATE, DELETE, Action, Plan
 
@@ -37,19 +43,25 @@ class Observed:
     until conflict detection needed it.
     """
 
-    def __init__(self, lb, backends=(), frontends=(), binds=(), servers=(), foreign_binds=None, untagged_named=()):
+    def __init__(self, lb, backends=(), frontends=(), binds=(), servers=(), foreign_binds=None, untagged_named=(),
+                 acls=(), rules=()):
         self.lb = lb
         self.backends = list(backends)
         self.frontends = list(frontends)
         self.binds = list(binds)
         self.servers = list(servers)
+        self.acls = list(acls)     # ACLs and rules under the frontends observed (allow_sources)
+        self.rules = list(rules)
         self.foreign_binds = foreign_binds
         # Backends and frontends named in the service's scheme that neither carry its tag nor are
         # wanted here ({kind, id, name}): never written, only reported (docs/reconciliation.md, "Ownership").
         self.untagged_named = list(untagged_named)
 
     def objects(self):
-        return self.backends + self.frontends + self.binds + self.servers
+        return self.backends + self.frontends + self.binds + self.servers + self.acls + self.rules
+
+    def children(self):
+        return self.binds + self.servers + self.acls + self.rules
 
 
 class LbPlan:
@@ -95,6 +107,8 @@ class LbPlanner:
         self.by_id = dict((o["id"], o) for o in observed.objects())
         self.servers_of = _by_port(desired.servers)   # port name -> its desired servers
         self.binds_of = _by_port(desired.binds)
+        self.acls_of = _by_port(getattr(desired, "acls", {}))
+        self.rules_of = _by_port(getattr(desired, "rules", {}))
 
     def _add(self, plan, premise=None):
         """Takes a plan of the shared planner (_lbaas._planner) into this one; ``premise``: whose ownership
@@ -177,7 +191,7 @@ class LbPlanner:
     def _port(self, port, indexes):
         """One port's backend, frontend, servers and binds: matched by (parent, name), created when missing."""
         d, lb = self.desired, self.obs.lb
-        backends, frontends, servers, binds = indexes
+        backends, frontends, servers, binds = indexes[:4]
         where = "load balancer '%s'" % lb["name"]
         fields = d.backends[port]
         name = d.frontends[port]["name"]
@@ -190,12 +204,40 @@ class LbPlanner:
         for server in self.servers_of.get(port, ()):
             self._match(SERVER, server, servers.get((backend_id, server["name"]), []), backend_id,
                         "no server '%s' in its backend" % server["name"])
+        guards = self._allow_list(port, frontend_id, indexes[4:])
         for bind in self.binds_of.get(port, ()):
             before = len(self.out.actions)
             self._match(BIND, bind, binds.get((frontend_id, bind["name"]), []), frontend_id,
                         "no bind '%s' in its frontend" % bind["name"])
+            for action in self.out.actions[before:]:
+                action.needs.extend(guards)   # a new bind listens only once the allow-list is in place
             if any(a.op == CREATE or set(a.changes) & set(("address", "port")) for a in self.out.actions[before:]):
                 self.out.binds_to_check.append((bind["address"], bind["port"], bind["name"]))
+
+    def _allow_list(self, port, frontend_id, indexes):
+        """A port's ACLs and rules (allow_sources); returns the rule writes, which a new bind waits for.
+        A rule waits for its ACL's write, a reject rule for every accept rule's: never closed to all."""
+        acls, rules = indexes
+        made = {}
+        for acl in self.acls_of.get(port, ()):
+            before = len(self.out.actions)
+            self._match(ACL, acl, acls.get((frontend_id, acl["name"]), []), frontend_id,
+                        "no ACL '%s' in its frontend" % acl["name"])
+            made[acl["name"]] = self.out.actions[before:]
+        accepts, written = [], []
+        for rule in sorted(self.rules_of.get(port, ()), key=lambda r: (r["index"], r["name"])):
+            before = len(self.out.actions)
+            self._match(RULE, rule, rules.get((frontend_id, rule["name"]), []), frontend_id,
+                        "no rule '%s' in its frontend" % rule["name"])
+            new = self.out.actions[before:]
+            for action in new:
+                action.needs.extend(made.get(rule["condition_test"], ()))
+                if rule["action"] == "reject":
+                    action.needs.extend(accepts)
+            if rule["action"] == "accept":
+                accepts.extend(new)
+            written.extend(new)
+        return written
 
     def _unclaimed(self):
         """Ours, and claimed by nothing: a removed port or node, a duplicate's children, an orphan, everything on
@@ -207,11 +249,32 @@ class LbPlanner:
             reason = "not part of the service any more" if carries(obj, self.tag) else \
                 "untagged child of a %s of ours, not part of the service" % KINDS[obj["kind"]].parent_kind
             self._delete(obj, reason)
+        self._accepts_last()
+
+    def _accepts_last(self):
+        """Deletes of accept rules and their ACLs under a frontend that stays run last, after the reject rules'
+        deletes and the creates (an allow-list shrinking or going never closes the frontend to all)."""
+        gone = set(a.id for a in self.out.actions if a.op == DELETE and a.kind.name == "frontend")
+        deletes = [a for a in self.out.actions if a.op == DELETE and a.kind.name in ("acl", "rule")
+                   and a.obj.get("frontend") not in gone]
+        rejects = [a for a in deletes if a.kind.name == "rule" and a.obj.get("action") == "reject"]
+        for action in deletes:
+            if action in rejects:
+                continue
+            # an ACL a reject rule names goes in the early levels with that rule
+            if action.kind.name == "acl" and any(r.obj.get("condition_test") == action.obj["name"] and
+                                                 r.obj.get("frontend") == action.obj.get("frontend") for r in rejects):
+                continue
+            firsts = [a for a in rejects if a.obj.get("frontend") == action.obj.get("frontend")] + [
+                a for a in self.out.actions if a.op == CREATE and a.kind.name == "rule"
+                and a.obj.get("frontend") == action.obj.get("frontend")]
+            if firsts:
+                action.after = firsts[0]
 
     def _held_children(self):
         """A parent we delete takes its children with it (or the Engine refuses): not with a foreign one on it."""
         for action in [a for a in self.out.actions if a.op == DELETE and not is_child(a.kind)]:
-            for child in self.obs.binds + self.obs.servers:
+            for child in self.obs.children():
                 if child.get(KINDS[child["kind"]].parent) == action.id and is_foreign(child, self.tag):
                     self._taken(action.obj, "it cannot be deleted: it holds", by=child)
 
@@ -222,7 +285,7 @@ class LbPlanner:
         self.out.parents.update(o["id"] for o in obs.backends + obs.frontends
                                 if carries(o, self.tag) and not is_foreign(o, self.tag))
         indexes = (_index(obs.backends, None), _index(obs.frontends, None), _index(obs.servers, "backend"),
-                   _index(obs.binds, "frontend"))
+                   _index(obs.binds, "frontend"), _index(obs.acls, "frontend"), _index(obs.rules, "frontend"))
         for port in self.desired.backends:
             self._port(port, indexes)
         self._unclaimed()
