@@ -137,7 +137,7 @@ options:
         C(deny-v6.<port>.S) (V(::/0)) with C(reject) rules at a higher index. One network per ACL, accept rules
         and a final reject are what go-anxcloud''s own clients send; C(unless) is not used.'
       - Never open to all nor closed to all during a change, as far as the Engine deploys writes in the order
-        they were made: a reject rule is created only after every accept rule of its frontend exists (and a new
+        they were made. A reject rule is created only after every accept rule of its frontend exists (and a new
         bind only after the rules), and when the list shrinks or goes, the reject rules are deleted before the
         accept rules, which go after any new accept rule exists.
       - The ACLs and rules are the service's by containment (under its frontends, no owner tag), like binds;

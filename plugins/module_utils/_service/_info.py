@@ -85,25 +85,27 @@ def markers_of(owner, prefix, lb_tags):
     return dict((lb_id, markers) for lb_id, markers in found.items() if markers)
 
 
+def _admitted(world, rule):
+    """The networks of the ``src`` ACLs an ``accept if`` connection rule names (none for any other rule)."""
+    if rule["kind"] != "rule" or rule.get("action") != "accept" or rule.get("condition") != "if":
+        return []
+    return [a["value"] for a in world.values() if a["kind"] == "acl" and a.get("frontend") == rule.get("frontend")
+            and a.get("name") == rule.get("condition_test") and a.get("criterion") == "src"]
+
+
 def allow_sources(world, lbs):
     """lb name -> frontend name -> the networks its ``accept if`` connection rules admit (the service's
     allow_sources, docs/user-guide.md "Who may connect"); frontends open to all are left out."""
     lb_names = dict((lb["id"], lb["name"]) for lb in lbs)
     out = {}
     for rule in world.values():
-        if rule["kind"] != "rule" or rule.get("action") != "accept" or rule.get("condition") != "if":
-            continue
-        frontend = world.get(rule.get("frontend"))
-        lb = lb_names.get(lb_of(world, frontend)) if frontend else None
-        acls = [a for a in world.values() if a["kind"] == "acl" and a.get("frontend") == rule["frontend"]
-                and a.get("name") == rule.get("condition_test") and a.get("criterion") == "src"]
-        if lb is not None and acls:
-            nets = out.setdefault(lb, {}).setdefault(frontend["name"], [])
-            nets.extend(a["value"] for a in acls if a.get("value") not in nets)
-    for frontends in out.values():
-        for nets in frontends.values():
-            nets.sort(key=lambda n: (":" in n, n))
-    return out
+        nets = _admitted(world, rule)
+        frontend = world.get(rule.get("frontend") or "")
+        lb = lb_names.get(lb_of(world, frontend)) if nets and frontend else None
+        if lb is not None:
+            out.setdefault(lb, {}).setdefault(frontend["name"], set()).update(nets)
+    return dict((lb, dict((f, sorted(nets, key=lambda n: (":" in n, n))) for f, nets in frontends.items()))
+                for lb, frontends in out.items())
 
 
 def ports_of(listening):

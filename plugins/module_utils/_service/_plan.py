@@ -91,6 +91,16 @@ def _by_port(desired):
     return out
 
 
+def _allow_list_deletes(actions):
+    """The deletes of ACLs and rules whose frontend stays."""
+    gone = set(a.id for a in actions if a.op == DELETE and a.kind.name == "frontend")
+    return [a for a in actions if a.op == DELETE and a.kind.name in ("acl", "rule") and a.obj.get("frontend") not in gone]
+
+
+def _is_reject(action):
+    return action.kind.name == "rule" and action.obj.get("action") == "reject"
+
+
 UNTAGGED_NAMED = ("%s '%s' (%s) on load balancer %s is named like this service's objects but does not carry its owner "
                   "tag (a run that ended between a create and its tag write leaves one); left alone: declare its port "
                   "on this load balancer again to adopt it (one carrying another owner tag is that owner's and never "
@@ -254,22 +264,16 @@ class LbPlanner:
     def _accepts_last(self):
         """Deletes of accept rules and their ACLs under a frontend that stays run last, after the reject rules'
         deletes and the creates (an allow-list shrinking or going never closes the frontend to all)."""
-        gone = set(a.id for a in self.out.actions if a.op == DELETE and a.kind.name == "frontend")
-        deletes = [a for a in self.out.actions if a.op == DELETE and a.kind.name in ("acl", "rule")
-                   and a.obj.get("frontend") not in gone]
-        rejects = [a for a in deletes if a.kind.name == "rule" and a.obj.get("action") == "reject"]
+        deletes = _allow_list_deletes(self.out.actions)
+        rejects = [a for a in deletes if _is_reject(a)]
+        rejected = set((r.obj.get("frontend"), r.obj.get("condition_test")) for r in rejects)
+        firsts = {}   # frontend -> the first reject delete or rule create under it
+        for action in rejects + [a for a in self.out.actions if a.op == CREATE and a.kind.name == "rule"]:
+            firsts.setdefault(action.obj.get("frontend"), action)
         for action in deletes:
-            if action in rejects:
-                continue
-            # an ACL a reject rule names goes in the early levels with that rule
-            if action.kind.name == "acl" and any(r.obj.get("condition_test") == action.obj["name"] and
-                                                 r.obj.get("frontend") == action.obj.get("frontend") for r in rejects):
-                continue
-            firsts = [a for a in rejects if a.obj.get("frontend") == action.obj.get("frontend")] + [
-                a for a in self.out.actions if a.op == CREATE and a.kind.name == "rule"
-                and a.obj.get("frontend") == action.obj.get("frontend")]
-            if firsts:
-                action.after = firsts[0]
+            # a reject rule, and an ACL a reject rule names, go in the early levels
+            if action not in rejects and (action.obj.get("frontend"), action.obj["name"]) not in rejected:
+                action.after = firsts.get(action.obj.get("frontend"))
 
     def _held_children(self):
         """A parent we delete takes its children with it (or the Engine refuses): not with a foreign one on it."""

@@ -83,16 +83,22 @@ def tree(world, lbs, with_ids=False, prefix="anxlb"):
             lb = lb_names.get(lb_of(world, parent))
             if lb is None:
                 continue
-            node = _render(parent, lb, names, with_ids, prefix)
-            for child, plural in CHILDREN[kind]:
-                below = children[child].get(parent["id"], [])
-                if below or child in ("bind", "server"):
-                    node[plural] = [_render(c, lb, names, with_ids, prefix, parent) for c in below]
-                placed.update(c["id"] for c in below)
-            out[lb][kind + "s"].append(node)
+            out[lb][kind + "s"].append(_node(parent, lb, children, placed,
+                                             lambda obj, lb, parent=None: _render(obj, lb, names, with_ids, prefix, parent)))
     _strays(out, world, [o for o in objs if o["kind"] in PARENT and o["id"] not in placed], lb_names,
             lambda obj, lb: _render(obj, lb, names, with_ids, prefix))
     return out
+
+
+def _node(parent, lb, children, placed, render):
+    """A backend or frontend with its children (``placed`` collects their ids)."""
+    node = render(parent, lb)
+    for child, plural in CHILDREN[parent["kind"]]:
+        below = children[child].get(parent["id"], [])
+        if below or child in ("bind", "server"):
+            node[plural] = [render(c, lb, parent) for c in below]
+        placed.update(c["id"] for c in below)
+    return node
 
 
 def _by_parent(objs, child, link):
