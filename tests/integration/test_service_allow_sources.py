@@ -89,12 +89,21 @@ def test_set_change_unset_and_gc(engine, ansible):
     assert len(check["plan"]) == 10 and listed(engine, "acl") == {} and listed(engine, "rule") == {}
     assert set(es.snapshot(engine)) == ids
 
-    # gc removes them with the service's frontend
-    converge(ansible, engine, on)
-    play = ansible.run([dict({"anxcloud.lbaas.gc": {"keep": ["other"]}}, check_mode=True),
-                        {"anxcloud.lbaas.gc": {"keep": ["other"]}}])
+
+
+def test_gc_removes_the_acls_and_rules_with_the_service(engine, ansible):
+    api = dict(copy.deepcopy(SERVICE), name="api", addresses=["127.0.10.6"])
+    on = dict(copy.deepcopy(SERVICE), allow_sources=["127.0.0.5", "2001:db8::/32"])
+    assert not ansible.run([task(api), task(on)]).failed()
+    assert len(listed(engine, "rule")) == 4
+    before = everything(engine)
+    engine.reset_requests()
+    play = ansible.run([dict({"anxcloud.lbaas.gc": {"keep": ["api"]}}, check_mode=True)])
+    assert not play.failed(), play
+    assert play.writes(engine, 0) == 0 and everything(engine) == before
+    assert sorted(r["type"] for r in play[0]["removed"] if r["type"] in ("acl", "rule")) == ["acl"] * 4 + ["rule"] * 4
+    play = ansible.run([{"anxcloud.lbaas.gc": {"keep": ["api"]}}, {"anxcloud.lbaas.gc": {"keep": ["api"]}}])
     assert not play.failed(0) and not play.failed(1), play
-    removed = sorted((r["type"], r["name"]) for r in play[1]["removed"] if r["type"] in ("acl", "rule"))
-    assert sorted((r["type"], r["name"]) for r in play[0]["removed"] if r["type"] in ("acl", "rule")) == removed
-    assert len(removed) == 10
-    assert listed(engine, "acl") == {} and listed(engine, "rule") == {} and es.objects(engine, "frontend") == []
+    assert listed(engine, "acl") == {} and listed(engine, "rule") == {}
+    assert sorted(f["name"] for f in es.objects(engine, "frontend")) == ["http.api"]
+    assert play[1]["changed"] is False
