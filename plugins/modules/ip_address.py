@@ -210,7 +210,7 @@ plan:
                (set O(rdns_name) in place).", type: str}
     address: {description: The address., type: str}
     prefix: {description: The prefix in CIDR form., type: str}
-    id: {description: Identifier of the address object to release, adopt or update; V(null) for an allocation., type: str}
+    id: {description: "Identifier of the address object to release, adopt or update; V(null) for an allocation.", type: str}
     reason: {description: Why., type: str}
 diff:
   description: The owner's addresses before and after, each side as YAML text in the same shape; equal when nothing changed.
