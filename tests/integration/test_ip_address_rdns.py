@@ -59,3 +59,22 @@ def test_rdns_name_in_check_mode_writes_nothing_and_absent_ignores_it(engine, an
     gone = ansible.run(task(state="absent", rdns_name="shop.example.com"), diff=True)
     assert [a["action"] for a in gone[0]["plan"]] == ["release"] and gone[0]["address_list"] == []
     assert "rdns_name" not in side(gone[0], "before")   # ignored with state=absent
+
+
+def test_rdns_name_predicted_across_tasks_of_a_check_mode_play(engine, ansible):
+    """A later task of a --check play sees the name an earlier one would set (docs/user-guide.md, check mode):
+    for a new address and for one changed in place, the same task again is no change."""
+    fresh = ansible.run([task(owner="api", rdns_name="api.example.com"), task(owner="api", rdns_name="api.example.com")],
+                        check=True)
+    assert [fresh[0]["plan"][0]["action"], fresh[0]["changed"], fresh[1]["changed"], fresh[1]["plan"]] == [
+        "allocate", True, False, []]
+    assert fresh[1]["addresses"][0]["rdns_name"] == "api.example.com" and fresh.writes(engine, 0) == 0
+    assert fresh.writes(engine, 1) == 0
+
+    held = ansible.run(task())[0]["address_list"][0]
+    before = stored(engine, held)
+    play = ansible.run([task(rdns_name="www.example.com"), task(rdns_name="WWW.example.com."), task(rdns_name="")],
+                       check=True)
+    assert [play[i]["changed"] for i in range(3)] == [True, False, True]
+    assert [a["action"] for a in play[2]["plan"]] == ["update"] and play[2]["addresses"][0]["rdns_name"] == ""
+    assert all(play.writes(engine, i) == 0 for i in range(3)) and stored(engine, held) == before
