@@ -48,10 +48,16 @@ def address_int(address):
     return int(netaddr.IPAddress(address))
 
 
-def flat(prefix, ip, ident, owner=None, created=None):
-    """An address object in the shape observations, plans and worlds use."""
+def rdns_text(value):
+    """An rDNS name as compared: the Engine reads it back as an FQDN with a trailing dot once processed
+    (docs/engine-api-facts.md), and DNS names do not differ by case."""
+    return (value or "").strip().rstrip(".").lower()
+
+
+def flat(prefix, ip, ident, owner=None, created=None, rdns_name=None):
+    """An address object in the shape observations, plans and worlds use (``rdns_name`` as compared)."""
     return dict(kind="address", id=ident, name=ip, address=ip, prefix=prefix.cidr, prefix_id=prefix.id,
-                family=prefix.family, owner=owner, created=created)
+                family=prefix.family, owner=owner, created=created, rdns_name=rdns_text(rdns_name))
 
 
 class Prefix:
