@@ -17,9 +17,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import LABELS, describe, find_by_name, find_one
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags, owner_tag, split_owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import is_child
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import (
-    converge, create, diff, frontends_using, refused_delete)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import frontends_using, is_child
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import converge, create, diff, refused_delete
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import DELETE, Action, Plan, placeholder
 

@@ -18,12 +18,11 @@ for objects it is about to write to.
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import gone_as_none
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import child_is_ours
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import frontends_using
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import child_is_ours, frontends_using
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, resolve_lbs
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._plan import Observed
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observed import Observed
 
 TYPE_BY_RESOURCE = dict((k.resource_type, k.name) for k in KINDS.values() if k.resource_type)
 PARENT_KINDS = ("backend", "frontend")
