@@ -43,7 +43,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool im
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError, gone_as_none
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import link_id
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import kind_named
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import kind_named
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import Placeholder, is_placeholder
 
 OPTION = "check_mode_predictions"
