@@ -32,6 +32,15 @@ def owner_tag(owner, prefix="anxlb"):
     return owner_tag_head(prefix) + owner
 
 
+class Owner:
+    """An owner as observation needs it: its name, its tag prefix and the owner tag they make."""
+
+    def __init__(self, name, prefix="anxlb"):
+        self.name = name
+        self.prefix = prefix
+        self.tag = owner_tag(name, prefix)
+
+
 def is_owner_tag(name):
     """Whether a tag name is an owner tag of any prefix: ``<anything>-svc=<anything>``."""
     return isinstance(name, str) and name.find(SEPARATOR) > 0

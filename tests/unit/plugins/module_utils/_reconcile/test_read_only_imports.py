@@ -46,9 +46,7 @@ def test_the_closure_follows_imports_at_any_depth():
     assert "module_utils/_reconcile/_apply.py" in shipped and "module_utils/_engine/_errors.py" in shipped
 
 
-@pytest.mark.parametrize("module", [
-    pytest.param(m, marks=pytest.mark.xfail(reason="_service/_info.py reuses ServiceRun (the service module's writing run)"))
-    if m == "service_info.py" else m for m in READ_ONLY])
+@pytest.mark.parametrize("module", READ_ONLY)
 def test_a_read_only_module_imports_no_write_code(module):
     shipped = closure(os.path.join(ROOT, "plugins", "modules", module))
     assert "module_utils/_module/_base.py" in shipped
