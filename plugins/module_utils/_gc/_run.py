@@ -31,7 +31,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._kept import ke
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._live import check_keep, check_not_all, live_set
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._plan import (
     GcPlan, age_reason, check_cap, marker_removal, parse_created, protected, removed_entry, select, skip, summary)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import Leases, default_holder, leases, when
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_holder, check_owner, check_tag_prefix

@@ -11,7 +11,7 @@ user set (normalized), then predict (check mode) or apply and wait, through the 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._durations import to_ms
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import LABELS, describe, find_by_name, find_one
