@@ -36,7 +36,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan im
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags, owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import TAG, Operations
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import TAG, Operations
 
 ATTEMPTS = 5
 

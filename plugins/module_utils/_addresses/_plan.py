@@ -15,7 +15,7 @@ real run executes, and the one ``Applier`` executes it with the address operatio
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import (  # noqa: F401  pylint: disable=unused-import
     NEW, address_int, flat, rdns_text)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import CREATE, DELETE, TAG, UPDATE, Kind
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import CREATE, DELETE, TAG, UPDATE, Kind
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import Action, Placeholder, Plan, is_placeholder
 
 ALLOCATE, RELEASE, ADOPT, CHANGE = "allocate", "release", "adopt", "update"

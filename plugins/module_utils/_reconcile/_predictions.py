@@ -38,12 +38,11 @@ try:
 except ImportError:  # pragma: no cover - reported by the module base class
     netaddr = None
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import (
-    DELETING, canonical, description, looks_unclaimed)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError, gone_as_none
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ipam import DELETING, canonical, description, looks_unclaimed
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import link_id
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import kind_named
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import kind_named
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import Placeholder, is_placeholder
 
 OPTION = "check_mode_predictions"

@@ -30,28 +30,6 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership i
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import CREATE, DELETE, Action, Plan
 
 
-class Observed:
-    """What one observation found on one load balancer; each object carries its ``tags``.
-
-    ``foreign_binds`` (binds of other owners or untagged, on frontends that are not ours) is None
-    until conflict detection needed it.
-    """
-
-    def __init__(self, lb, backends=(), frontends=(), binds=(), servers=(), foreign_binds=None, untagged_named=()):
-        self.lb = lb
-        self.backends = list(backends)
-        self.frontends = list(frontends)
-        self.binds = list(binds)
-        self.servers = list(servers)
-        self.foreign_binds = foreign_binds
-        # Backends and frontends named in the service's scheme that neither carry its tag nor are
-        # wanted here ({kind, id, name}): never written, only reported (docs/reconciliation.md, "Ownership").
-        self.untagged_named = list(untagged_named)
-
-    def objects(self):
-        return self.backends + self.frontends + self.binds + self.servers
-
-
 class LbPlan:
     def __init__(self):
         self.actions = []

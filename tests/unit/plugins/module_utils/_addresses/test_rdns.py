@@ -8,7 +8,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan im
     ADDRESS, CHANGE, flat, plan_owner, rdns_text)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import Prefix, pools_for
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import UPDATE
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import UPDATE
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import Plan
 
 TAG = "anxlb-svc=web"
