@@ -84,6 +84,16 @@ options:
     type: str
     choices: [first, last]
     default: first
+  rdns_name:
+    description:
+      - The reverse DNS name (PTR record) every address of the owner in O(family) carries, set on the IPAM address
+        object (its C(rdns_name), go-anxcloud PR 504). New addresses are created with it; held ones are updated in
+        place when theirs differs.
+      - Compared without a trailing dot and case (the Engine reads it back as C(name.example.com.) once processed);
+        sent as written.
+      - V("") removes it. Not set, the addresses keep whatever they have. Ignored with O(state=absent).
+      - With it set, RV(addresses) and the diff show each address's rDNS name.
+    type: str
   state:
     description:
       - V(present) makes sure the owner holds O(count) addresses; V(absent) releases every address of the owner
@@ -134,6 +144,13 @@ EXAMPLES = r"""
     family: v4
   register: shop_v4
 
+- name: An IPv4 address whose reverse DNS name is shop.example.com
+  anxcloud.lbaas.ip_address:
+    pool: [anxlb-pool=public]
+    owner: shop
+    family: v4
+    rdns_name: shop.example.com
+
 - name: Two addresses from one prefix, high end, keeping the first ten free
   anxcloud.lbaas.ip_address:
     pool: [198.51.100.0/24]
@@ -168,6 +185,7 @@ addresses:
     prefix: {description: The prefix in CIDR form., type: str}
     prefix_id: {description: Identifier of the prefix., type: str}
     family: {description: V(v4) or V(v6)., type: str}
+    rdns_name: {description: "The rDNS name, without trailing dot, lowercase; V(\"\") for none.", type: str, returned: when O(rdns_name) is set}
   sample: [{address: 198.51.100.2, id: 5b6e4f0d9a0c4c63b1a6a5c6f4e3d2c1, prefix: 198.51.100.0/24,
             prefix_id: 0a11ce11000000000000000000000001, family: v4}]
 address_list:
@@ -182,23 +200,24 @@ prefix:
   type: str
   sample: 198.51.100.0/24
 plan:
-  description: What the run decided, one entry per address to allocate or release, with the reason.
+  description: What the run decided, one entry per address to allocate, release, adopt or update, with the reason.
   returned: always
   type: list
   elements: dict
   sample: [{action: allocate, address: 198.51.100.2, prefix: 198.51.100.0/24, reason: owner shop holds 0 of 1 v4 address(es)}]
   contains:
-    action: {description: "V(allocate), V(release), or V(adopt) (tag an untagged address object created for the owner).", type: str}
+    action: {description: "V(allocate), V(release), V(adopt) (tag an untagged address object created for the owner), or V(update)
+               (set O(rdns_name) in place).", type: str}
     address: {description: The address., type: str}
     prefix: {description: The prefix in CIDR form., type: str}
-    id: {description: Identifier of the address object to release or adopt; V(null) for an allocation., type: str}
+    id: {description: "Identifier of the address object to release, adopt or update; V(null) for an allocation.", type: str}
     reason: {description: Why., type: str}
 diff:
   description: The owner's addresses before and after, each side as YAML text in the same shape; equal when nothing changed.
   returned: when diff mode is on
   type: dict
   contains:
-    before: {description: "YAML text: owner, family and addresses before the run.", type: str}
+    before: {description: "YAML text: owner, family and addresses before the run (and each address's rDNS name when O(rdns_name) is set).", type: str}
     after: {description: "YAML text: the same after the run (predicted in check mode).", type: str}
   sample: {before: "owner: shop\nfamily: v4\naddresses: []\n", after: "owner: shop\nfamily: v4\naddresses:\n- 198.51.100.2\n"}
 """
@@ -220,6 +239,7 @@ class IpAddressModule(AnxcloudModule):
         exclude=dict(type="list", elements="str", default=[]),
         strategy=dict(type="str", choices=["first", "last"], default="first"),
         tag_prefix=dict(type="str", default="anxlb"),
+        rdns_name=dict(type="str"),
         state=dict(type="str", choices=["present", "absent"], default="present"),
         force=dict(type="bool", default=False),
         ignore_binds=dict(type="list", elements="str", default=[]),

@@ -5,7 +5,8 @@
 """The operations of the address kind (``_plan.ADDRESS``): how the shared ``Applier`` writes an address plan.
 
 Releases are deletes of the owner's address objects; an adoption tags an object an earlier run created
-for the owner. An allocation creates (or claims) the planned address, safe against concurrent runs:
+for the owner; an update writes a held address's rDNS name (go-anxcloud PR #504), its other texts as they
+are. New and claimed addresses get the rDNS name asked for. An allocation creates (or claims) the planned address, safe against concurrent runs:
 
 * an address the Engine refuses as taken (a 400/409/422 naming it) is skipped; any other refusal fails;
 * after creating, the address is read back, and if another object holds it too, ours is released and
@@ -30,12 +31,12 @@ except ImportError:  # pragma: no cover - reported by the module base class
     netaddr = None
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import (
-    REFUSED, UNCLAIMED_ROLES, UNCLAIMED_STATUS, canonical, description, flat, reread)
+    REFUSED, UNCLAIMED_ROLES, UNCLAIMED_STATUS, canonical, description, flat, rdns_text, reread)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import pick
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags, owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import CREATE, Operations
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import TAG, Operations
 
 ATTEMPTS = 5
 
@@ -56,7 +57,7 @@ class AddressOperations(Operations):
 
     sequential = True
 
-    def __init__(self, client, state, owner, tag_prefix, strategy="first", sleep=time.sleep):
+    def __init__(self, client, state, owner, tag_prefix, strategy="first", sleep=time.sleep, rdns_name=None):
         self.client = client
         self.state = state
         self.owner = owner
@@ -64,14 +65,27 @@ class AddressOperations(Operations):
         self.tag_name = owner_tag(owner, tag_prefix)
         self.strategy = strategy
         self.sleep = sleep
+        self.rdns_name = rdns_name   # as the user wrote it; None: the Engine's default (none) on new addresses
         self.claims = dict(state.claims)
 
     def create(self, applier, action, body):
         return self.allocate(body)["id"], None   # an address answers nothing the run shows
 
     def tag(self, applier, action, ident):
-        if action.effect != CREATE:   # an allocation is tagged before its collision check (``_create``)
+        if action.effect == TAG:   # an allocation is tagged before its collision check (``_create``)
             self.client.tag_add(ident, self.tag_name)
+
+    def update(self, applier, action, body):
+        obj = self.client.address_get(action.id)   # the update sends every text: keep the others as they are
+        self.client.address_update(action.id, obj["name"], description=obj.get("description_customer") or "",
+                                   role=obj.get("role_text") or "Default", rdns_name=self._rdns(body["rdns_name"]))
+        return None
+
+    def _rdns(self, planned):
+        """The name to send for the planned (compared) one: the user's spelling when it is that name."""
+        if self.rdns_name is not None and rdns_text(self.rdns_name) == planned:
+            return self.rdns_name.strip()
+        return planned
 
     def delete(self, applier, action):
         self.client.address_delete(action.id)
@@ -102,7 +116,8 @@ class AddressOperations(Operations):
         address turned out to be taken."""
         client = self.client
         try:
-            created = client.address_create(prefix.id, ip, description=description(self.owner))
+            named = {"rdns_name": self.rdns_name.strip()} if self.rdns_name else {}   # else the Engine's default: none
+            created = client.address_create(prefix.id, ip, description=description(self.owner), **named)
         except EngineError as exc:
             if exc.may_have_landed:
                 # Never sent twice: the object is ours if the prefix now holds it with our description.
@@ -140,8 +155,9 @@ class AddressOperations(Operations):
                 or (obj.get("description_customer") or "") not in ("", ours)
                 or foreign_tags(client.resource_tags(ident))):   # an owner tag of any prefix: someone's
             return None
+        rdns = obj.get("rdns_name") if self.rdns_name is None else self.rdns_name.strip()
         client.address_update(ident, obj["name"], description=ours, role=obj.get("role_text") or "Default",
-                              rdns_name=obj.get("rdns_name") or "")
+                              rdns_name=rdns or "")
         client.tag_add(ident, self.tag_name)
         owners = owner_from_tags(client.resource_tags(ident), self.tag_prefix)
         now = client.address_get(ident)

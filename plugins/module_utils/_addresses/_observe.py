@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover - reported by the module base class
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import (
     DELETING, Prefix, address_int, canonical, flat, observe, owned, pools_for, resolve)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import gone_as_none
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS, link_id
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_tag
 
@@ -74,8 +74,8 @@ class AddressObserver:
         observe(self.client, self.prefixes)
         claims = dict(((pr.id, ip), s) for pr in self.prefixes for ip, s in pr.claimable.items())
         mine, untagged = owned(self.client, self.prefixes, self.tag_prefix, self.owner)
-        held = [flat(pr, ip, s["identifier"], self.owner) for pr, ip, s in mine]
-        loose = [flat(pr, ip, s["identifier"], self.owner) for pr, ip, s in untagged]
+        held = [flat(pr, ip, s["identifier"], self.owner, rdns_name=s.get("rdns_name")) for pr, ip, s in mine]
+        loose = [flat(pr, ip, s["identifier"], self.owner, rdns_name=s.get("rdns_name")) for pr, ip, s in untagged]
         return AddressState([p.id for p in self.prefixes], held, loose, self.prefixes, self.pools, claims)
 
 
@@ -119,7 +119,7 @@ def _held(resource, obj, cidrs, owner):
         ip = canonical(obj["name"])
     except (netaddr.AddrFormatError, ValueError, TypeError):
         return None   # an address object whose name is no address: nothing we allocated
-    return flat(prefix, ip, obj["identifier"], owner, created_at(resource))
+    return flat(prefix, ip, obj["identifier"], owner, created_at(resource), rdns_name=obj.get("rdns_name"))
 
 
 def _host_cidr(ip):

@@ -5,20 +5,20 @@
 """IP addresses as an object kind of the shared reconciler: the plan (pure).
 
 An allocation is an IPAM address object owned by one owner. Its plan is data like an LBaaS plan:
-actions (allocate, release, adopt) with the address, the prefix and a reason, ordered releases
-first (an address freed by a shrinking count may be the one picked next), then adoptions, then
-allocations. The address is a ``Kind`` of the shared reconciler (``ADDRESS``): its actions are
+actions (allocate, release, adopt, update) with the address, the prefix and a reason, ordered
+releases first (an address freed by a shrinking count may be the one picked next), then adoptions and
+in-place updates (the rDNS name, go-anxcloud PR #504), then allocations. The address is a ``Kind`` of the shared reconciler (``ADDRESS``): its actions are
 ``Action`` and its plans ``Plan``, so ``Plan.predict`` gives check mode's answer from the same plan a
 real run executes, and the one ``Applier`` executes it with the address operations (``_apply``).
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import (  # noqa: F401  pylint: disable=unused-import
-    NEW, address_int, flat)
+    NEW, address_int, flat, rdns_text)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import CREATE, DELETE, TAG, Kind
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import CREATE, DELETE, TAG, UPDATE, Kind
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import Action, Placeholder, Plan, is_placeholder
 
-ALLOCATE, RELEASE, ADOPT = "allocate", "release", "adopt"
+ALLOCATE, RELEASE, ADOPT, CHANGE = "allocate", "release", "adopt", "update"
 
 
 def placeholder(prefix_id, ip):
@@ -32,9 +32,10 @@ def is_new(ident):
 
 class AddressKind(Kind):
     """An IPAM address object of one owner: identity is its address in its prefix; allocating is a
-    create, releasing a delete, adopting (an object created for the owner but never tagged) a tag write."""
+    create, releasing a delete, adopting (an object created for the owner but never tagged) a tag write,
+    changing a held address's rDNS name an update."""
 
-    effects = {ALLOCATE: CREATE, RELEASE: DELETE, ADOPT: TAG}
+    effects = {ALLOCATE: CREATE, RELEASE: DELETE, ADOPT: TAG, CHANGE: UPDATE}
     create_rank = 10          # after every LBaaS object (a plan of both is gc's)
     delete_rank = 30
     delete_level = 30         # released last: once the LBaaS objects (binds) and gc's markers are gone
@@ -44,13 +45,15 @@ class AddressKind(Kind):
         return (obj.get("prefix_id"), obj.get("address"))
 
     def rank(self, action):
-        # adoptions before allocations: an owner that holds enough after adopting allocates nothing more
-        return super().rank(action) + ((ADOPT, ALLOCATE).index(action.op) if action.op != RELEASE else 0,)
+        # adoptions and updates before allocations: an owner that holds enough after adopting allocates nothing more
+        return super().rank(action) + ({ADOPT: 0, CHANGE: 1, ALLOCATE: 2}.get(action.op, 0),)
 
     def to_engine(self, desired):
         return dict(desired)   # the planned address: the operations allocate it (or the next free one)
 
     def predict(self, obj, action):
+        for field, (_before, after) in action.changes.items():
+            obj[field] = after
         obj["planned"] = action.op
         return obj
 
@@ -73,13 +76,14 @@ def sort_key(prefix_order):
                         obj["prefix"], address_int(obj["address"]))
 
 
-def plan_owner(state, owner, count, present, tag, strategy="first"):
+def plan_owner(state, owner, count, present, tag, strategy="first", rdns_name=None):
     """The actions that make ``owner`` hold ``count`` addresses (``present``) or none.
 
     ``state`` is an observed ``AddressState``: ``held`` (the owner's tagged objects), ``untagged``
     (created for the owner by an earlier run whose tag write failed: adopted, or released when absent)
     and, for allocation, ``pools`` ((prefix, allocator) in pool order). Picking marks the address taken
-    on its prefix, so a second pick in the same plan takes the next one.
+    on its prefix, so a second pick in the same plan takes the next one. ``rdns_name`` (None: left as
+    it is; "": none) is the rDNS name every kept and new address carries.
     """
     held = sorted(state.held + state.untagged, key=sort_key(state.prefix_order))
     plan = Plan()
@@ -97,10 +101,15 @@ def plan_owner(state, owner, count, present, tag, strategy="first"):
             plan.append(Action(ADOPT, ADDRESS, obj, tags=[tag],
                                reason="created for owner %s by an earlier run that could not tag it" % owner))
     kept = len(held) - len(releases)
+    wanted = rdns_text(rdns_name)
+    for obj in held:
+        if rdns_name is not None and obj["id"] not in gone and obj.get("rdns_name") != wanted:
+            plan.append(Action(CHANGE, ADDRESS, obj, changes={"rdns_name": (obj.get("rdns_name"), wanted)},
+                               reason="rdns_name differs"))
     for number in range(max(0, count - len(held))):
         prefix, ip = pick(state.pools, strategy)
         prefix.take(ip, {"identifier": NEW, "name": ip})   # taken for the next pick
-        obj = flat(prefix, ip, placeholder(prefix.id, ip), owner)
+        obj = flat(prefix, ip, placeholder(prefix.id, ip), owner, rdns_name=rdns_name)
         plan.append(Action(ALLOCATE, ADDRESS, obj, tags=[tag], reason="owner %s holds %d of %d %s address(es)"
                            % (owner, kept + number, count, prefix.family)))
     return plan

@@ -26,7 +26,9 @@ except ImportError:  # pragma: no cover - reported by the module base class
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import gone_as_none
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ipam import (  # noqa: F401  re-exported for _addresses
+    DELETING, UNCLAIMED_ROLES, UNCLAIMED_STATUS, canonical, description, looks_unclaimed)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import looks_like_id
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags, owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._ippool import Pool
@@ -35,23 +37,22 @@ FAMILIES = {"v4": 4, "v6": 6}
 NEW = "(new address)"        # identifier of an address this run plans to create (the check mode placeholder)
 REFUSED = None               # identifier of an address this run found taken when it tried to create it
 LOCAL_MARKERS = (NEW, REFUSED)
-DELETING = "Marked for deletion"
-UNCLAIMED_STATUS = "Inactive"
-UNCLAIMED_ROLES = ("", "Default")
-
-
-def canonical(address):
-    return str(netaddr.IPAddress(address))
 
 
 def address_int(address):
     return int(netaddr.IPAddress(address))
 
 
-def flat(prefix, ip, ident, owner=None, created=None):
-    """An address object in the shape observations, plans and worlds use."""
+def rdns_text(value):
+    """An rDNS name as compared: the Engine reads it back as an FQDN with a trailing dot once processed
+    (docs/engine-api-facts.md), and DNS names do not differ by case."""
+    return (value or "").strip().rstrip(".").lower()
+
+
+def flat(prefix, ip, ident, owner=None, created=None, rdns_name=None):
+    """An address object in the shape observations, plans and worlds use (``rdns_name`` as compared)."""
     return dict(kind="address", id=ident, name=ip, address=ip, prefix=prefix.cidr, prefix_id=prefix.id,
-                family=prefix.family, owner=owner, created=created)
+                family=prefix.family, owner=owner, created=created, rdns_name=rdns_text(rdns_name))
 
 
 class Prefix:
@@ -132,11 +133,6 @@ def resolve(client, entries, family=None):
     return prefixes
 
 
-def looks_unclaimed(summary):
-    """What a summary can tell about an unclaimed object (its status needs a filtered listing)."""
-    return not (summary.get("description_customer") or "") and (summary.get("role_text") or "") in UNCLAIMED_ROLES
-
-
 def observe(client, prefixes):
     """Fills each prefix's address objects, read concurrently: per prefix the filtered listing, the
     listing of its objects being deleted, and, only where objects look unclaimed, of its Inactive ones
@@ -172,12 +168,6 @@ def reread(client, prefix):
     for ip, summary in local:
         prefix.take(ip, summary)
     return prefix
-
-
-def description(owner):
-    """What an allocation's address object says about its owner; it lets a run find an allocation whose
-    tagging failed (the create went through, the tag did not) instead of leaking it."""
-    return "anxcloud.lbaas: %s" % owner
 
 
 def owned(client, prefixes, tag_prefix, owner):

@@ -76,7 +76,7 @@ class AddressRun:
         outcome = reconciler.run(self.observe, self.plan)
         record(self.client, outcome)   # check mode: what later tasks of the play see
         order = self.state.prefix_order
-        after = [entry(o) for o in sorted(outcome.after.values(), key=sort_key(order))]
+        after = [self._entry(o) for o in sorted(outcome.after.values(), key=sort_key(order))]
         self.result.update(changed=outcome.changed, plan=outcome.plan.to_list(), addresses=after,
                            address_list=[a["address"] for a in after])   # the plain list, for templates
         if after:
@@ -86,12 +86,25 @@ class AddressRun:
             self.result["diff"] = dict(before=self._view(before), after=self._view(after))
         return self.result
 
+    def _rdns_asked(self):
+        return self.params.get("rdns_name") is not None and self.params["state"] == "present"
+
+    def _entry(self, obj):
+        out = entry(obj)
+        if self._rdns_asked():   # shown as compared (no trailing dot) only when asked for
+            out["rdns_name"] = obj.get("rdns_name") or ""
+        return out
+
     def _view(self, objs):
-        return dict(owner=self.params["owner"], family=self.family or "any", addresses=[o["address"] for o in objs])
+        view = dict(owner=self.params["owner"], family=self.family or "any", addresses=[o["address"] for o in objs])
+        if self._rdns_asked():
+            view["rdns_name"] = dict((o["address"], o.get("rdns_name") or "") for o in objs)
+        return view
 
     def _applier(self, client, waiter):
         operations = AddressOperations(client, self.state, self.params["owner"], self.params["tag_prefix"],
-                                       self.params["strategy"])
+                                       self.params["strategy"],
+                                       rdns_name=self.params.get("rdns_name") if self._rdns_asked() else None)
         return Applier(client, waiter, operations={"address": operations})
 
     def observe(self):
@@ -100,7 +113,8 @@ class AddressRun:
 
     def plan(self, state):
         p = self.params
-        plan = plan_owner(state, p["owner"], p["count"], p["state"] == "present", self.tag, p["strategy"])
+        plan = plan_owner(state, p["owner"], p["count"], p["state"] == "present", self.tag, p["strategy"],
+                          rdns_name=p.get("rdns_name") if self._rdns_asked() else None)
         if any(a.op == RELEASE for a in plan):
             check_releases(self.client, plan, force=p.get("force"), warn=self.warn, ignore=set(p.get("ignore_binds") or []))
         return plan

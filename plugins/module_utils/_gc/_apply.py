@@ -17,7 +17,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._tag_entiti
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._plan import MARKER
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import Operations
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import Operations
 
 
 class MarkerOperations(Operations):

@@ -28,7 +28,7 @@ import time
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import when
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import Kind
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import Kind
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import DELETE, Action, Plan
 
 MARKER = "marker"

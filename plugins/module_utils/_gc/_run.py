@@ -8,7 +8,7 @@ Snapshot first, decide second (docs/garbage-collection.md; whereabouts' ip-recon
 the pods for the same reason): one observation reads the owners (the account's
 tag entities with our owner-tag prefix, and the markers on every load balancer), the load balancers and
 their tags, and then every owner to collect exactly as the service module would see it when told
-"absent" on every load balancer its tag is found on (``ServiceRun`` with ``anywhere``), plus its
+"absent" on every load balancer its tag is found on (``ServiceRun.removal``), plus its
 address objects. Any read that fails ends the run there, before the first delete. The decisions
 (``_plan``: a ``Plan`` of LBaaS deletes, marker removals and address releases) come from that snapshot
 only; check mode returns them, a real run takes the lease of each load balancer it writes to (the
@@ -31,7 +31,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._kept import ke
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._live import check_keep, check_not_all, live_set
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._plan import (
     GcPlan, age_reason, check_cap, marker_removal, parse_created, protected, removed_entry, select, skip, summary)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import Leases, default_holder, leases, when
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_holder, check_owner, check_tag_prefix
@@ -216,11 +216,8 @@ class GcRun:
         """The owner's removal as the service module plans it, and its addresses; only reads."""
         p = self.params
         snap = OwnerSnapshot(owner)
-        params = dict(name=owner, name_suffix=None, load_balancers=[], ports=[], addresses=[], servers=[],
-                      tag_prefix=p["tag_prefix"], lease_timeout=p["lease_timeout"], lease_holder=self.holder,
-                      state="absent", wait=True, wait_timeout=p["wait_timeout"])
-        # check_mode False: the service run's check-mode lease warning is not gc's; gc reports leases itself.
-        run = ServiceRun(self.client, params, False, self.warn, anywhere=True)
+        run = ServiceRun.removal(self.client, owner, p["tag_prefix"], self.warn, p["lease_timeout"], self.holder,
+                                 p["wait_timeout"])
         run.prepare(lb_listing=listing)
         state = run.observe()
         snap.lbs = state.all_lbs

@@ -7,10 +7,13 @@
 A backend or frontend is an owner's when it carries the owner tag. A bind or server (a child) never gets an
 owner tag: it is its parent's owner's. A child that carries our tag already (earlier versions wrote one)
 stays ours; a child carrying another owner's tag (any ``*-svc=`` tag, ``_model._ownership.foreign_tags``) is
-that owner's, whatever its parent. Used by the planner (``_planner``) and by the read-only modules.
+that owner's, whatever its parent. Used by the planner (``_planner``), by observation and by the read-only modules.
+
+``frontends_using`` is the other relation between parents: a frontend uses a backend as its default backend
+(the Engine refuses to delete a backend still used so).
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS, link_id
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags
 
 
@@ -35,3 +38,8 @@ def child_is_ours(child, parent, tag):
     if is_foreign(child, tag):
         return False
     return carries(child, tag) or (parent is not None and carries(parent, tag) and not is_foreign(parent, tag))
+
+
+def frontends_using(frontends, backend_ids):
+    """The frontends whose default backend is one of ``backend_ids`` (the Engine refuses to delete such a backend)."""
+    return [f for f in frontends if link_id(f.get("default_backend")) in backend_ids]

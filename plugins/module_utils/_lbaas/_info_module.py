@@ -7,7 +7,8 @@
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._group_options import with_ignored_wait
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import details, owned_ids, render, tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import details, owned_ids, render
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import find_one, get_by_id
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_tag

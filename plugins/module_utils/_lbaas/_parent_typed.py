@@ -17,7 +17,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure imp
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import (
     ACL, RULE, normalize_acl_value)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._parent_type import PARENT_TYPES, chosen_kind, parent_options
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import CREATE, DELETE, UPDATE
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import CREATE, DELETE, UPDATE
 
 
 class ParentTypedModule(LbaasObjectModule):

@@ -12,7 +12,7 @@ these functions, so they cannot disagree:
   when it is in DeploymentError, else wait for it while it still deploys (the ladder);
 * ``owner_tags_for`` - ownership by containment (``_containment``): a backend or frontend carries the owner
   tag; a bind or server never gets one, it is its parent's owner's;
-* ``frontends_using`` and ``refused_delete`` - the Engine refuses (409) to delete a backend a frontend
+* ``refused_delete`` (with ``_containment.frontends_using``) - the Engine refuses (409) to delete a backend a frontend
   still uses as its default backend, or a parent with children: the run fails before any write, in check
   mode too, naming what is in the way.
 """
@@ -20,7 +20,7 @@ these functions, so they cannot disagree:
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import LABELS, describe
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import is_child
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import link_id, state_class
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import state_class
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import (
     CREATE, REDEPLOY, TAG, UPDATE, Action, Plan, placeholder)
 
@@ -66,11 +66,6 @@ def converge(kind, obj, changes, missing_tags=(), lb=None, adopting=None):
 
 
 # ---- deletes the Engine would refuse -------------------------------------------------------------
-def frontends_using(frontends, backend_ids):
-    """The frontends whose default backend is one of ``backend_ids`` (the Engine refuses to delete such a backend)."""
-    return [f for f in frontends if link_id(f.get("default_backend")) in backend_ids]
-
-
 def refused_delete(kind, obj, blockers):
     """The failure for a delete the Engine would answer 409: ``blockers`` ((kind, {identifier, name}) still on
     the object). Raised before any write, in check mode too."""

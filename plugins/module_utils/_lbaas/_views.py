@@ -5,7 +5,7 @@
 """Read-only views: load balancers with their object trees, and objects of one type by parent or owner."""
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_from_tags, owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_from_tags, owner_tag, tag_names
 
 
 def render(obj, tags=None, prefix="anxlb", owner=None):
@@ -29,10 +29,6 @@ def children(client, kind, parent_id):
     """All objects of ``kind`` whose parent is ``parent_id`` (one listing, details concurrently)."""
     spec = KINDS[kind]
     return details(client, kind, [i["identifier"] for i in client.lbaas_list(kind, **{spec.parent: parent_id})])
-
-
-def tag_names(resource):
-    return sorted(t["name"] if isinstance(t, dict) else t for t in resource.get("tags") or [])
 
 
 def owned_ids(client, kinds, owner, prefix):

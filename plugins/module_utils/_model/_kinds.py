@@ -17,7 +17,7 @@ except ImportError:  # pragma: no cover - reported by the module base class
     HAS_NETADDR = False
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import Kind as ReconciledKind, register
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import Kind as ReconciledKind, register
 
 ID_RE = re.compile(r"^[0-9a-f]{32}$")
 
@@ -129,7 +129,7 @@ READ_ONLY = ("customer_identifier", "reseller_identifier", "state", "automation_
 
 
 class Kind(ReconciledKind):
-    """One LBaaS object type (the interface: ``_reconcile._kind.Kind``)."""
+    """One LBaaS object type (the interface: ``_model._kind.Kind``)."""
 
     def __init__(self, name, parent, parent_kind, fields, links=None, resource_type=None, defaults=None,
                  required=(), derive=None, names=()):

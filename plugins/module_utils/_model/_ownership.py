@@ -32,6 +32,20 @@ def owner_tag(owner, prefix="anxlb"):
     return owner_tag_head(prefix) + owner
 
 
+class Owner:
+    """An owner as observation needs it: its name, its tag prefix and the owner tag they make."""
+
+    def __init__(self, name, prefix="anxlb"):
+        self.name = name
+        self.prefix = prefix
+        self.tag = owner_tag(name, prefix)
+
+
+def tag_names(resource):
+    """The names of the tags an Engine resource carries, sorted (a listing gives dicts, a resource names)."""
+    return sorted(t["name"] if isinstance(t, dict) else t for t in resource.get("tags") or [])
+
+
 def is_owner_tag(name):
     """Whether a tag name is an owner tag of any prefix: ``<anything>-svc=<anything>``."""
     return isinstance(name, str) and name.find(SEPARATOR) > 0

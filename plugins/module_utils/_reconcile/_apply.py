@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import (
     ConflictError, EngineConnectionError, EngineError, NotFoundError, RateLimitedError, ServerError)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import (
     CREATE, DELETE, REDEPLOY, TAG, UPDATE, Operations)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import is_placeholder, placeholders_of
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Target

@@ -12,7 +12,7 @@ plan (``_apply``), so the two can never disagree. Every module of the collection
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier, Interrupted
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import kind_named
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import kind_named
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import is_placeholder
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Target, Waiter
 

@@ -13,7 +13,7 @@ import copy
 
 # Importing the LBaaS kinds registers them: an Action may name its kind as text.
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model import _kinds  # noqa: F401  pylint: disable=unused-import
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import (  # noqa: F401  pylint: disable=unused-import
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import (  # noqa: F401  pylint: disable=unused-import
     CREATE, DELETE, PREDICTED_STATE, REDEPLOY, TAG, UPDATE, kind_named)
 
 

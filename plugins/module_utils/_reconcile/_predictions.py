@@ -38,16 +38,15 @@ try:
 except ImportError:  # pragma: no cover - reported by the module base class
     netaddr = None
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import (
-    DELETING, canonical, description, looks_unclaimed)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError, gone_as_none
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ipam import DELETING, canonical, description, looks_unclaimed
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import link_id
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import kind_named
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import kind_named
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import Placeholder, is_placeholder
 
 OPTION = "check_mode_predictions"
-ALLOCATE, RELEASE, ADOPT, DELETE = "allocate", "release", "adopt", "delete"
+ALLOCATE, RELEASE, ADOPT, DELETE, RDNS = "allocate", "release", "adopt", "delete", "update"
 # How a predicted object reads back: a real run's earlier task waited for its deployment.
 DEPLOYED = {"id": "3", "title": "Deployed", "type": 1}
 
@@ -100,9 +99,10 @@ class Predictions:
         self.allocated = dict((a["id"], a) for a in (dict(a, id=Placeholder.parse(a["id"])) for a in entries("allocated")))
         self.released = dict((r["id"], r) for r in entries("released"))
         self.tags = dict((t["id"], list(t["tags"])) for t in entries("tags"))
+        self.rdns = dict((r["id"], r["rdns_name"]) for r in entries("rdns"))   # existing addresses' new rDNS names
 
     def empty(self):
-        return not (self.deleted or self.objects or self.allocated or self.released or self.tags)
+        return not (self.deleted or self.objects or self.allocated or self.released or self.tags or self.rdns)
 
     def dump(self):
         """Every Engine's record, this one's updated (left out when it predicts nothing)."""
@@ -115,6 +115,7 @@ class Predictions:
                 "allocated": [self.allocated[i] for i in sorted(self.allocated)],
                 "released": [self.released[i] for i in sorted(self.released)],
                 "tags": [{"id": i, "tags": sorted(t)} for i, t in sorted(self.tags.items())],
+                "rdns": [{"id": i, "rdns_name": n} for i, n in sorted(self.rdns.items())],
             })
         return out
 
@@ -155,7 +156,7 @@ class Predictions:
         if action.op == ALLOCATE:
             self.allocated[ident] = {"id": ident, "address": obj["address"], "prefix_id": obj["prefix_id"],
                                      "prefix": obj["prefix"], "family": obj["family"], "owner": obj["owner"],
-                                     "tags": sorted(action.tags)}
+                                     "tags": sorted(action.tags), "rdns_name": obj.get("rdns_name") or ""}
         elif action.op == RELEASE:
             if ident in self.allocated:
                 del self.allocated[ident]
@@ -163,6 +164,12 @@ class Predictions:
                 self.released[ident] = {"id": ident, "address": obj["address"], "prefix_id": obj["prefix_id"]}
         elif action.op == ADOPT:
             self.tags[ident] = sorted(set(self.tags.get(ident, [])) | set(action.tags))
+        elif action.op == RDNS:   # ip_address's rdns_name, changed in place
+            name = action.changes["rdns_name"][1]
+            if ident in self.allocated:
+                self.allocated[ident]["rdns_name"] = name
+            else:
+                self.rdns[ident] = name
 
 
 def _same_place(a, b):
@@ -318,8 +325,8 @@ class PredictedEngine:
             # A claim takes the unclaimed object at the address over: it then holds our allocation.
             out = [s for s in out if not (_address_of(s) == entry["address"] and looks_unclaimed(s))]
             out.append({"identifier": ident, "name": entry["address"], "description_customer": description(entry["owner"]),
-                        "role_text": "Default", "rdns_name": ""})
-        return out
+                        "role_text": "Default", "rdns_name": entry.get("rdns_name") or ""})
+        return _with_rdns(out, p.rdns)
 
     def address_get(self, ident):
         p = self.predictions
@@ -327,19 +334,27 @@ class PredictedEngine:
         entry = p.allocated.get(ident)
         if entry is not None:
             return {"identifier": ident, "name": entry["address"], "prefix": entry["prefix_id"], "status": "Active",
-                    "description_customer": description(entry["owner"]), "role_text": "Default", "rdns_name": "",
+                    "description_customer": description(entry["owner"]), "role_text": "Default",
+                    "rdns_name": entry.get("rdns_name") or "",
                     "version": int(entry["family"][1:])}
         if is_placeholder(ident):
             raise _not_found("address", ident)
         obj = self._client.address_get(ident)
         if ident in p.released:
             obj = dict(obj, status=DELETING)
+        if ident in p.rdns:
+            obj = dict(obj, rdns_name=p.rdns[ident])
         return obj
 
 
 def _matches(obj, given):
     """Whether a predicted object passes a listing's filters (link fields compared as identifiers)."""
     return all(link_id(obj.get(field)) == value for field, value in given.items())
+
+
+def _with_rdns(summaries, rdns):
+    """Address summaries with the rDNS names earlier tasks set in place (``{identifier: name}``)."""
+    return [dict(s, rdns_name=rdns[s["identifier"]]) if s.get("identifier") in rdns else s for s in summaries]
 
 
 def _address_of(summary):

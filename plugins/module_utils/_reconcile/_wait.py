@@ -9,7 +9,7 @@ import time
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import state_class, state_of
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import kind_named
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import kind_named
 
 
 class Target:

@@ -16,8 +16,9 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import leases, when
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import state_class
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import discover, owner_tag_names, resolve_lbs
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import ServiceRun
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_name_part
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import Owner, discover, owner_tag_names, resolve_lbs
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observe import ServiceObserver
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._tree import lb_of, status
 
 KINDS = ("backend", "frontend", "bind", "server")
@@ -48,11 +49,8 @@ def inventory(client, prefix, load_balancers=(), names=(), now=None):
 def observe(client, owner, prefix, listing):
     """The owner's objects as the service module sees them with no load balancer declared: everything its tag
     is found on, and every bind and server under its backends and frontends (ownership by containment)."""
-    params = dict(name=owner, name_suffix=None, load_balancers=[], ports=[], addresses=[], servers=[],
-                  tag_prefix=prefix, lease_timeout=1800, lease_holder=None, state="absent", wait=False, wait_timeout=0)
-    run = ServiceRun(client, params, True, lambda text: None, anywhere=True)
-    run.prepare(lb_listing=listing)
-    return run.observe().world
+    check_name_part(owner, "name")   # as the service module would: an owner it cannot name is refused
+    return ServiceObserver.anywhere(client, Owner(owner, prefix), listing).observe([]).world
 
 
 def count(world, lbs, lb_names):

@@ -18,12 +18,12 @@ for objects it is about to write to.
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import gone_as_none
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import child_is_ours
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import frontends_using
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import child_is_ours, frontends_using
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, resolve_lbs
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._plan import Observed
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import Desired
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observed import Observed
 
 TYPE_BY_RESOURCE = dict((k.resource_type, k.name) for k in KINDS.values() if k.resource_type)
 PARENT_KINDS = ("backend", "frontend")
@@ -64,6 +64,15 @@ class ServiceObserver:
         self.listings = {}        # lb id -> frontend listing, reused for conflict detection
         self.children_seen = {}   # id of another owner's parent -> its children as read, for conflict detection
         self.state = None         # the last observation, so a confirmation can drop what is gone from it
+
+    @classmethod
+    def anywhere(cls, client, owner, lb_listing):
+        """An observer of everything ``owner`` (``_model._ownership.Owner``) holds, with no load balancer declared:
+        wherever its tag is found, and what sits under its backends and frontends (``service_info``, ``gc``).
+        ``lb_listing`` (one listing for all owners) names the load balancers found."""
+        observer = cls(client, Desired(), owner.tag, owner.prefix)
+        observer.lb_listing = lb_listing
+        return observer
 
     def resolve(self, refs, gone=None):
         """The load balancers by name or id, from one listing (kept to name the ones found later).

@@ -50,6 +50,15 @@ class ServiceRun:
         self.result = {"changed": False, "conflicts": []}
         self.renumber_warned = False
 
+    @classmethod
+    def removal(cls, client, owner, prefix, warn, lease_timeout, lease_holder, wait_timeout):
+        """``owner``'s removal everywhere (gc): the run of ``state=absent`` with no load balancer declared,
+        finding the owner's objects wherever its tag is. Not in check mode: gc reports leases itself."""
+        params = dict(name=owner, name_suffix=None, load_balancers=[], ports=[], addresses=[], servers=[],
+                      tag_prefix=prefix, lease_timeout=lease_timeout, lease_holder=lease_holder,
+                      state="absent", wait=True, wait_timeout=wait_timeout)
+        return cls(client, params, False, warn, anywhere=True)
+
     def validate(self):
         p = self.params
         if self.anywhere and (p["load_balancers"] or p["state"] != "absent"):

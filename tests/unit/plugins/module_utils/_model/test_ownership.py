@@ -5,8 +5,8 @@ import pytest
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import (
-    discover, foreign_tags, is_owner_tag, marked_owners, owner_from_tags, owner_tag, owner_tag_head, owner_tag_names,
-    owners_from_tags, resolve_lbs, split_owner_tag)
+    Owner, discover, foreign_tags, is_owner_tag, marked_owners, owner_from_tags, owner_tag, owner_tag_head,
+    owner_tag_names, owners_from_tags, resolve_lbs, split_owner_tag, tag_names)
 
 from ..fakes import FakeClient
 
@@ -99,3 +99,14 @@ def test_a_missing_name_fails_naming_the_option_or_is_reported_as_gone():
 def test_gone_does_not_excuse_an_ambiguous_name():
     with pytest.raises(Failure, match=r"load_balancers\[0\]: 2 load balancers named 'twin'"):
         resolve_lbs(LISTING, ["twin"], gone=[])
+
+
+def test_an_owner_carries_its_name_prefix_and_tag():
+    owner = Owner("web", "team")
+    assert (owner.name, owner.prefix, owner.tag) == ("web", "team", "team-svc=web")
+    assert Owner("web").tag == owner_tag("web")
+
+
+def test_tag_names_of_a_listing_and_of_a_resource_read_alike():
+    assert tag_names({"tags": [{"name": "b"}, {"name": "a"}]}) == tag_names({"tags": ["a", "b"]}) == ["a", "b"]
+    assert tag_names({}) == []

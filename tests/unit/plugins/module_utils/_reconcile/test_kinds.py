@@ -1,4 +1,4 @@
-"""Every kind a reconciler runs against the one interface (``_reconcile._kind``): the LBaaS objects, the
+"""Every kind a reconciler runs against the one interface (``_model._kind``): the LBaaS objects, the
 IPAM address, gc's marker; and the one lease implementation the service guard and gc share."""
 import pytest
 
@@ -12,7 +12,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._apply import g
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._plan import MARKER_KIND, GcPlan, marker_removal
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND, BIND, FRONTEND, SERVER
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier, EngineOperations
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import (
     CREATE, DELETE, TAG, Kind, kind_named)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import Leases, LeaseTag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import (

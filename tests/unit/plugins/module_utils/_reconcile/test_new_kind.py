@@ -2,7 +2,7 @@
 frontend) plans, predicts in check mode (also across tasks) and applies through the one Reconciler and
 Applier, with no change to the loop, the applier or the prediction."""
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import FRONTEND
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._kind import Kind, kind_named
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import Kind, kind_named
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import (
     CREATE, DELETE, UPDATE, Action, Plan, is_placeholder, placeholder)

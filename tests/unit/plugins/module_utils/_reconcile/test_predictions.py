@@ -9,7 +9,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan im
     ADDRESS, ADOPT, ALLOCATE, RELEASE, flat, plan_owner, placeholder as address_placeholder)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import DELETING, Prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import (
     Predictions, PredictedEngine, engine_key, record)

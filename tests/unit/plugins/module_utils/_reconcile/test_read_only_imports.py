@@ -46,9 +46,7 @@ def test_the_closure_follows_imports_at_any_depth():
     assert "module_utils/_reconcile/_apply.py" in shipped and "module_utils/_engine/_errors.py" in shipped
 
 
-@pytest.mark.parametrize("module", [
-    pytest.param(m, marks=pytest.mark.xfail(reason="_service/_info.py reuses ServiceRun (the service module's writing run)"))
-    if m == "service_info.py" else m for m in READ_ONLY])
+@pytest.mark.parametrize("module", READ_ONLY)
 def test_a_read_only_module_imports_no_write_code(module):
     shipped = closure(os.path.join(ROOT, "plugins", "modules", module))
     assert "module_utils/_module/_base.py" in shipped
@@ -62,12 +60,11 @@ def test_a_predicting_module_ships_the_predictions_the_base_class_loads_by_name(
 
 
 PLANNING = ("module_utils/_reconcile/_plan.py", "module_utils/_service/_plan.py", "module_utils/_addresses/_plan.py",
-            "module_utils/_gc/_plan.py") + WRITE
+            "module_utils/_gc/_plan.py", "module_utils/_lbaas/_planner.py") + WRITE
 
 
 @pytest.mark.parametrize("observer", [
-    "_addresses/_observe.py", "_lbaas/_views.py", "_lbaas/_lookup.py",
-    pytest.param("_service/_observe.py", marks=pytest.mark.xfail(reason="imports _service/_plan (being rewritten)"))])
+    "_addresses/_observe.py", "_lbaas/_views.py", "_lbaas/_lookup.py", "_service/_observe.py"])
 def test_observation_imports_no_planning(observer):
     shipped = closure(os.path.join(ROOT, "plugins", "module_utils", observer))
     assert [f for f in shipped if f in PLANNING] == []

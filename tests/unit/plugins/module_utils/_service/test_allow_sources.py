@@ -4,7 +4,8 @@ import pytest
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import Plan
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import build
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._plan import LbPlanner, Observed
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observed import Observed
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._plan import LbPlanner
 
 from ..fakes import state
 

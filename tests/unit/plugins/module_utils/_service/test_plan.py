@@ -1,6 +1,7 @@
 """Planning one service on one load balancer from observed objects (no I/O)."""
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import build
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._plan import LbPlanner, Observed
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observed import Observed
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._plan import LbPlanner
 
 from ..fakes import state
 

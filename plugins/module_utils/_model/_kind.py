@@ -19,8 +19,10 @@ A ``Kind`` says what an object of it is and what a plan does with it:
 ``Operations`` say how an action of a kind reaches the Engine (create, update, tag, redeploy,
 delete) and declare what the applier may rely on (``confirms_by_wait``: the wait reads every
 written object back; ``sequential``: one write after another in plan order). The applier
-(``_apply``), the loop (``_loop``) and check mode's prediction (``_plan.Plan.predict``,
-``_predictions``) use nothing else of a kind, so adding an object type is declaring a kind.
+(``_reconcile._apply``), the loop (``_reconcile._loop``) and check mode's prediction
+(``_reconcile._plan.Plan.predict``, ``_reconcile._predictions``) use nothing else of a kind, so adding an
+object type is declaring a kind. It lives in ``_model`` (not ``_reconcile``) so that the model's kinds
+(``_kinds``) declare themselves without importing the reconciler.
 
 This module imports nothing of the collection: every layer may declare kinds.
 """
