@@ -265,7 +265,9 @@ status:
   type: dict
   sample: {load_balancers: {lb1: {198.51.100.10: [80, 443]}}, all: {198.51.100.10: [80, 443]}}
 objects:
-  description: The service's objects per load balancer, with identifiers and deployment states (predicted in check mode).
+  description:
+    - The service's objects per load balancer, with identifiers and deployment states (predicted in check mode).
+    - A frontend with an allow-list (O(allow_sources)) also lists its C(acls) and C(rules).
   returned: always
   type: dict
 plan:
