@@ -65,9 +65,13 @@ options:
     type: int
   owner:
     description:
-      - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the ACL carries.
-      - The tag is added when missing. An ACL owned by another owner is never changed or deleted.
-      - With O(state=absent), only an ACL carrying this owner's tag is deleted.
+      - Owner (service id) of the ACL. An ACL belongs to its frontend's or backend's owner (ownership by
+        containment, see C(docs/how-reconciliation-works.md)). The parent carries the owner tag
+        C(<tag_prefix>-svc=<owner>), the ACL none. With O(owner) the parent must carry that tag (give the frontend or
+        backend the same O(owner) first), else the task fails naming the parent.
+      - An ACL that carries this owner's tag itself stays this owner's; an ACL carrying another owner tag is never
+        changed or deleted, also inside a parent of this owner.
+      - With O(state=absent), the ACL is deleted when its parent carries this owner's tag (or the ACL itself does).
       - Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's. Without O(owner) the module
         changes or deletes only an ACL that carries no owner tag at all; an ACL carrying one is refused, naming the tag
         and the O(owner) and O(tag_prefix) that address it as its owner.
