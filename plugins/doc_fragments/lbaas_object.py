@@ -2,13 +2,15 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""The options every per-object module (backend, frontend, bind, server) and every per-object info module shares.
+"""The options every per-object module (backend, frontend, bind, server, acl, rule) and every per-object info module
+shares.
 
 How the object is found (its parent, name, id) and, for the managing modules, recreate and state. The text is
 written once and names the object type and its parent, so each module's page reads as if written for it
 (``extends_documentation_fragment: anxcloud.lbaas.lbaas_object.backend``). The owner tag's prefix is in the
 owner_tag fragment. Frontends and backends (the objects on a load balancer) also share their proxy mode and what
-``owner`` means for them; binds and servers document ``owner`` themselves.
+``owner`` means for them; binds and servers document ``owner`` themselves. ACLs and rules have a frontend or a
+backend as their parent (options ``frontend`` and ``backend``) and share what ``owner`` means for such a child.
 """
 
 _PARENT = r"""
@@ -27,12 +29,15 @@ _LOOKUP = r"""
     type: str
 """
 
-_MANAGED = r"""
+_NAME = r"""
   name:
     description:
       - Name of the {kind}, unique within its {parent}.
       - With O(id), a different name renames the {kind}.
     type: str
+"""
+
+_ID = r"""
   id:
     description:
       - Identifier of the {kind}, to address it directly instead of by name.
@@ -43,6 +48,9 @@ _MANAGED = r"""
         which the Engine cannot do in place.
     type: bool
     default: false
+"""
+
+_STATE = r"""
   state:
     description:
       - Whether the {kind} should exist.
@@ -52,6 +60,8 @@ _MANAGED = r"""
     choices: [present, absent]
     default: present
 """
+
+_MANAGED = _NAME + _ID + _STATE
 
 _OWNED = r"""
   mode:
@@ -67,6 +77,53 @@ _OWNED = r"""
       - Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's. Without O(owner) the module
         changes or deletes only a {kind} that carries no owner tag at all; a {kind} carrying one is refused, naming the tag and
         the O(owner) and O(tag_prefix) that address it as its owner.
+    type: str
+"""
+
+# ACLs and rules have a frontend or a backend as their parent (the Engine's parent_type), given as one of two options.
+_TYPED_FRONTEND = r"""
+  frontend:
+    description:
+      - The frontend the {kind} belongs to, by name or identifier. Its C(parent_type) is then V(frontend).
+      - One of O(frontend) or O(backend) is required unless O(id) is given.
+    type: str
+"""
+
+_TYPED_BACKEND = r"""
+  backend:
+    description:
+      - The backend the {kind} belongs to, by name or identifier. Its C(parent_type) is then V(backend).
+    type: str
+"""
+
+_CONTAINED = r"""
+  owner:
+    description:
+      - Owner (service id) of the {kind}. {A_kind} belongs to its frontend's or backend's owner (ownership by
+        containment, see C(docs/how-reconciliation-works.md)). The parent carries the owner tag
+        C(<tag_prefix>-svc=<owner>), the {kind} none. With O(owner) the parent must carry that tag (give the frontend or
+        backend the same O(owner) first), else the task fails naming the parent.
+      - {A_kind} that carries this owner's tag itself stays this owner's; {a_kind} carrying another owner tag is never
+        changed or deleted, also inside a parent of this owner.
+      - With O(state=absent), the {kind} is deleted when its parent carries this owner's tag (or the {kind} itself
+        does).
+      - Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's. Without O(owner) the module
+        changes or deletes only {a_kind} that carries no owner tag at all; {a_kind} carrying one is refused, naming the
+        tag and the O(owner) and O(tag_prefix) that address it as its owner.
+      - {A_kind} belongs to its frontend's or backend's owner, so none is created, changed or deleted in a frontend or
+        backend carrying an owner tag other than this task's.
+    type: str
+"""
+
+_TYPED_INFO_PARENT = r"""
+  frontend:
+    description:
+      - The frontend whose {kind}s to return, by name or identifier.
+      - One of O(frontend), O(backend), O(id) or O(owner) is required.
+    type: str
+  backend:
+    description:
+      - The backend whose {kind}s to return, by name or identifier.
     type: str
 """
 
@@ -101,11 +158,19 @@ _INFO = r"""
 """
 
 
-def _options(kind, parent, *parts):
+_TYPED = "frontend or backend"  # the parent, as the texts name it
+
+
+def _options(kind, parent, *parts, article="a"):
     """One fragment: the parts' options for an object type `kind` inside `parent` ("load balancer" or a type)."""
-    parent_option = parent.replace(" ", "_")
-    text = "".join(part.format(kind=kind, parent=parent, parent_option=parent_option) for part in parts)
-    return "\noptions:" + text
+    words = {
+        "kind": kind,
+        "parent": parent,
+        "parent_option": parent.replace(" ", "_"),
+        "a_kind": f"{article} {kind}",
+        "A_kind": f"{article.capitalize()} {kind}",
+    }
+    return "\noptions:" + "".join(part.format(**words) for part in parts)
 
 
 class ModuleDocFragment:
@@ -120,3 +185,10 @@ class ModuleDocFragment:
     FRONTEND_INFO = _options("frontend", "load balancer", _INFO_PARENT, _INFO)
     BIND_INFO = _options("bind", "frontend", _INFO_PARENT, _INFO_LOOKUP, _INFO)
     SERVER_INFO = _options("server", "backend", _INFO_PARENT, _INFO_LOOKUP, _INFO)
+
+    # ACLs and rules (parent a frontend or a backend). The ACL documents its own name and state (rules name it),
+    # the rule its own backend (connection rules belong to frontends).
+    ACL = _options("ACL", _TYPED, _TYPED_FRONTEND, _TYPED_BACKEND, _LOOKUP, _ID, _CONTAINED, article="an")
+    RULE = _options("rule", _TYPED, _TYPED_FRONTEND, _LOOKUP, _MANAGED, _CONTAINED)
+    ACL_INFO = _options("ACL", _TYPED, _TYPED_INFO_PARENT, _INFO_LOOKUP, _INFO)
+    RULE_INFO = _options("rule", _TYPED, _TYPED_INFO_PARENT, _INFO_LOOKUP, _INFO)

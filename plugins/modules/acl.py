@@ -21,28 +21,10 @@ description:
 author:
   - anxcloud.lbaas contributors (@anxcloud)
 options:
-  frontend:
-    description:
-      - The frontend the ACL belongs to, by name or identifier. Its C(parent_type) is then V(frontend).
-      - One of O(frontend) or O(backend) is required unless O(id) is given.
-    type: str
-  backend:
-    description:
-      - The backend the ACL belongs to, by name or identifier. Its C(parent_type) is then V(backend).
-    type: str
-  load_balancer:
-    description:
-      - The load balancer to look the frontend or backend up in, by name or identifier.
-      - Needed only when a frontend or backend of that name exists on several load balancers.
-    type: str
   name:
     description:
       - Name of the ACL within its frontend or backend. Rules name the ACL by it (M(anxcloud.lbaas.rule) O(rule#module:condition_test)).
       - With O(id), a different name renames the ACL, unless a rule names it.
-    type: str
-  id:
-    description:
-      - Identifier of the ACL, to address it directly instead of by name.
     type: str
   criterion:
     description:
@@ -63,28 +45,6 @@ options:
       - The position of the ACL among the ACLs of its frontend or backend; the Engine writes them in this order.
       - V(0) is allowed. A new ACL without O(index) gets V(0); an existing one keeps its index unless O(index) is set.
     type: int
-  owner:
-    description:
-      - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the ACL carries.
-      - The tag is added when missing. An ACL owned by another owner is never changed or deleted.
-      - With O(state=absent), only an ACL carrying this owner's tag is deleted.
-      - Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's. Without O(owner) the module
-        changes or deletes only an ACL that carries no owner tag at all; an ACL carrying one is refused, naming the tag
-        and the O(owner) and O(tag_prefix) that address it as its owner.
-      - An ACL belongs to its frontend's or backend's owner, so none is created, changed or deleted in a frontend or
-        backend carrying an owner tag other than this task's.
-    type: str
-  tag_prefix:
-    description:
-      - Prefix of the owner tag.
-    type: str
-    default: anxlb
-  recreate:
-    description:
-      - Allow moving the ACL to another frontend or backend by deleting and creating it again, which the Engine cannot
-        do in place.
-    type: bool
-    default: false
   state:
     description:
       - Whether the ACL should exist.
@@ -95,6 +55,8 @@ options:
     default: present
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
+  - anxcloud.lbaas.lbaas_object.acl
+  - anxcloud.lbaas.owner_tag
   - anxcloud.lbaas.wait
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup

@@ -22,30 +22,11 @@ description:
 author:
   - anxcloud.lbaas contributors (@anxcloud)
 options:
-  frontend:
-    description:
-      - The frontend the rule belongs to, by name or identifier. Its C(parent_type) is then V(frontend).
-      - One of O(frontend) or O(backend) is required unless O(id) is given.
-    type: str
   backend:
     description:
       - The backend the rule belongs to, by name or identifier. Its C(parent_type) is then V(backend).
       - Connection rules belong to frontends (HAProxy's C(tcp-request connection)); the Engine may refuse one in a
         backend.
-    type: str
-  load_balancer:
-    description:
-      - The load balancer to look the frontend or backend up in, by name or identifier.
-      - Needed only when a frontend or backend of that name exists on several load balancers.
-    type: str
-  name:
-    description:
-      - Name of the rule within its frontend or backend.
-      - With O(id), a different name renames the rule.
-    type: str
-  id:
-    description:
-      - Identifier of the rule, to address it directly instead of by name.
     type: str
   index:
     description:
@@ -91,38 +72,10 @@ options:
     description:
       - Passed through to the Engine; no values are published.
     type: str
-  owner:
-    description:
-      - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the rule carries.
-      - The tag is added when missing. A rule owned by another owner is never changed or deleted.
-      - With O(state=absent), only a rule carrying this owner's tag is deleted.
-      - Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's. Without O(owner) the module
-        changes or deletes only a rule that carries no owner tag at all; a rule carrying one is refused, naming the tag
-        and the O(owner) and O(tag_prefix) that address it as its owner.
-      - A rule belongs to its frontend's or backend's owner, so none is created, changed or deleted in a frontend or
-        backend carrying an owner tag other than this task's.
-    type: str
-  tag_prefix:
-    description:
-      - Prefix of the owner tag.
-    type: str
-    default: anxlb
-  recreate:
-    description:
-      - Allow moving the rule to another frontend or backend by deleting and creating it again, which the Engine cannot
-        do in place.
-    type: bool
-    default: false
-  state:
-    description:
-      - Whether the rule should exist.
-      - V(absent) is ok and unchanged when the rule, its parent or its load balancer does not exist, so a teardown
-        can run twice.
-    type: str
-    choices: [present, absent]
-    default: present
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
+  - anxcloud.lbaas.lbaas_object.rule
+  - anxcloud.lbaas.owner_tag
   - anxcloud.lbaas.wait
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup

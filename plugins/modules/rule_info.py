@@ -14,39 +14,10 @@ description:
     options and return values and reads like the module that manages the same type.
 author:
   - anxcloud.lbaas contributors (@anxcloud)
-options:
-  frontend:
-    description:
-      - The frontend whose rules to return, by name or identifier.
-      - One of O(frontend), O(backend), O(id) or O(owner) is required.
-    type: str
-  backend:
-    description:
-      - The backend whose rules to return, by name or identifier.
-    type: str
-  load_balancer:
-    description:
-      - The load balancer to look the frontend or backend up in, by name or identifier, when its name is not unique.
-    type: str
-  id:
-    description:
-      - Identifier of one rule.
-    type: str
-  name:
-    description:
-      - Return only rules with this name.
-    type: str
-  owner:
-    description:
-      - Return only rules carrying this owner's tag C(<tag_prefix>-svc=<owner>); also returns their tags.
-    type: str
-  tag_prefix:
-    description:
-      - Prefix of the owner tag.
-    type: str
-    default: anxlb
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
+  - anxcloud.lbaas.lbaas_object.rule_info
+  - anxcloud.lbaas.owner_tag
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup
   - anxcloud.lbaas.wait.ignored

@@ -45,7 +45,8 @@ def state(engine):
 
 
 def setup(engine, owner=None):
-    """A backend and a frontend named 80.web on lb1 (tagged for ``owner`` when given); their ids."""
+    """A backend and a frontend named 80.web on lb1 (tagged for ``owner`` when given: the ACLs and rules in them
+    are then the owner's by containment); their ids."""
     lb = es.lb_id(engine)
     backend = es.create(engine, "backend", name="80.web", mode="tcp", load_balancer=lb)
     frontend = es.create(engine, "frontend", name="80.web", mode="tcp", load_balancer=lb, default_backend=backend)
@@ -111,7 +112,7 @@ def check_then_real(ansible, engine, tasks):
 
 
 def test_allow_list_create_update_reorder_and_absent(engine, ansible):
-    ids = setup(engine)
+    ids = setup(engine, owner="web")
     check, real = check_then_real(ansible, engine, ALLOW_LIST)
     acls, rules = listed(engine, "acl"), listed(engine, "rule")
     assert {n: (a["criterion"], a["value"], a["index"], a["parent_type"], a["frontend"]["identifier"], a["backend"])
@@ -123,7 +124,8 @@ def test_allow_list_create_update_reorder_and_absent(engine, ansible):
         "accept-office": ("if", "office", "connection", "accept", 0),
         "reject-v4": ("if", "any-v4", "connection", "reject", 1),
         "reject-v6": ("if", "any-v6", "connection", "reject", 2)}
-    assert all(es.tags(engine, o["identifier"]) == ["anxlb-svc=web"] for o in list(acls.values()) + list(rules.values()))
+    # ours by containment: the frontend carries the owner tag, its ACLs and rules none
+    assert all(es.tags(engine, o["identifier"]) == [] for o in list(acls.values()) + list(rules.values()))
     assert real[0]["acl"]["value"] == "10.0.0.0/8" and real[3]["rule"]["condition_test"] == "office"
     assert side(check[0], "after") == {"name": "office", "frontend": "80.web", "parent_type": "frontend",
                                        "criterion": "src", "value": "10.0.0.0/8", "index": 0, "owner": "web"}
@@ -163,7 +165,7 @@ def test_allow_list_create_update_reorder_and_absent(engine, ansible):
 
 
 def test_rename_an_acl_with_its_rules_in_one_play(engine, ansible):
-    setup(engine)
+    setup(engine, owner="web")
     setup_run = ansible.run(ALLOW_LIST[:1] + ALLOW_LIST[3:4])
     assert [setup_run[i]["changed"] for i in range(2)] == [True, True], setup_run
     rename = [acl("office-v4", "10.0.0.0/8", 0), rule("accept-office", "office-v4", "accept", 0),
@@ -178,7 +180,7 @@ def test_rename_an_acl_with_its_rules_in_one_play(engine, ansible):
 
 
 def test_an_acl_a_rule_names_is_neither_renamed_nor_deleted(engine, ansible):
-    setup(engine)
+    setup(engine, owner="web")
     setup_run = ansible.run(ALLOW_LIST[:1] + ALLOW_LIST[3:4])
     assert [setup_run[i]["changed"] for i in range(2)] == [True, True], setup_run
     office = listed(engine, "acl")["office"]["identifier"]
@@ -197,7 +199,7 @@ def test_an_acl_a_rule_names_is_neither_renamed_nor_deleted(engine, ansible):
 
 
 def test_a_rule_naming_a_missing_acl_fails_before_any_write(engine, ansible):
-    setup(engine)
+    setup(engine, owner="web")
     before = state(engine)
     engine.reset_requests()
     for check in (True, False):
@@ -213,7 +215,7 @@ def test_a_rule_naming_a_missing_acl_fails_before_any_write(engine, ansible):
 
 
 def test_backend_acls(engine, ansible):
-    ids = setup(engine)
+    ids = setup(engine, owner="web")
     check, real = check_then_real(ansible, engine, [acl("port", "8080", 0, parent="backend", criterion="dst_port")])
     obj = listed(engine, "acl")["port"]
     assert (obj["parent_type"], obj["backend"]["identifier"], obj["frontend"], obj["value"]) == (
@@ -226,7 +228,7 @@ def test_backend_acls(engine, ansible):
 
 
 def test_another_owners_acl_is_never_written(engine, ansible):
-    ids = setup(engine)
+    ids = setup(engine, owner="web")
     theirs = post(engine, "acl", name="office", parent_type="frontend", frontend=ids["frontend"], criterion="src",
                   value="10.0.0.0/8", index=0)
     es.tag(engine, theirs, "anxlb-svc=shop")
@@ -242,7 +244,7 @@ def test_another_owners_acl_is_never_written(engine, ansible):
 
 
 def test_bad_values_are_refused_naming_the_option(engine, ansible):
-    setup(engine)
+    setup(engine, owner="web")
     engine.reset_requests()
     run = ansible.run([dict(acl("office", "10.0.0.1/8", 0), ignore_errors=True),
                        dict(acl("port", "http", 0, criterion="dst_port"), ignore_errors=True),
@@ -258,7 +260,7 @@ def test_bad_values_are_refused_naming_the_option(engine, ansible):
 def test_check_mode_under_a_frontend_an_earlier_task_creates(engine, ansible):
     """Check mode: the ACL and the rule go under the frontend the play's first task would create (its
     placeholder), the rule finds the predicted ACL; the real run does the same and a rerun nothing."""
-    setup(engine)
+    setup(engine, owner="web")
     frontend = {"name": "frontend", "anxcloud.lbaas.frontend": {
         "load_balancer": "lb1", "name": "81.web", "mode": "tcp", "default_backend": "80.web", "owner": "web"}}
     tasks = [frontend] + [dict(t, **{k: dict(v, frontend="81.web") for k, v in t.items() if k.startswith("anxcloud.")})

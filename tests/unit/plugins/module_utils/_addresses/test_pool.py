@@ -164,7 +164,7 @@ def test_unclaimed_objects_count_as_free_and_are_offered_for_claiming():
 def test_a_tag_listing_that_matches_more_than_the_tag_is_confirmed_on_each_object():
     # An Engine whose tag_name matches substrings lists shop2's object for shop: it must not count.
     client = account(tags={"s1": ["anxlb-svc=shop"], "s2": ["anxlb-svc=shop2"], "s3": ["anxlb-svc=shop"]},
-                    addresses={V4["identifier"]: [
+                     addresses={V4["identifier"]: [
                         summary("s1", "192.0.2.2", description("shop")), summary("s2", "192.0.2.3", description("shop2")),
                         summary("s3", "192.0.2.4", "renamed by hand")]}, tag_match="substring")
     (prefix,) = observe(client, [Prefix(V4)])

@@ -121,7 +121,7 @@ def test_address_actions():
     old = flat(prefix, "127.0.10.7", "a" * 32, "one")
     loose = flat(prefix, "127.0.10.8", "9" * 32, "one")
     plan = Plan([Action(RELEASE, ADDRESS, old, reason="x"), Action(ADOPT, ADDRESS, loose, reason="y", tags=["anxlb-svc=one"]),
-                        Action(ALLOCATE, ADDRESS, new, reason="z", tags=["anxlb-svc=one"])])
+                 Action(ALLOCATE, ADDRESS, new, reason="z", tags=["anxlb-svc=one"])])
     record(view, outcome(plan))
     p = view.predictions
     assert p.released == {"a" * 32: {"id": "a" * 32, "address": "127.0.10.7", "prefix_id": PREFIX}}
