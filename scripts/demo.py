@@ -204,8 +204,8 @@ def allow_list(demo):
         return ask(address, 8080, source="127.0.0.5"), ask(address, 8080, source="127.0.0.6")
     wait_for(lambda: answered()[0] == "node1" and answered()[1] != "node1", timeout=10)
     for source, answer in zip(("127.0.0.5", "127.0.0.6"), answered()):
-        say("from %s: http://%s:8080/ -> %s" % (source, address, answer if answer.startswith("node") else
-                                                   "refused by HAProxy (%s)" % answer))
+        shown = answer if answer.startswith("node") else "refused by HAProxy (%s)" % answer
+        say("from %s: http://%s:8080/ -> %s" % (source, address, shown))
 
 
 def remove_service(demo):

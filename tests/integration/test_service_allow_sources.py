@@ -90,7 +90,6 @@ def test_set_change_unset_and_gc(engine, ansible):
     assert set(es.snapshot(engine)) == ids
 
 
-
 def test_gc_removes_the_acls_and_rules_with_the_service(engine, ansible):
     api = dict(copy.deepcopy(SERVICE), name="api", addresses=["127.0.10.6"])
     on = dict(copy.deepcopy(SERVICE), allow_sources=["127.0.0.5", "2001:db8::/32"])
