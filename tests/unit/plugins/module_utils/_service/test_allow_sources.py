@@ -167,3 +167,14 @@ def test_a_changed_value_under_our_name_is_updated_in_place():
     out = plan(service, observed)
     assert ops(out) == [("update", "acl", "allow-10-0-0-0_8.http.web")]
     assert out.actions[0].changes == {"value": ("11.0.0.0/8", "10.0.0.0/8")}
+
+
+def test_the_applier_waits_for_what_an_action_needs():
+    """_dependencies: a rule waits for its ACL (named by name, not by a link), a reject for the accepts."""
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import _dependencies
+    out = plan(with_sources(["10.0.0.0/8"]), converged(BASE))
+    waiting, after = _dependencies(list(out.actions))
+    accept = by_name(out, "rule", "allow-10-0-0-0_8.http.web")
+    reject = by_name(out, "rule", "deny-v4.http.web")
+    assert waiting[by_name(out, "acl", "allow-10-0-0-0_8.http.web")] == 0 and waiting[accept] == 1
+    assert waiting[reject] == 2 and reject in after[accept]
