@@ -4,7 +4,8 @@ A local Engine with HAProxy (--haproxy), seeded with load balancers and an IP po
 three backend web servers (node1-3 on 127.0.0.1-3) that answer with their own name. Then, with
 headings: the vars file, the plan (--check --diff, 0 writes), the real run, traffic through the
 allocated address from every node, a rerun (0 writes), one node and one port fewer, a node stopped
-and taken out by HAProxy's health checks, the service removed, and a closing table. Everything it
+and taken out by HAProxy's health checks, an allow-list admitting one source address and refusing
+another, the service removed, and a closing table. Everything it
 started is stopped at the end, on Ctrl-C and on SIGTERM too.
 
 Run by scripts/demo.sh (environment: collection path, .venv on PATH).
@@ -18,7 +19,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "tests", "engine"), os.path.join(ROOT, "tests", "e2e")]
 
-from backends import Node, refused, sample, wait_for  # noqa: E402  (paths above)
+from backends import Node, ask, refused, sample, wait_for  # noqa: E402  (paths above)
 from localengine.testing import LocalEngine  # noqa: E402
 
 SERVICE, LB = "demo-web", "lb1"
@@ -112,10 +113,15 @@ class Demo(object):
 
     def live(self):
         """(address, ports, nodes) of the service's objects on the Engine now (not being deleted)."""
-        objects = [o for o in self.engine.dump()["objects"]
-                   if OWNER_TAG in o.get("_tags", []) and not o.get("_deleted_at")]
-        binds = [o for o in objects if o["_kind"] == "bind"]
-        nodes = sorted(set(o["name"].split(".")[0] for o in objects if o["_kind"] == "server"))
+        objects = [o for o in self.engine.dump()["objects"] if not o.get("_deleted_at")]
+        # binds and servers carry no owner tag: they are the service's by containment (their parent's tag)
+        parents = set(o["identifier"] for o in objects if OWNER_TAG in o.get("_tags", []))
+
+        def ours(obj, link):
+            parent = obj.get(link)
+            return (parent.get("identifier") if isinstance(parent, dict) else parent) in parents
+        binds = [o for o in objects if o["_kind"] == "bind" and ours(o, "frontend")]
+        nodes = sorted(set(o["name"].split(".")[0] for o in objects if o["_kind"] == "server" and ours(o, "backend")))
         return (",".join(sorted(set(b["address"] for b in binds))), ",".join(str(p) for p in sorted(set(b["port"] for b in binds))),
                 ",".join(nodes))
 
@@ -185,6 +191,21 @@ def story(demo):
     demo.show_servers()
     demo.traffic(8080, expect=["node1"])
     demo.record("5 node3's web server stopped", "0 (no playbook)")
+    allow_list(demo)
+
+
+def allow_list(demo):
+    """allow_sources: a client from 127.0.0.5 is answered, one from 127.0.0.6 refused by HAProxy."""
+    address = demo.address()
+    heading("8. Only 127.0.0.5 may connect: playbooks/vars/service_example_allow.yml (allow_sources)")
+    demo.play("6 allow_sources [127.0.0.5/32]", "service_example_allow.yml", "--diff")
+
+    def answered():
+        return ask(address, 8080, source="127.0.0.5"), ask(address, 8080, source="127.0.0.6")
+    wait_for(lambda: answered()[0] == "node1" and answered()[1] != "node1", timeout=10)
+    for source, answer in zip(("127.0.0.5", "127.0.0.6"), answered()):
+        shown = answer if answer.startswith("node") else "refused by HAProxy (%s)" % answer
+        say("from %s: http://%s:8080/ -> %s" % (source, address, shown))
 
 
 def remove_service(demo):
@@ -192,14 +213,14 @@ def remove_service(demo):
     its objects and returns its address to the pool (check mode first); nothing listens any more."""
     address = demo.address()
     gc = os.path.join(ROOT, "playbooks", "garbage_collection.yml")
-    heading("8. demo-web leaves the live set (playbooks/vars/live_set_without_demo.yml): what would garbage "
+    heading("9. demo-web leaves the live set (playbooks/vars/live_set_without_demo.yml): what would garbage "
             "collection remove? (--check --diff, nothing is written)")
     with open(os.path.join(VARS, "live_set_without_demo.yml")) as handle:
         say(handle.read().rstrip())
-    demo.play("8 gc --check", "live_set_without_demo.yml", "--check", "--diff", "-e", "garbage_collection_allow_empty=true",
+    demo.play("7 gc --check", "live_set_without_demo.yml", "--check", "--diff", "-e", "garbage_collection_allow_empty=true",
               playbook=gc)
-    heading("9. Collect it for real")
-    demo.play("9 gc", "live_set_without_demo.yml", "--diff", "-e", "garbage_collection_allow_empty=true", playbook=gc)
+    heading("10. Collect it for real")
+    demo.play("8 gc", "live_set_without_demo.yml", "--diff", "-e", "garbage_collection_allow_empty=true", playbook=gc)
     listed = demo.engine.api("GET", "/api/ipam/v1/address/filtered.json",
                              params={"prefix": V4_POOL, "page": 1, "limit": 1000}).json()["data"]["data"]
     held = [a["name"] for a in listed]
@@ -208,7 +229,7 @@ def remove_service(demo):
     for port in (8080, 8081):
         demo.show_refused(address, port)
     say("HAProxy servers left: %d" % len(demo.engine.haproxy()["servers"]))
-    heading("10. lb1 and the pool as the collection's info modules see them: playbooks/demo/show_loadbalancer.yml")
+    heading("11. lb1 and the pool as the collection's info modules see them: playbooks/demo/show_loadbalancer.yml")
     demo.play(None, None, playbook=os.path.join(ROOT, "playbooks", "demo", "show_loadbalancer.yml"))
 
 

@@ -119,6 +119,31 @@ options:
       ssl_certificate_path:
         description: Certificate path on the load balancer; required when O(ports[].ssl=true), refused otherwise.
         type: str
+      allow_sources:
+        description:
+          - The source networks this port admits, instead of O(allow_sources); V([]) opens this port to all
+            while the service has an allow-list. Unset, the port follows O(allow_sources).
+        type: list
+        elements: str
+  allow_sources:
+    description:
+      - The source networks (CIDRs, IPv4 and IPv6; a plain address is its /32 or /128) the service's frontends
+        admit connections from; every other source is refused. Unset or V([]), the service is open to all, and
+        going back to unset removes the ACLs and rules it made. Normalised (netaddr), deduplicated and sorted;
+        a network with host bits set (V(10.0.0.1/8)) is refused.
+      - 'Per frontend, one C(src) ACL and one C(accept if) connection rule per network, named from the network
+        (C(allow-10-0-0-0_8.<port>.S): C(.) and C(:) written C(-), C(/) written C(_)), so a changed list creates
+        and deletes only the networks that changed; then ACLs C(deny-v4.<port>.S) (V(0.0.0.0/0)) and
+        C(deny-v6.<port>.S) (V(::/0)) with C(reject) rules at a higher index. One network per ACL, accept rules
+        and a final reject are what go-anxcloud''s own clients send; C(unless) is not used.'
+      - Never open to all nor closed to all during a change, as far as the Engine deploys writes in the order
+        they were made. A reject rule is created only after every accept rule of its frontend exists (and a new
+        bind only after the rules), and when the list shrinks or goes, the reject rules are deleted before the
+        accept rules, which go after any new accept rule exists.
+      - The ACLs and rules are the service's by containment (under its frontends, no owner tag), like binds;
+        another owner's tagged ACL or rule under them is never written. See docs/user-guide.md, "Who may connect".
+    type: list
+    elements: str
   addresses:
     description:
       - External addresses the service listens on; at most one IPv4 and one IPv6 address.
@@ -240,7 +265,9 @@ status:
   type: dict
   sample: {load_balancers: {lb1: {198.51.100.10: [80, 443]}}, all: {198.51.100.10: [80, 443]}}
 objects:
-  description: The service's objects per load balancer, with identifiers and deployment states (predicted in check mode).
+  description:
+    - The service's objects per load balancer, with identifiers and deployment states (predicted in check mode).
+    - A frontend with an allow-list (O(allow_sources)) also lists its C(acls) and C(rules).
   returned: always
   type: dict
 plan:
@@ -284,7 +311,9 @@ class ServiceModule(AnxcloudModule):
             client_timeout=dict(type="raw"),
             ssl=dict(type="bool", default=False),
             ssl_certificate_path=dict(type="str"),
+            allow_sources=dict(type="list", elements="str"),
         )),
+        allow_sources=dict(type="list", elements="str"),
         addresses=dict(type="list", elements="str", default=[]),
         servers=dict(type="list", elements="dict", default=[], options=dict(
             name=dict(type="str", required=True),

@@ -89,11 +89,16 @@ services:
     addresses: {description: The addresses its binds listen on., type: list, elements: str}
     ports: {description: The ports its binds listen on., type: list, elements: int}
     listening: {description: "Per load balancer, address -> ports.", type: dict}
+    allow_sources:
+      description:
+        - "Per load balancer, frontend name -> the source networks its C(accept if) connection rules admit (the
+          service's O(anxcloud.lbaas.service#module:allow_sources)); frontends open to all are left out."
+      type: dict
     allocated:
       description: Its IPAM address objects (pool allocations), found through its owner tag.
       type: list
       elements: dict
-    objects: {description: "Per load balancer, the number of backends, frontends, binds and servers.", type: dict}
+    objects: {description: "Per load balancer, the number of backends, frontends, binds and servers (and of ACLs and rules where there are some).", type: dict}
     orphans: {description: Objects carrying its owner tag whose load balancer cannot be told (parent gone)., type: int}
     not_ok:
       description: Objects not deployed (pending or failed), each with type, name, id, load balancer and state.
@@ -110,6 +115,7 @@ services:
       addresses: [127.0.10.2]
       ports: [8080]
       listening: {lb1: {127.0.10.2: [8080]}}
+      allow_sources: {lb1: {8080.shop: [10.0.0.0/8]}}
       allocated: [{address: 127.0.10.2, prefix: 127.0.10.0/24, id: 5b6e4f0d9a0c4c63b1a6a5c6f4e3d2c1}]
       objects: {lb1: {backends: 1, frontends: 1, binds: 1, servers: 2}}
       orphans: 0

@@ -304,7 +304,7 @@ def test_the_role_names_each_bad_key_once_with_its_service_before_any_request(en
                                   "address_families, ")
     # two ports with the same misspelling: one line, not one per port
     assert problems[1].startswith("lbaas_services[1] (b): unknown key ports.target_prot (did you mean "
-                                  "ports.target_port?); the keys are: client_timeout, ")
+                                  "ports.target_port?); the keys are: allow_sources, client_timeout, ")
     assert problems[2] == "lbaas_services[2] (c): missing required arguments: port found in ports"
     assert problems[3].startswith("lbaas_services[3] (d): value of check must be one of: enabled, disabled, got: on")
     assert problems[4] == "lbaas_services[4] (e): addresses and address_pool are mutually exclusive; give one of them"

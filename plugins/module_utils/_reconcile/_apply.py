@@ -98,7 +98,7 @@ class Applier:
     Order: the deletes first, one ``delete_level`` at a time (binds and servers together, then
     frontends, then backends); then every create, update, adoption and redeploy, each one started as
     soon as the object it links to exists (a server when its backend's create returned, not when
-    every frontend or bind did); the writes of a ``sequential`` kind one after another in plan order;
+    every frontend or bind did) and the writes it ``needs`` returned (a rule after the ACL it names by name); the writes of a ``sequential`` kind one after another in plan order;
     last the deletes that wait for a create (a move). Tag writes go one at a time in their own lane
     (the cloud controller's ENGSUP-5902 lock), so creates and reads go on while they queue; the round
     ends only when the lane is empty.
@@ -350,9 +350,12 @@ def _dependencies(actions):
     """``(waiting, after)``: per action how many creates of the plan it waits for, and per create the
     actions waiting for it."""
     made_by = dict((a.id, a) for a in actions if a.effect == CREATE)
+    present = set(actions)
     waiting, after = {}, {}
     for action in actions:
         needs = set(made_by[v] for v in placeholders_of(action) if v in made_by and made_by[v] is not action)
+        # what the plan says must come first (a rule after its ACL: it names it by name, not by a link)
+        needs.update(n for n in getattr(action, "needs", ()) if n in present and n is not action)
         waiting[action] = len(needs)
         for need in needs:
             after.setdefault(need, []).append(action)

@@ -67,6 +67,7 @@ class Action:
         self.owner = owner        # whose object it is, when a plan spans owners (gc)
         self.premise = None       # the object whose ownership this write relies on (its own tag or its parent's)
         self.after = None         # another action that must have run first (a move creates before it deletes)
+        self.needs = []           # actions of the plan a create/update waits for besides the creates it names
 
     @property
     def id(self):

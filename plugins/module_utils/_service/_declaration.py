@@ -8,20 +8,33 @@ One Backend and one Frontend per port, a Bind per external address x port, a Ser
 port, named as the Kubernetes cloud controller names them so operators recognise them (suffix
 S = ``<service>[.<name_suffix>]``): Backend/Frontend ``<port>.S``, Bind ``<v4|v6>.<port>.S``,
 Server ``<server>.<port>.S``. Everything is sorted, so plans and diffs are deterministic.
+
+``allow_sources`` (on the service, or per port) restricts a frontend to source networks, by ``src`` ACLs
+and ``connection`` rules under it (docs/user-guide.md, "Who may connect"): per network an ACL and an
+``accept if`` rule (index 0), both named from the network, ``allow-<network>.<port>.S`` ('.' and ':'
+written '-', '/' written '_'), so a changed list only creates and deletes the networks that changed;
+then ACLs ``deny-v4.<port>.S`` (0.0.0.0/0) and ``deny-v6.<port>.S`` (::/0) with ``reject`` rules
+(index 1). One network per ACL and accept rules followed by a reject are what go-anxcloud's own clients
+send (pkg/apis/lbaas/v1/e2e_test.go); ``unless`` is not used.
 """
 
 import re
+
+import netaddr
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._durations import to_ms
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._health_check import HTTP_CHECK, TCP_CHECK, render
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_name_part
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import normalize_ip, one_host_ip
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import normalize_cidr, normalize_ip, one_host_ip
 
 # Parts of object names: no dots (they separate the parts), no spaces or slashes.
 NAME_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$")
 SUFFIX_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]{0,126}[A-Za-z0-9])?$")
 MAX_NAME = 255
+# The reject-all networks closing an allow-list, per family, and the rule indexes: accepts before rejects.
+DENY = (("deny-v4", "0.0.0.0/0"), ("deny-v6", "::/0"))
+ACCEPT_INDEX, REJECT_INDEX = 0, 1
 
 # The whole declared state is owned: every field below is reconciled, and an option the declaration
 # leaves out stands for the value a fresh create gives. These are those values, in one place
@@ -57,6 +70,8 @@ class Desired:
         self.frontends = {}
         self.binds = {}
         self.servers = {}
+        self.acls = {}       # (port, name) -> fields of a src ACL of the port's frontend (allow_sources)
+        self.rules = {}      # (port, name) -> fields of a connection rule naming it
 
     def names_a_parent(self, name):
         """Whether ``name`` is a backend or frontend name of this service's scheme (``<port>.S``), for
@@ -65,12 +80,19 @@ class Desired:
         return bool(self.suffix and dot and rest == self.suffix and NAME_RE.match(head))
 
     def count(self):
-        return len(self.backends) + len(self.frontends) + len(self.binds) + len(self.servers)
+        return len(self.backends) + len(self.frontends) + len(self.binds) + len(self.servers) + \
+            len(self.acls) + len(self.rules)
 
     def as_data(self):
-        """The desired objects as plain data sorted by name (what the declaration hash covers)."""
-        return dict((kind, sorted(getattr(self, kind).values(), key=lambda o: o["name"]))
-                    for kind in ("backends", "frontends", "binds", "servers"))
+        """The desired objects as plain data sorted by name (what the declaration hash covers); ACLs and
+        rules only when there are some, so a service without allow_sources hashes as before."""
+        kinds = ("backends", "frontends", "binds", "servers") + (("acls", "rules") if self.acls else ())
+        return dict((kind, sorted(getattr(self, kind).values(), key=lambda o: o["name"])) for kind in kinds)
+
+    def allow_sources(self, port):
+        """The networks a port's frontend admits (None: open to all), from its desired ACLs."""
+        nets = [a["value"] for (p, _n), a in self.acls.items() if p == port and a["name"].startswith("allow-")]
+        return sorted(nets, key=_network_key) if nets else None
 
 
 def warnings(service):
@@ -96,10 +118,58 @@ def build(service):
     _check_ports(ports)
     addresses = _check_addresses(service.get("addresses") or [])
     servers = _check_servers(service.get("servers") or [])
+    allowed = check_sources(service.get("allow_sources"), "allow_sources")
     desired = Desired(suffix)
-    for port in sorted(ports, key=lambda p: str(p.get("name") or p["port"])):
+    for index, port in sorted(enumerate(ports), key=lambda item: str(item[1].get("name") or item[1]["port"])):
         _add_port(desired, port, addresses, servers)
+        own = check_sources(port.get("allow_sources"), "ports[%d].allow_sources" % index)
+        _add_allow_list(desired, str(port.get("name") or port["port"]), allowed if own is None else own)
     return desired
+
+
+def _network_key(text):
+    network = netaddr.IPNetwork(text)
+    return (network.version, network.first, network.prefixlen)
+
+
+def check_sources(declared, option):
+    """An allow-list: None when unset, else its networks canonical (netaddr), deduplicated and sorted
+    (IPv4 first); a plain address stands for its host network (/32, /128)."""
+    if declared is None:
+        return None
+    if not isinstance(declared, (list, tuple)):
+        raise Failure("%s must be a list of networks, got %r" % (option, declared))
+    out = set()
+    for index, value in enumerate(declared):
+        if value is None or not str(value).strip():
+            raise Failure("%s[%d] must not be empty" % (option, index))
+        out.add(normalize_cidr(value, "%s[%d]" % (option, index)))
+    return sorted(out, key=_network_key)
+
+
+def source_token(network):
+    """The name part of a network: stable whatever the list around it ('.' and ':' -> '-', '/' -> '_')."""
+    return network.replace(".", "-").replace(":", "-").replace("/", "_")
+
+
+def _add_allow_list(desired, port_name, networks):
+    """A port's ACLs and rules: per network an ACL and an accept rule, then reject rules for both families."""
+    if not networks:
+        return
+    suffix = "%s.%s" % (port_name, desired.suffix)
+    entries = [("allow-" + source_token(n), n, "accept", ACCEPT_INDEX) for n in networks]
+    entries += [(prefix, n, "reject", REJECT_INDEX) for prefix, n in DENY]
+    for prefix, network, action, index in entries:
+        name = _full("%s.%s" % (prefix, suffix))
+        if (port_name, name) in desired.acls:   # an IPv4-mapped IPv6 network written like an IPv6 one
+            raise Failure("allow_sources: %s and another network give the same name %s; list one of them"
+                          % (network, name))
+        desired.acls[(port_name, name)] = dict(name=name, parent_type="frontend", criterion="src", value=network,
+                                               index=0)
+        desired.rules[(port_name, name)] = dict(name=name, parent_type="frontend", index=index, condition="if",
+                                                condition_test=name, type="connection", action=action,
+                                                redirection_type=None, redirection_code=None,
+                                                redirection_value=None, rule_type=None)
 
 
 def _check_ports(ports):

@@ -63,7 +63,8 @@ def count(world, lbs, lb_names):
         if lb_id is None or lb_id not in lb_names:
             orphans += 1
             continue
-        counts[lb_names[lb_id]][obj["kind"] + "s"] += 1
+        per_lb = counts[lb_names[lb_id]]   # ACLs and rules (allow_sources) counted only where there are some
+        per_lb[obj["kind"] + "s"] = per_lb.get(obj["kind"] + "s", 0) + 1
         if state_class(obj.get("state") or {}) != "ok":
             not_ok.append(dict(type=obj["kind"], name=obj.get("name"), id=obj["id"], load_balancer=lb_names[lb_id],
                                state=(obj.get("state") or {}).get("title")))
@@ -80,6 +81,29 @@ def markers_of(owner, prefix, lb_tags):
     """lb id -> the owner's markers on that load balancer, for those that carry any."""
     found = dict((lb_id, Marker.find(prefix, owner, tags)) for lb_id, tags in lb_tags.items())
     return dict((lb_id, markers) for lb_id, markers in found.items() if markers)
+
+
+def _admitted(world, rule):
+    """The networks of the ``src`` ACLs an ``accept if`` connection rule names (none for any other rule)."""
+    if rule["kind"] != "rule" or rule.get("action") != "accept" or rule.get("condition") != "if":
+        return []
+    return [a["value"] for a in world.values() if a["kind"] == "acl" and a.get("frontend") == rule.get("frontend")
+            and a.get("name") == rule.get("condition_test") and a.get("criterion") == "src"]
+
+
+def allow_sources(world, lbs):
+    """lb name -> frontend name -> the networks its ``accept if`` connection rules admit (the service's
+    allow_sources, docs/user-guide.md "Who may connect"); frontends open to all are left out."""
+    lb_names = dict((lb["id"], lb["name"]) for lb in lbs)
+    out = {}
+    for rule in world.values():
+        nets = _admitted(world, rule)
+        frontend = world.get(rule.get("frontend") or "")
+        lb = lb_names.get(lb_of(world, frontend)) if nets and frontend else None
+        if lb is not None:
+            out.setdefault(lb, {}).setdefault(frontend["name"], set()).update(nets)
+    return dict((lb, dict((f, sorted(nets, key=lambda n: (":" in n, n))) for f, nets in frontends.items()))
+                for lb, frontends in out.items())
 
 
 def ports_of(listening):
@@ -105,6 +129,7 @@ def describe(client, owner, prefix, listing, lb_names, lb_tags, now):
         allocated=[dict(address=a["address"], prefix=a["prefix"], id=a["id"]) for a in allocated],
         ports=ports_of(listening),
         listening=listening,
+        allow_sources=allow_sources(world, lbs),
         objects=counts,
         orphans=orphans,
         not_ok=not_ok,

@@ -27,7 +27,9 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observed 
 
 TYPE_BY_RESOURCE = dict((k.resource_type, k.name) for k in KINDS.values() if k.resource_type)
 PARENT_KINDS = ("backend", "frontend")
-CHILD_OF = {"backend": "server", "frontend": "bind"}
+# Children found through their parents (ownership by containment); a frontend's ACLs and rules are the
+# allow_sources of the service (they are removed with it, and the Engine keeps a frontend that has some).
+CHILD_OF = {"backend": ("server",), "frontend": ("bind", "acl", "rule")}
 UNKNOWN_LB = {"kind": "loadbalancer", "id": None, "name": "(unknown load balancer)"}
 
 
@@ -118,8 +120,8 @@ class ServiceObserver:
             return self._details(kind, arg, listed)
         if what == "tags":
             return dict(zip(arg, self.client.resource_get_listed(arg)))
-        child = CHILD_OF[kind]
-        ids = [i["identifier"] for i in self.client.lbaas_list(child, **{KINDS[child].parent: arg})]
+        child, parent_id = kind, arg
+        ids = [i["identifier"] for i in self.client.lbaas_list(child, **{KINDS[child].parent: parent_id})]
         return self._details(child, ids, listed)
 
     @staticmethod
@@ -148,18 +150,19 @@ class ServiceObserver:
         picked = self._picked(listings, listed, declared)
         jobs = [("details", kind, picked[kind]) for kind in PARENT_KINDS]
         jobs += [("tags", kind, [i for i in picked[kind] if i not in listed]) for kind in PARENT_KINDS]
-        jobs += [("children", kind, ident) for kind in PARENT_KINDS for ident in picked[kind]]
+        jobs += [("children", child, ident) for kind in PARENT_KINDS for ident in picked[kind] for child in CHILD_OF[kind]]
         results = self.client.map(lambda job: self._job(job, listed), jobs)
         parents = self._parents(results[:2], dict(results[2], **results[3]))
         foreign = set(o["id"] for kind in parents for o in parents[kind] if foreign_tags(o.get("tags"), self.tag))
-        children = {"server": [], "bind": []}
-        for (_what, kind, parent_id), found in zip(jobs[4:], results[4:]):
-            if parent_id in foreign:
-                self.children_seen[parent_id] = found
-            else:
-                children[CHILD_OF[kind]].extend(found)
+        children = {"server": [], "bind": [], "acl": [], "rule": []}
+        for (_what, child, parent_id), found in zip(jobs[4:], results[4:]):
+            if parent_id not in foreign:
+                children[child].extend(found)
+            elif child in ("bind", "server"):   # another owner's: for conflict detection only
+                self.children_seen.setdefault(parent_id, []).extend(found)
         return Observed(lb, parents["backend"], parents["frontend"], children["bind"], children["server"],
-                        untagged_named=self._untagged_named(listings, picked))
+                        untagged_named=self._untagged_named(listings, picked), acls=children["acl"],
+                        rules=children["rule"])
 
     def _untagged_named(self, listings, picked):
         """Parents named in the service's scheme that observation did not read (neither ours nor wanted)."""
@@ -254,7 +257,7 @@ class ServiceObserver:
 
     def _forget(self, gone):
         for obs in self.state.observed.values():
-            for kind in ("backends", "frontends", "binds", "servers"):
+            for kind in ("backends", "frontends", "binds", "servers", "acls", "rules"):
                 setattr(obs, kind, [o for o in getattr(obs, kind) if o["id"] not in gone])
         for ident in gone:
             self.state.world.pop(ident, None)

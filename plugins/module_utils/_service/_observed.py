@@ -12,16 +12,22 @@ class Observed:
     until conflict detection needed it.
     """
 
-    def __init__(self, lb, backends=(), frontends=(), binds=(), servers=(), foreign_binds=None, untagged_named=()):
+    def __init__(self, lb, backends=(), frontends=(), binds=(), servers=(), foreign_binds=None, untagged_named=(),
+                 acls=(), rules=()):
         self.lb = lb
         self.backends = list(backends)
         self.frontends = list(frontends)
         self.binds = list(binds)
         self.servers = list(servers)
+        self.acls = list(acls)     # ACLs and rules under the frontends observed (allow_sources)
+        self.rules = list(rules)
         self.foreign_binds = foreign_binds
         # Backends and frontends named in the service's scheme that neither carry its tag nor are
         # wanted here ({kind, id, name}): never written, only reported (docs/reconciliation.md, "Ownership").
         self.untagged_named = list(untagged_named)
 
     def objects(self):
-        return self.backends + self.frontends + self.binds + self.servers
+        return self.backends + self.frontends + self.binds + self.servers + self.acls + self.rules
+
+    def children(self):
+        return self.binds + self.servers + self.acls + self.rules

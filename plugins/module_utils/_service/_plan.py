@@ -17,6 +17,12 @@ controller, k8s-anexia-ccm, tears down every frontend, bind and server when one 
 - several matches under one parent -> keep one (ours first, then the one already right, then the
   lowest id) and delete the other copies that are ours; an untagged duplicate parent is left alone
   with a warning; an untagged child of ours that is wanted is kept as it is (never tagged);
+- allow_sources: a port's ``src`` ACLs and ``connection`` rules are matched inside the matched frontend
+  like binds (ours by containment). Never open to all nor closed to all during a change (docs/user-guide.md,
+  "Who may connect"): a rule waits for its ACL, a reject rule for every accept rule of its frontend, and a
+  bind of a frontend with an allow-list for its rules (``Action.needs``); when an allow-list shrinks or goes,
+  the deletes of accept rules and their ACLs come last (after the reject rules went, and after the accept
+  rules the plan creates), while a frontend that goes takes them in its own delete levels;
 - each object found is converged by the shared planner (_lbaas._planner): update, tag, redeploy, wait;
 - everything of ours that nothing claims (a removed port or node, a duplicate and its children, an
   orphan, everything on a load balancer the service no longer names) is deleted. Nothing else is
@@ -25,7 +31,7 @@ controller, k8s-anexia-ccm, tears down every frontend, bind and server when one 
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import carries, is_child, is_foreign
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import converge, create, diff
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND, BIND, FRONTEND, KINDS, SERVER
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import ACL, BACKEND, BIND, FRONTEND, KINDS, RULE, SERVER
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import CREATE, DELETE, Action, Plan
 
@@ -57,6 +63,16 @@ def _by_port(desired):
     return out
 
 
+def _allow_list_deletes(actions):
+    """The deletes of ACLs and rules whose frontend stays."""
+    gone = set(a.id for a in actions if a.op == DELETE and a.kind.name == "frontend")
+    return [a for a in actions if a.op == DELETE and a.kind.name in ("acl", "rule") and a.obj.get("frontend") not in gone]
+
+
+def _is_reject(action):
+    return action.kind.name == "rule" and action.obj.get("action") == "reject"
+
+
 UNTAGGED_NAMED = ("%s '%s' (%s) on load balancer %s is named like this service's objects but does not carry its owner "
                   "tag (a run that ended between a create and its tag write leaves one); left alone: declare its port "
                   "on this load balancer again to adopt it (one carrying another owner tag is that owner's and never "
@@ -73,6 +89,8 @@ class LbPlanner:
         self.by_id = dict((o["id"], o) for o in observed.objects())
         self.servers_of = _by_port(desired.servers)   # port name -> its desired servers
         self.binds_of = _by_port(desired.binds)
+        self.acls_of = _by_port(getattr(desired, "acls", {}))
+        self.rules_of = _by_port(getattr(desired, "rules", {}))
 
     def _add(self, plan, premise=None):
         """Takes a plan of the shared planner (_lbaas._planner) into this one; ``premise``: whose ownership
@@ -155,7 +173,7 @@ class LbPlanner:
     def _port(self, port, indexes):
         """One port's backend, frontend, servers and binds: matched by (parent, name), created when missing."""
         d, lb = self.desired, self.obs.lb
-        backends, frontends, servers, binds = indexes
+        backends, frontends, servers, binds = indexes[:4]
         where = "load balancer '%s'" % lb["name"]
         fields = d.backends[port]
         name = d.frontends[port]["name"]
@@ -168,12 +186,40 @@ class LbPlanner:
         for server in self.servers_of.get(port, ()):
             self._match(SERVER, server, servers.get((backend_id, server["name"]), []), backend_id,
                         "no server '%s' in its backend" % server["name"])
+        guards = self._allow_list(port, frontend_id, indexes[4:])
         for bind in self.binds_of.get(port, ()):
             before = len(self.out.actions)
             self._match(BIND, bind, binds.get((frontend_id, bind["name"]), []), frontend_id,
                         "no bind '%s' in its frontend" % bind["name"])
+            for action in self.out.actions[before:]:
+                action.needs.extend(guards)   # a new bind listens only once the allow-list is in place
             if any(a.op == CREATE or set(a.changes) & set(("address", "port")) for a in self.out.actions[before:]):
                 self.out.binds_to_check.append((bind["address"], bind["port"], bind["name"]))
+
+    def _allow_list(self, port, frontend_id, indexes):
+        """A port's ACLs and rules (allow_sources); returns the rule writes, which a new bind waits for.
+        A rule waits for its ACL's write, a reject rule for every accept rule's: never closed to all."""
+        acls, rules = indexes
+        made = {}
+        for acl in self.acls_of.get(port, ()):
+            before = len(self.out.actions)
+            self._match(ACL, acl, acls.get((frontend_id, acl["name"]), []), frontend_id,
+                        "no ACL '%s' in its frontend" % acl["name"])
+            made[acl["name"]] = self.out.actions[before:]
+        accepts, written = [], []
+        for rule in sorted(self.rules_of.get(port, ()), key=lambda r: (r["index"], r["name"])):
+            before = len(self.out.actions)
+            self._match(RULE, rule, rules.get((frontend_id, rule["name"]), []), frontend_id,
+                        "no rule '%s' in its frontend" % rule["name"])
+            new = self.out.actions[before:]
+            for action in new:
+                action.needs.extend(made.get(rule["condition_test"], ()))
+                if rule["action"] == "reject":
+                    action.needs.extend(accepts)
+            if rule["action"] == "accept":
+                accepts.extend(new)
+            written.extend(new)
+        return written
 
     def _unclaimed(self):
         """Ours, and claimed by nothing: a removed port or node, a duplicate's children, an orphan, everything on
@@ -185,11 +231,26 @@ class LbPlanner:
             reason = "not part of the service any more" if carries(obj, self.tag) else \
                 "untagged child of a %s of ours, not part of the service" % KINDS[obj["kind"]].parent_kind
             self._delete(obj, reason)
+        self._accepts_last()
+
+    def _accepts_last(self):
+        """Deletes of accept rules and their ACLs under a frontend that stays run last, after the reject rules'
+        deletes and the creates (an allow-list shrinking or going never closes the frontend to all)."""
+        deletes = _allow_list_deletes(self.out.actions)
+        rejects = [a for a in deletes if _is_reject(a)]
+        rejected = set((r.obj.get("frontend"), r.obj.get("condition_test")) for r in rejects)
+        firsts = {}   # frontend -> the first reject delete or rule create under it
+        for action in rejects + [a for a in self.out.actions if a.op == CREATE and a.kind.name == "rule"]:
+            firsts.setdefault(action.obj.get("frontend"), action)
+        for action in deletes:
+            # a reject rule, and an ACL a reject rule names, go in the early levels
+            if action not in rejects and (action.obj.get("frontend"), action.obj["name"]) not in rejected:
+                action.after = firsts.get(action.obj.get("frontend"))
 
     def _held_children(self):
         """A parent we delete takes its children with it (or the Engine refuses): not with a foreign one on it."""
         for action in [a for a in self.out.actions if a.op == DELETE and not is_child(a.kind)]:
-            for child in self.obs.binds + self.obs.servers:
+            for child in self.obs.children():
                 if child.get(KINDS[child["kind"]].parent) == action.id and is_foreign(child, self.tag):
                     self._taken(action.obj, "it cannot be deleted: it holds", by=child)
 
@@ -200,7 +261,7 @@ class LbPlanner:
         self.out.parents.update(o["id"] for o in obs.backends + obs.frontends
                                 if carries(o, self.tag) and not is_foreign(o, self.tag))
         indexes = (_index(obs.backends, None), _index(obs.frontends, None), _index(obs.servers, "backend"),
-                   _index(obs.binds, "frontend"))
+                   _index(obs.binds, "frontend"), _index(obs.acls, "frontend"), _index(obs.rules, "frontend"))
         for port in self.desired.backends:
             self._port(port, indexes)
         self._unclaimed()

@@ -17,8 +17,12 @@ CONFIG = {
     "frontend": ("name", "mode", "client_timeout", "default_backend"),
     "bind": ("name", "address", "port", "ssl", "ssl_certificate_path"),
     "server": ("name", "ip", "port", "check"),
+    "acl": ("name", "criterion", "value", "index"),
+    "rule": ("name", "index", "type", "action", "condition", "condition_test"),
 }
-PARENT = {"bind": "frontend", "server": "backend"}
+PARENT = {"bind": "frontend", "server": "backend", "acl": "frontend", "rule": "frontend"}
+# A parent's children in the tree; a frontend's ACLs and rules (allow_sources) only when it has some.
+CHILDREN = {"backend": (("server", "servers"),), "frontend": (("bind", "binds"), ("acl", "acls"), ("rule", "rules"))}
 
 
 def _key(obj):
@@ -73,20 +77,28 @@ def tree(world, lbs, with_ids=False, prefix="anxlb"):
     out = dict((lb["name"], {"backends": [], "frontends": []}) for lb in lbs)
     objs = sorted(world.values(), key=_key)
     placed = set()
-    for kind, child, plural in (("backend", "server", "servers"), ("frontend", "bind", "binds")):
-        children = _by_parent(objs, child, kind)
+    for kind in ("backend", "frontend"):
+        children = dict((child, _by_parent(objs, child, kind)) for child, _plural in CHILDREN[kind])
         for parent in (o for o in objs if o["kind"] == kind):
             lb = lb_names.get(lb_of(world, parent))
             if lb is None:
                 continue
-            below = children.get(parent["id"], [])
-            node = _render(parent, lb, names, with_ids, prefix)
-            node[plural] = [_render(c, lb, names, with_ids, prefix, parent) for c in below]
-            placed.update(c["id"] for c in below)
-            out[lb][kind + "s"].append(node)
+            out[lb][kind + "s"].append(_node(parent, lb, children, placed,
+                                             lambda obj, lb, parent=None: _render(obj, lb, names, with_ids, prefix, parent)))
     _strays(out, world, [o for o in objs if o["kind"] in PARENT and o["id"] not in placed], lb_names,
             lambda obj, lb: _render(obj, lb, names, with_ids, prefix))
     return out
+
+
+def _node(parent, lb, children, placed, render):
+    """A backend or frontend with its children (``placed`` collects their ids)."""
+    node = render(parent, lb)
+    for child, plural in CHILDREN[parent["kind"]]:
+        below = children[child].get(parent["id"], [])
+        if below or child in ("bind", "server"):
+            node[plural] = [render(c, lb, parent) for c in below]
+        placed.update(c["id"] for c in below)
+    return node
 
 
 def _by_parent(objs, child, link):

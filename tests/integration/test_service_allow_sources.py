@@ -1,0 +1,108 @@
+"""allow_sources on the service against the local Engine, with real ansible-playbook runs: set, change one
+network in place, unset; every step predicted by check mode (which writes nothing: state read back) and
+equal to the real run, then a no-op rerun; service_info reports the allow-list; gc removes the ACLs and
+rules with the service."""
+import copy
+
+from . import engine_state as es
+from .conftest import side
+from .test_acl_rule_modules import listed, state
+
+SERVICE = {"name": "web", "load_balancers": ["lb1"], "addresses": ["127.0.10.5"],
+           "ports": [{"name": "http", "port": 8080, "target_port": 18080}],
+           "servers": [{"name": "n1", "address": "127.0.0.1"}]}
+
+
+def task(service):
+    return {"anxcloud.lbaas.service": service}
+
+
+def everything(engine):
+    """Every LBaaS object with its tags, ACLs and rules included."""
+    return dict(es.snapshot(engine), **state(engine))
+
+
+def converge(ansible, engine, service):
+    """check mode (no write, state read back) -> real (same diff and plan) -> rerun (no change, no write)."""
+    before = everything(engine)
+    engine.reset_requests()
+    play = ansible.run([dict(task(service), check_mode=True, diff=True)])
+    assert not play.failed(), play
+    assert play.writes(engine, 0) == 0 and everything(engine) == before
+    check = play[0]
+    play = ansible.run([dict(task(service), diff=True), dict(task(service), diff=True)])
+    assert not play.failed(0) and not play.failed(1), play
+    real, rerun = play[0], play[1]
+    assert real["diff"] == check["diff"] and real["plan"] == check["plan"] and real["changed"] == check["changed"]
+    for lb, predicted in side(real, "after").items():
+        assert side(rerun, "before").get(lb, {"backends": [], "frontends": []}) == predicted, lb
+    assert rerun["changed"] is False and play.writes(engine, 1) == 0
+    return check, real
+
+
+def rules(engine):
+    """name -> (action, index, the value of the ACL it names) under frontend http.web."""
+    acls = listed(engine, "acl")
+    return dict((name, (r["action"], r["index"], acls[r["condition_test"]]["value"]))
+                for name, r in listed(engine, "rule").items())
+
+
+def test_set_change_unset_and_gc(engine, ansible):
+    assert not ansible.run(task(SERVICE)).failed()
+    ids = set(es.snapshot(engine))
+
+    # set: per network an ACL and an accept rule, then the reject rules of both families
+    on = dict(copy.deepcopy(SERVICE), allow_sources=["127.0.0.5", "10.0.0.0/8", "10.0.0.0/8", "2001:db8::/32"])
+    check, real = converge(ansible, engine, on)
+    assert check["summary"] == "lb1: 10 to add, 0 to change, 0 to destroy"
+    assert rules(engine) == {"allow-10-0-0-0_8.http.web": ("accept", 0, "10.0.0.0/8"),
+                             "allow-127-0-0-5_32.http.web": ("accept", 0, "127.0.0.5/32"),
+                             "allow-2001-db8--_32.http.web": ("accept", 0, "2001:db8::/32"),
+                             "deny-v4.http.web": ("reject", 1, "0.0.0.0/0"), "deny-v6.http.web": ("reject", 1, "::/0")}
+    frontend = side(real, "after")["lb1"]["frontends"][0]
+    assert [r["name"] for r in frontend["rules"]][-2:] == ["deny-v4.http.web", "deny-v6.http.web"]
+    assert all(r["owner"] == "web" for r in frontend["acls"] + frontend["rules"])
+    # ours by containment: no owner tag on an ACL or a rule, nothing else written
+    assert all(not v["tags"] for k, v in state(engine).items())
+    assert ids <= set(es.snapshot(engine))
+
+    # change one network: only that network's ACL and rule are created and deleted
+    changed = dict(on, allow_sources=["127.0.0.5/32", "10.0.0.0/8", "2001:db8:1::/48"])
+    check, _real = converge(ansible, engine, changed)
+    assert sorted((p["action"], p["type"], p["name"]) for p in check["plan"]) == [
+        ("create", "acl", "allow-2001-db8-1--_48.http.web"), ("create", "rule", "allow-2001-db8-1--_48.http.web"),
+        ("delete", "acl", "allow-2001-db8--_32.http.web"), ("delete", "rule", "allow-2001-db8--_32.http.web")]
+
+    info = ansible.run({"anxcloud.lbaas.service_info": {}})
+    assert not info.failed(), info
+    assert info.last["services"][0]["allow_sources"] == {
+        "lb1": {"http.web": ["10.0.0.0/8", "127.0.0.5/32", "2001:db8:1::/48"]}}
+
+    # a port's own empty list opens that port
+    opened = dict(changed, ports=[dict(SERVICE["ports"][0], allow_sources=[])])
+    check, _real = converge(ansible, engine, opened)
+    assert set(p["action"] for p in check["plan"]) == {"delete"} and listed(engine, "acl") == {}
+
+    # back on, then unset: every ACL and rule goes, the rest stays as it was
+    converge(ansible, engine, changed)
+    check, _real = converge(ansible, engine, SERVICE)
+    assert len(check["plan"]) == 10 and listed(engine, "acl") == {} and listed(engine, "rule") == {}
+    assert set(es.snapshot(engine)) == ids
+
+
+def test_gc_removes_the_acls_and_rules_with_the_service(engine, ansible):
+    api = dict(copy.deepcopy(SERVICE), name="api", addresses=["127.0.10.6"])
+    on = dict(copy.deepcopy(SERVICE), allow_sources=["127.0.0.5", "2001:db8::/32"])
+    assert not ansible.run([task(api), task(on)]).failed()
+    assert len(listed(engine, "rule")) == 4
+    before = everything(engine)
+    engine.reset_requests()
+    play = ansible.run([dict({"anxcloud.lbaas.gc": {"keep": ["api"]}}, check_mode=True)])
+    assert not play.failed(), play
+    assert play.writes(engine, 0) == 0 and everything(engine) == before
+    assert sorted(r["type"] for r in play[0]["removed"] if r["type"] in ("acl", "rule")) == ["acl"] * 4 + ["rule"] * 4
+    play = ansible.run([{"anxcloud.lbaas.gc": {"keep": ["api"]}}, {"anxcloud.lbaas.gc": {"keep": ["api"]}}])
+    assert not play.failed(0) and not play.failed(1), play
+    assert listed(engine, "acl") == {} and listed(engine, "rule") == {}
+    assert sorted(f["name"] for f in es.objects(engine, "frontend")) == ["http.api"]
+    assert play[1]["changed"] is False
