@@ -2,7 +2,7 @@
 # `make docs`: regenerates the module, plugin and role reference in docs/reference from the documentation in
 # the plugins and roles (antsibull-docs), and renders the pictures docs/images/*.dot to SVG (graphviz dot).
 # `scripts/docs.sh --check` (part of make test) regenerates the reference elsewhere and fails when
-# docs/reference differs: after changing any DOCUMENTATION, argument_specs or adding a plugin, run `make docs`
+# docs/reference (or the generated doc fragment) differs: after changing any DOCUMENTATION, argument_specs or adding a plugin, run `make docs`
 # and commit docs/reference.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,6 +20,11 @@ generate() {  # generate DIR: the reference as antsibull-docs writes it (reStruc
 }
 
 if [ "${1:-}" = "--check" ]; then
+  echo "== plugins/doc_fragments/lbaas_object.py is what scripts/lbaas_object_fragment.py writes"
+  mkdir -p .build
+  python scripts/lbaas_object_fragment.py .build/lbaas_object.py
+  cmp -s .build/lbaas_object.py plugins/doc_fragments/lbaas_object.py || {
+    echo "plugins/doc_fragments/lbaas_object.py is stale: run \`make docs\` and commit it" >&2; exit 1; }
   echo "== docs/reference is what antsibull-docs makes of the current plugin docs"
   fresh=$root/.build/docs-check
   rm -rf "$fresh"
@@ -32,6 +37,8 @@ if [ "${1:-}" = "--check" ]; then
   exit 0
 fi
 
+echo "== plugins/doc_fragments/lbaas_object.py (scripts/lbaas_object_fragment.py)"
+python scripts/lbaas_object_fragment.py
 echo "== docs/reference (antsibull-docs)"
 find docs/reference -name '*.rst' -delete 2>/dev/null || true
 generate docs/reference

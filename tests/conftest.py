@@ -108,7 +108,7 @@ def pytest_collection_modifyitems(config, items):
         items[:] = ranked
         return
     sizes = blocks(len(ranked), workers)
-    dealt = [[] for _ in sizes]
+    dealt = [[] for _size in sizes]
     load = [0.0] * len(sizes)
     for item in ranked:
         room = [i for i in range(len(sizes)) if len(dealt[i]) < sizes[i]]

@@ -23,7 +23,7 @@ author:
 options:
   name:
     description:
-      - Name of the ACL within its frontend or backend. Rules name the ACL by it (M(anxcloud.lbaas.rule) O(rule#module:condition_test)).
+      - Name of the ACL within its frontend or backend. Rules name the ACL by it (M(anxcloud.lbaas.rule) O(anxcloud.lbaas.rule#module:condition_test)).
       - With O(id), a different name renames the ACL, unless a rule names it.
     type: str
   criterion:

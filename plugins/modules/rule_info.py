@@ -9,7 +9,7 @@ short_description: List rules of an Anexia Engine load balancer
 version_added: 0.1.0
 description:
   - Returns the rules of one frontend or backend, the ones carrying an owner's tag, or one by identifier, in the order
-    the Engine applies them (by parent, then O(index)).
+    the Engine applies them (by parent, then C(index)).
   - One module per object type (rather than one with a C(type) option) so that each documents its own
     options and return values and reads like the module that manages the same type.
 author:
