@@ -173,7 +173,6 @@ def _options(kind, parent, *parts, article="a"):
     return "\noptions:" + "".join(part.format(**words) for part in parts)
 
 
-
 FRAGMENTS = {
     # anxcloud.lbaas.lbaas_object.<type>: the managing module of a type
     'BACKEND': lambda: _options("backend", "load balancer", _PARENT, _MANAGED, _OWNED),
@@ -193,7 +192,16 @@ FRAGMENTS = {
     'RULE_INFO': lambda: _options("rule", _TYPED, _TYPED_INFO_PARENT, _INFO_LOOKUP, _INFO),
 }
 
-FRAGMENT_DOC = "The options every per-object module (backend, frontend, bind, server, acl, rule) and every per-object info module\nshares.\n\nHow the object is found (its parent, name, id) and, for the managing modules, recreate and state. The text is\nwritten once and names the object type and its parent, so each module's page reads as if written for it\n(``extends_documentation_fragment: anxcloud.lbaas.lbaas_object.backend``). The owner tag's prefix is in the\nowner_tag fragment. Frontends and backends (the objects on a load balancer) also share their proxy mode and what\n``owner`` means for them; binds and servers document ``owner`` themselves. ACLs and rules have a frontend or a\nbackend as their parent (options ``frontend`` and ``backend``) and share what ``owner`` means for such a child.\n"
+FRAGMENT_DOC = """The options every per-object module (backend, frontend, bind, server, acl, rule) and every per-object info module
+shares.
+
+How the object is found (its parent, name, id) and, for the managing modules, recreate and state. The text is
+written once and names the object type and its parent, so each module's page reads as if written for it
+(``extends_documentation_fragment: anxcloud.lbaas.lbaas_object.backend``). The owner tag's prefix is in the
+owner_tag fragment. Frontends and backends (the objects on a load balancer) also share their proxy mode and what
+``owner`` means for them; binds and servers document ``owner`` themselves. ACLs and rules have a frontend or a
+backend as their parent (options ``frontend`` and ``backend``) and share what ``owner`` means for such a child.
+"""
 
 
 def render():

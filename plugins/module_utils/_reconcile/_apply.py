@@ -98,7 +98,8 @@ class Applier:
     Order: the deletes first, one ``delete_level`` at a time (binds and servers together, then
     frontends, then backends); then every create, update, adoption and redeploy, each one started as
     soon as the object it links to exists (a server when its backend's create returned, not when
-    every frontend or bind did) and the writes it ``needs`` returned (a rule after the ACL it names by name); the writes of a ``sequential`` kind one after another in plan order;
+    every frontend or bind did) and the writes it ``needs`` returned (a rule after the ACL it names by
+    name); the writes of a ``sequential`` kind one after another in plan order;
     last the deletes that wait for a create (a move). Tag writes go one at a time in their own lane
     (the cloud controller's ENGSUP-5902 lock), so creates and reads go on while they queue; the round
     ends only when the lane is empty.

@@ -165,8 +165,8 @@ def test_a_tag_listing_that_matches_more_than_the_tag_is_confirmed_on_each_objec
     # An Engine whose tag_name matches substrings lists shop2's object for shop: it must not count.
     client = account(tags={"s1": ["anxlb-svc=shop"], "s2": ["anxlb-svc=shop2"], "s3": ["anxlb-svc=shop"]},
                      addresses={V4["identifier"]: [
-                        summary("s1", "192.0.2.2", description("shop")), summary("s2", "192.0.2.3", description("shop2")),
-                        summary("s3", "192.0.2.4", "renamed by hand")]}, tag_match="substring")
+                         summary("s1", "192.0.2.2", description("shop")), summary("s2", "192.0.2.3", description("shop2")),
+                         summary("s3", "192.0.2.4", "renamed by hand")]}, tag_match="substring")
     (prefix,) = observe(client, [Prefix(V4)])
     tagged, untagged = owned(client, [prefix], "anxlb", "shop")
     assert [s["identifier"] for _p, _ip, s in tagged] == ["s1", "s3"] and untagged == []
