@@ -10,7 +10,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool im
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import AccessDeniedError, ServerError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._apply import gc_applier
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._plan import MARKER_KIND, GcPlan, marker_removal
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND, BIND, FRONTEND, SERVER
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import ACL, BACKEND, BIND, FRONTEND, RULE, SERVER
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier, EngineOperations
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import (
     CREATE, DELETE, TAG, Kind, kind_named)
@@ -27,10 +27,13 @@ DESIRED = {
     "frontend": ("load_balancer", {"mode": "tcp", "default_backend": "b" * 32, "client_timeout": "5000"}),
     "bind": ("frontend", {"address": "192.0.2.1", "port": 80, "ssl": False, "ssl_certificate_path": None}),
     "server": ("backend", {"ip": "192.0.2.10", "port": 8080, "check": "enabled"}),
+    "acl": ("frontend", {"parent_type": "frontend", "criterion": "src", "value": "10.0.0.0/8", "index": 0}),
+    "rule": ("frontend", {"parent_type": "frontend", "index": 1, "condition": "if", "condition_test": "office",
+                          "type": "connection", "action": "accept"}),
 }
 
 
-@pytest.mark.parametrize("kind", [BACKEND, FRONTEND, BIND, SERVER], ids=lambda k: k.name)
+@pytest.mark.parametrize("kind", [BACKEND, FRONTEND, BIND, SERVER, ACL, RULE], ids=lambda k: k.name)
 def test_an_lbaas_kind_against_the_interface(kind):
     parent, fields = DESIRED[kind.name]
     assert isinstance(kind, Kind) and kind_named(kind.name) is kind and kind.references()[0] == parent
@@ -188,4 +191,4 @@ def test_leases_one_at_a_time_leave_out_a_load_balancer_another_run_holds_and_sa
 
 
 def test_update_is_an_update_for_every_lbaas_kind():
-    assert all(kind.effect(UPDATE) == UPDATE for kind in (BACKEND, FRONTEND, BIND, SERVER))
+    assert all(kind.effect(UPDATE) == UPDATE for kind in (BACKEND, FRONTEND, BIND, SERVER, ACL, RULE))
