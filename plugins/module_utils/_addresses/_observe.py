@@ -23,8 +23,9 @@ except ImportError:  # pragma: no cover - reported by the module base class
     netaddr = None
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import (
-    DELETING, Prefix, address_int, canonical, flat, observe, owned, pools_for, resolve)
+    Prefix, address_int, flat, observe, owned, pools_for, resolve)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import gone_as_none
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ipam import DELETING, canonical
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS, link_id
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_tag

@@ -27,9 +27,8 @@ except ImportError:  # pragma: no cover - reported by the module base class
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import gone_as_none
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
-# DELETING and UNCLAIMED_* are re-exported for the rest of _addresses
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ipam import (  # noqa: F401  pylint: disable=unused-import
-    DELETING, UNCLAIMED_ROLES, UNCLAIMED_STATUS, canonical, description, looks_unclaimed)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ipam import (
+    DELETING, UNCLAIMED_STATUS, canonical, description, looks_unclaimed)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import looks_like_id
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags, owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._ippool import Pool

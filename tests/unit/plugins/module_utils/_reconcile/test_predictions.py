@@ -7,7 +7,8 @@ import pytest
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import AddressObserver, binds_using
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import (
     ADDRESS, ADOPT, ALLOCATE, RELEASE, flat, plan_owner, placeholder as address_placeholder)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import DELETING, Prefix
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import Prefix
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ipam import DELETING
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
