@@ -106,3 +106,24 @@ def test_gc_removes_the_acls_and_rules_with_the_service(engine, ansible):
     assert listed(engine, "acl") == {} and listed(engine, "rule") == {}
     assert sorted(f["name"] for f in es.objects(engine, "frontend")) == ["http.api"]
     assert play[1]["changed"] is False
+
+
+def acl_listings(play, engine, index):
+    return [e for e in play.requests(engine, index) if "/ACL.json" in e["path"] or "/rule.json" in e["path"]]
+
+
+def test_a_port_without_allow_sources_lists_acls_only_until_a_run_has_removed_them(engine, ansible):
+    """A port with no allow_sources skips its frontend's ACL and rule listings only when the load balancer's
+    marker says the last writing run declared none there either (that run deleted what it found). A run that
+    failed before its deletes were done leaves the marker as it was: the next run lists and removes them."""
+    assert not ansible.run(task(dict(SERVICE, allow_sources=["10.0.0.0/8"]))).failed()
+    engine.set_faults({"script": [{"method": "DELETE", "path": "/api/LBaaS/v1/rule.json", "status": 503, "count": 100}]})
+    play = ansible.run(dict(task(dict(SERVICE, api_retries=0)), ignore_errors=True))
+    assert play.failed(0) and acl_listings(play, engine, 0), play
+    assert "allow-10-0-0-0_8.http.web" in listed(engine, "rule") and listed(engine, "acl")   # nothing deleted yet
+    engine.clear_faults()
+    play = ansible.run([task(SERVICE), task(SERVICE)])
+    assert not play.failed(0) and not play.failed(1), play
+    assert play[0]["changed"] is True and acl_listings(play, engine, 0)
+    assert listed(engine, "acl") == {} and listed(engine, "rule") == {}
+    assert play[1]["changed"] is False and acl_listings(play, engine, 1) == []

@@ -22,6 +22,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, resolve_lbs
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker, declaration_hash
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import Desired
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observed import Observed
 
@@ -55,11 +56,15 @@ class ServiceState:
 
 
 class ServiceObserver:
-    def __init__(self, client, desired, tag, prefix):
+    def __init__(self, client, desired, tag, prefix, service=None):
         self.client = client
         self.desired = desired
         self.tag = tag
         self.prefix = prefix
+        # the service whose marker tells which frontends surely hold no allow-list of ours (None: none does)
+        self.service = service
+        self.digest = declaration_hash(desired.as_data()) if service is not None else None
+        self.lb_tags = {}
         self.lb_listing = []
         self.listings = {}        # lb id -> frontend listing, reused for conflict detection
         self.children_seen = {}   # id of another owner's parent -> its children as read, for conflict detection
@@ -150,7 +155,7 @@ class ServiceObserver:
         picked = self._picked(listings, listed, declared)
         jobs = [("details", kind, picked[kind]) for kind in PARENT_KINDS]
         jobs += [("tags", kind, [i for i in picked[kind] if i not in listed]) for kind in PARENT_KINDS]
-        jobs += [("children", child, ident) for kind in PARENT_KINDS for ident in picked[kind] for child in CHILD_OF[kind]]
+        jobs += self._child_jobs(lb, listings, picked, declared)
         results = self.client.map(lambda job: self._job(job, listed), jobs)
         parents = self._parents(results[:2], dict(results[2], **results[3]))
         foreign = set(o["id"] for kind in parents for o in parents[kind] if foreign_tags(o.get("tags"), self.tag))
@@ -163,6 +168,28 @@ class ServiceObserver:
         return Observed(lb, parents["backend"], parents["frontend"], children["bind"], children["server"],
                         untagged_named=self._untagged_named(listings, picked), acls=children["acl"],
                         rules=children["rule"])
+
+    def _child_jobs(self, lb, listings, picked, declared):
+        """A listing job per child kind of each parent read; no ACL and rule listings for closed frontends."""
+        closed = self._closed_frontends(lb["id"], listings[1]) if declared else set()
+        return [("children", child, ident) for kind in PARENT_KINDS for ident in picked[kind] for child in CHILD_OF[kind]
+                if not (ident in closed and child in ("acl", "rule"))]
+
+    def _closed_frontends(self, lb_id, frontend_listing):
+        """Frontends of ports that declare no allow-list and, as this load balancer's marker says, declared none
+        at the service's last writing run either: the ACLs and rules that run found there it deleted, so they
+        are not listed again (two listings per port saved on every run of a service without allow_sources).
+        The marker is written only after a run's whole plan succeeded, and a run whose declaration differs from
+        the marker's lists them (so the first run after allow_sources went lists and deletes them)."""
+        if self.digest is None:
+            return set()
+        markers = Marker.find(self.prefix, self.service, self.lb_tags.get(lb_id, ()))
+        if not markers or any(m.digest != self.digest for m in markers):
+            return set()
+        d = self.desired
+        guarded = set(port for port, _name in d.acls)
+        names = set(f["name"] for port, f in d.frontends.items() if port not in guarded)
+        return set(i["identifier"] for i in frontend_listing if i.get("name") in names)
 
     def _untagged_named(self, listings, picked):
         """Parents named in the service's scheme that observation did not read (neither ours nor wanted)."""
@@ -187,7 +214,7 @@ class ServiceObserver:
             return self._listings(lb)
         results = client.map(first, jobs)
         listed = results[0]
-        lb_tags = dict(zip([lb["id"] for lb in lbs], results[1:1 + len(lbs)]))
+        lb_tags = self.lb_tags = dict(zip([lb["id"] for lb in lbs], results[1:1 + len(lbs)]))
         listings = results[1 + len(lbs):]
         observed = dict(zip([lb["id"] for lb in lbs],
                             client.map(lambda item: self._one_lb(item[0], item[1], listed, True), zip(lbs, listings))))

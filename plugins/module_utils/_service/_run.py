@@ -85,7 +85,7 @@ class ServiceRun:
         p = self.params
         self.desired = self.validate()
         self.tag = owner_tag(p["name"], p["tag_prefix"])
-        self.observer = ServiceObserver(self.client, self.desired, self.tag, p["tag_prefix"])
+        self.observer = ServiceObserver(self.client, self.desired, self.tag, p["tag_prefix"], service=p["name"])
         if lb_listing is not None and not p["load_balancers"]:
             self.observer.lb_listing = lb_listing
             self.lbs = []
