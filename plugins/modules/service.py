@@ -41,8 +41,10 @@ description:
     so leases leave nothing behind. The lease is advisory (the Engine cannot swap tags atomically), so two runs
     that attach at the same moment both give way. Set the task keyword C(throttle) to 1 on loops
     that reconcile services sharing a load balancer. A run that only reads takes no lease.
-  - After a run that changed something, a tag C(<tag_prefix>-reconciled.<name>=<scheme>,<version>,<hash>,<time>) on
-    each load balancer records the collection version and the hash of the declaration it applied. When that
+  - After a run that changed something, a tag C(<tag_prefix>-reconciled.<name>=<scheme>,<version>,<hash>,<time>,<open|allow>)
+    on each load balancer records the collection version, the hash of the declaration it applied and whether that
+    declaration had an allow-list (O(allow_sources)); a port without one lists its frontend's ACLs and rules only
+    until such a marker vouches that none of the service is left there. When that
     marker was written by a newer collection with an incompatible naming scheme, the module refuses to act.
     A replaced marker's tag entity is deleted once no load balancer carries it, so each service leaves at most
     one marker per load balancer.

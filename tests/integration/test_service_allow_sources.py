@@ -122,8 +122,14 @@ def test_a_port_without_allow_sources_lists_acls_only_until_a_run_has_removed_th
     assert play.failed(0) and acl_listings(play, engine, 0), play
     assert "allow-10-0-0-0_8.http.web" in listed(engine, "rule") and listed(engine, "acl")   # nothing deleted yet
     engine.clear_faults()
-    play = ansible.run([task(SERVICE), task(SERVICE)])
-    assert not play.failed(0) and not play.failed(1), play
+    grown = dict(SERVICE, servers=SERVICE["servers"] + [{"name": "n2", "address": "127.0.0.2"}])
+    play = ansible.run([task(SERVICE), task(SERVICE), task(grown)])
+    assert not any(play.failed(i) for i in range(3)), play
     assert play[0]["changed"] is True and acl_listings(play, engine, 0)
     assert listed(engine, "acl") == {} and listed(engine, "rule") == {}
+    # the marker now says "open" (no allow-list in that declaration): neither a rerun nor another declaration
+    # without allow_sources lists them
     assert play[1]["changed"] is False and acl_listings(play, engine, 1) == []
+    assert play[2]["changed"] is True and acl_listings(play, engine, 2) == []
+    (marker,) = [t for t in es.tags(engine, es.lb_id(engine)) if t.startswith("anxlb-reconciled.web=")]
+    assert marker.endswith(",open"), marker

@@ -40,8 +40,13 @@ def declaration_hash(desired):
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+# The optional fifth field: whether the declaration had any allow-list (ACLs and rules). "open" lets the next
+# runs skip listing ACLs and rules of ports without one (_service/_observe); a marker without it says nothing.
+OPEN, ALLOW = "open", "allow"
+
+
 class Marker:
-    def __init__(self, prefix, service, scheme, version, digest, stamp=0, tag=None):
+    def __init__(self, prefix, service, scheme, version, digest, stamp=0, tag=None, open_=None):
         self.tag = tag          # the tag as found (kept verbatim, also when it does not parse)
         self.prefix = prefix
         self.service = service
@@ -49,11 +54,16 @@ class Marker:
         self.version = version
         self.digest = digest
         self.stamp = stamp
+        self.open = open_       # True: no allow-list in that declaration; False: some; None: not said
 
     @classmethod
-    def ours(cls, prefix, service, digest, clock=time.time, after=0):
-        """This run's marker; its time is later than ``after`` (the newest marker it replaces)."""
-        marker = cls(prefix, service, SCHEME, COLLECTION_VERSION, digest, max(int(clock()), int(after) + 1))
+    def ours(cls, prefix, service, digest, clock=time.time, after=0, open_=None):
+        """This run's marker; its time is later than ``after`` (the newest marker it replaces). ``open_``
+        (see OPEN) is left out when the tag would be too long with it: the marker then says nothing of it."""
+        marker = cls(prefix, service, SCHEME, COLLECTION_VERSION, digest, max(int(clock()), int(after) + 1),
+                     open_=open_)
+        if len(marker.name) > TAG_MAX:
+            marker.open = None
         if len(marker.name) > TAG_MAX:
             raise Failure("the marker tag '%s' would be longer than the Engine's %d characters; use a shorter "
                           "tag_prefix or service name" % (marker.name, TAG_MAX))
@@ -63,7 +73,9 @@ class Marker:
     def name(self):
         if self.tag is not None:
             return self.tag
-        return self.head(self.prefix, self.service) + "%d,%s,%s,%d" % (self.scheme, self.version, self.digest, self.stamp)
+        flag = "" if self.open is None else "," + (OPEN if self.open else ALLOW)
+        return self.head(self.prefix, self.service) + "%d,%s,%s,%d%s" % (self.scheme, self.version, self.digest,
+                                                                         self.stamp, flag)
 
     @staticmethod
     def head(prefix, service):
@@ -79,9 +91,10 @@ class Marker:
                 continue
             parts = tag[len(head):].split(",")
             scheme = int(parts[0]) if parts[0].isdigit() else None
-            parts += [""] * (4 - len(parts))
+            parts += [""] * (5 - len(parts))
             stamp = int(parts[3]) if parts[3].isdigit() else 0
-            found.append(cls(prefix, service, scheme, parts[1] or "?", parts[2], stamp, tag))
+            open_ = {OPEN: True, ALLOW: False}.get(parts[4])
+            found.append(cls(prefix, service, scheme, parts[1] or "?", parts[2], stamp, tag, open_))
         return found
 
     def as_dict(self):

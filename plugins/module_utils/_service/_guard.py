@@ -31,6 +31,7 @@ class ServiceGuard:
         holder = params.get("lease_holder")
         holder = check_holder(holder) if holder is not None else default_holder(self.service)
         self.digest = declaration_hash(desired.as_data())
+        self.open = not desired.acls   # the marker says whether this declaration has allow-lists
         self.warn = warn
         self.lb_tags = {}
         self.leases = Leases(client, self.prefix, holder, params["lease_timeout"], self.tags_of, warn=warn)
@@ -65,7 +66,7 @@ class ServiceGuard:
         for lbs, absent in marks:
             found = dict((lb["id"], Marker.find(self.prefix, self.service, self.lb_tags.get(lb["id"], []))) for lb in lbs)
             newest = max([m.stamp for markers in found.values() for m in markers] or [0])
-            ours = Marker.ours(self.prefix, self.service, self.digest, after=newest)
+            ours = Marker.ours(self.prefix, self.service, self.digest, after=newest, open_=self.open)
             for lb in lbs:
                 if not absent:
                     writes.append((self.client.tag_add, lb["id"], ours.name))

@@ -176,15 +176,16 @@ class ServiceObserver:
                 if not (ident in closed and child in ("acl", "rule"))]
 
     def _closed_frontends(self, lb_id, frontend_listing):
-        """Frontends of ports that declare no allow-list and, as this load balancer's marker says, declared none
-        at the service's last writing run either: the ACLs and rules that run found there it deleted, so they
-        are not listed again (two listings per port saved on every run of a service without allow_sources).
-        The marker is written only after a run's whole plan succeeded, and a run whose declaration differs from
-        the marker's lists them (so the first run after allow_sources went lists and deletes them)."""
+        """Frontends of ports that declare no allow-list and, as this load balancer's marker says, had none at
+        the service's last writing run either: that run deleted the ACLs and rules it found there, so they are
+        not listed again (two listings per port saved on every run of a service without allow_sources). The
+        marker vouches when it was written for this very declaration, or says its declaration had no
+        allow-list at all ("open"). It is written only after a run's whole plan succeeded; a run it cannot
+        vouch for lists them (so the first run after allow_sources went lists and deletes them)."""
         if self.digest is None:
             return set()
         markers = Marker.find(self.prefix, self.service, self.lb_tags.get(lb_id, ()))
-        if not markers or any(m.digest != self.digest for m in markers):
+        if not markers or not all(m.digest == self.digest or m.open for m in markers):
             return set()
         d = self.desired
         guarded = set(port for port, _name in d.acls)

@@ -328,3 +328,20 @@ def test_the_guard_validates_the_names_it_builds_tags_from():
             ServiceGuard(client, dict(base, **{key: value}), Desired(), warn=lambda msg: None)
         assert err.value.msg.startswith("%s must be " % option) and err.value.details["option"] == option
     assert client.calls == []
+
+
+def test_a_marker_says_whether_its_declaration_had_allow_lists_when_it_fits():
+    """The fifth field: "open" (no allow-list) or "allow"; left out when the tag would be too long with it,
+    and absent from markers of earlier runs (then it says nothing: None)."""
+    for open_, flag in ((True, ",open"), (False, ",allow"), (None, "")):
+        marker = Marker.ours("anxlb", "web", "0123456789abcdef", clock=lambda: NOW, open_=open_)
+        assert marker.name == "anxlb-reconciled.web=%d,%s,0123456789abcdef,%d%s" % (SCHEME, COLLECTION_VERSION, NOW, flag)
+        (found,) = Marker.find("anxlb", "web", [marker.name])
+        assert (found.open, found.digest, found.stamp) == (open_, "0123456789abcdef", NOW)
+    (old,) = Marker.find("anxlb", "web", ["anxlb-reconciled.web=1,0.1.0,abc,1"])
+    assert old.open is None
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import TAG_MAX
+    bare = Marker.ours("anxlb", "w", "0123456789abcdef", clock=lambda: NOW).name
+    name = "w" * (1 + TAG_MAX - len(bare) - 2)   # fits without the flag, not with it
+    marker = Marker.ours("anxlb", name, "0123456789abcdef", clock=lambda: NOW, open_=True)
+    assert len(marker.name) == TAG_MAX - 2 and marker.open is None and marker.name.endswith(",%d" % NOW)
