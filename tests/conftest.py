@@ -72,7 +72,7 @@ EXPECTED = {
     "test_user_guide.py::test_the_guide_runs_as_written": 70,
     "test_gc_roles.py::test_a_dropped_family_and_an_absent_service_without_its_pool_leave_no_address": 60,
     "test_live_sets.py::test_a_renamed_service_is_named_with_its_address": 56,
-    "test_teardown_results.py::test_input_that_cannot_be_right_is_refused_before_any_request": 45,
+    "test_teardown_results.py::test_input_that_cannot_be_right_is_refused_before_any_request": 32,
     "test_requirements.py::test_every_module_reports_a_missing_netaddr": 36,
     "test_gc_roles.py::test_from_shop_and_api_to_shop": 30,
     "test_traffic.py::test_a_service_carries_traffic_from_plan_to_removal": 30,

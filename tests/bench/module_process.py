@@ -1,6 +1,7 @@
 """Runs one module of the collection as its own process, the way Ansible's controller would start it on
 localhost but without the controller: ``python -m ansible_collections.anxcloud.lbaas.plugins.modules.X
-args.json``. Returns the module's result, the process's wall time and its peak memory (ru_maxrss)."""
+args.json``. Returns the module's result, its output as written, the process's wall time and its peak memory
+(ru_maxrss)."""
 import json
 import os
 import subprocess
@@ -16,8 +17,9 @@ def collections_path():
 
 
 class ModuleRun:
-    def __init__(self, result, seconds, peak_mb, rc):
+    def __init__(self, result, seconds, peak_mb, rc, text=""):
         self.result = result
+        self.text = text   # stdout and stderr as the process wrote them
         self.seconds = seconds
         self.peak_mb = peak_mb
         self.rc = rc
@@ -27,11 +29,17 @@ class ModuleRun:
         return self.rc != 0 or self.result.get("failed")
 
 
-def run_module(module, args, check=False, diff=False):
-    env = dict(os.environ, PYTHONPATH=collections_path())
-    env.pop("ANEXIA_TOKEN", None)
+def run_module(module, args, check=False, diff=False, env=None, collections=None):
+    """``env``: variables added to the process's environment (which never inherits ANEXIA_TOKEN);
+    ``collections``: the collections path, if already known. The internal options are those the
+    controller adds that the module's behaviour or messages depend on (``_ansible_module_name`` names
+    the module in Ansible's own messages, as "Unsupported parameters for (anxcloud.lbaas.X) module")."""
+    environ = dict(os.environ, PYTHONPATH=collections or collections_path())
+    environ.pop("ANEXIA_TOKEN", None)
+    environ.update(env or {})
     payload = {"ANSIBLE_MODULE_ARGS": dict(args, _ansible_check_mode=check, _ansible_diff=diff,
-                                           _ansible_tmpdir=tempfile.gettempdir())}
+                                           _ansible_tmpdir=tempfile.gettempdir(),
+                                           _ansible_module_name="anxcloud.lbaas." + module)}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump(payload, handle)
         path = handle.name
@@ -39,7 +47,7 @@ def run_module(module, args, check=False, diff=False):
     try:
         started = time.monotonic()
         proc = subprocess.Popen([sys.executable, "-m", "ansible_collections.anxcloud.lbaas.plugins.modules." + module,
-                                 path], stdout=out, stderr=subprocess.STDOUT, env=env, cwd=tempfile.gettempdir())
+                                 path], stdout=out, stderr=subprocess.STDOUT, env=environ, cwd=tempfile.gettempdir())
         _pid, status, usage = os.wait4(proc.pid, 0)
         seconds = time.monotonic() - started
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -52,4 +60,4 @@ def run_module(module, args, check=False, diff=False):
         result = json.loads(text[text.index("{"):])
     except ValueError:
         result = {"failed": True, "msg": text[-2000:]}
-    return ModuleRun(result, seconds, usage.ru_maxrss / 1024.0, proc.returncode)
+    return ModuleRun(result, seconds, usage.ru_maxrss / 1024.0, proc.returncode, text)

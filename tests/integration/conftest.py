@@ -3,16 +3,24 @@
 ``ansible.run(tasks, check=..., diff=...)`` writes a playbook for localhost, runs it in a
 subprocess with the collection on the collections path and the Engine's URL and token in the
 environment (the modules' env fallbacks), and returns the recorded task results.
+
+``module(name, args, check=..., diff=...)`` runs one module of the collection as its own process
+against the same Engine, without the controller (a third of a playbook task's CPU time): for
+matrices of bad input, where each case only checks the module's own refusal. What the controller
+does (templating, no_log masking of its output, module_defaults, the action plugins' carrying of
+predictions between tasks, the environment it hands on) is proved on ``ansible``.
 """
 import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 import yaml
 from localengine.testing import MUTATING
 
+from ..bench.module_process import run_module
 from ..conftest import COLLECTIONS   # the collections path, made once for the session
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -119,3 +127,69 @@ def side(result, which):
 @pytest.fixture
 def ansible(engine, tmp_path):
     return Ansible(engine, tmp_path)
+
+
+class ModuleResult:
+    """One module process's result (``result``), its output as written (``text``) and the time it ran (the
+    clock of the local Engine's request log)."""
+
+    def __init__(self, run, start, end):
+        self.run = run
+        self.result = run.result
+        self.text = run.text
+        self.rc = run.rc
+        self.start = start
+        self.end = end
+
+    def __getitem__(self, key):
+        return self.result[key]
+
+    @property
+    def failed(self):
+        return bool(self.result.get("failed")) and self.rc != 0
+
+    def requests(self, engine):
+        """The local Engine's log entries of the requests this process sent."""
+        return [e for e in engine.requests()["log"] if self.start <= e["start"] and e["end"] <= self.end]
+
+    def writes(self, engine):
+        """How many mutating requests this process sent."""
+        return len([e for e in self.requests(engine) if e["method"] in MUTATING])
+
+    def message(self):
+        """The message of a run that must have failed, answering its JSON without a traceback."""
+        assert self.failed, self
+        assert "Traceback" not in self.text and "Traceback" not in self.result.get("exception", ""), self
+        return self.result["msg"]
+
+    def __repr__(self):
+        return "ModuleResult(rc=%s, msg=%r)\n%s" % (self.rc, self.result.get("msg"), self.text[-4000:])
+
+
+class Module:
+    """Runs a module of the collection as the controller starts it on localhost (``python -m``, its
+    arguments as JSON with the internal options, the Engine's URL and token in the environment the way
+    ``Ansible.env`` hands them on), but without the controller. In check mode a module that has an action
+    plugin (plugins/action/) also gets the option the plugin adds there: the predictions of the play's
+    earlier check-mode tasks, none, as for the first such task of a play."""
+
+    ACTIONS = os.path.join(ROOT, "plugins", "action")
+
+    def __init__(self, engine):
+        self.engine = engine
+
+    def __call__(self, name, args, check=False, diff=False, token=True):
+        args = dict(args)
+        if check and os.path.exists(os.path.join(self.ACTIONS, name + ".py")):
+            args["check_mode_predictions"] = []
+        env = {"ANEXIA_API_URL": self.engine.url}
+        if token:
+            env["ANEXIA_TOKEN"] = self.engine.token
+        start = time.time()
+        run = run_module(name, args, check=check, diff=diff, env=env, collections=COLLECTIONS)
+        return ModuleResult(run, start, time.time())
+
+
+@pytest.fixture
+def module(engine):
+    return Module(engine)

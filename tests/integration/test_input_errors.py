@@ -1,4 +1,5 @@
-"""Input and connection errors that name the fix (issue 18, points 7 and 8), with real ansible-playbook runs.
+"""Input and connection errors that name the fix (issue 18, points 7 and 8), with real ansible-playbook runs
+(and, for the matrix of the modules' own refusals, each module run as its own process: the ``module`` fixture).
 
 Refused input sends no request at all (the local Engine's request log); health checks written in the
 structured form converge to exactly the Engine objects their fragment form gives; plain-http calls never
@@ -44,18 +45,12 @@ def service(name, **port):
             "servers": [{"name": "n1", "address": "127.0.0.1"}]}
 
 
-def test_input_that_cannot_be_right_is_refused_naming_the_fix_before_any_request(engine, ansible):
+def test_input_that_cannot_be_right_is_refused_naming_the_fix_before_any_request(engine, ansible, module):
     engine.reset_requests()
     port = engine.url.rsplit(":", 1)[1]
+    # through ansible-playbook: a plain case, and one the controller templates (a URL with a password in it)
     tasks = [
         failing("backend", {"load_balancer": "lb1", "name": "80.web", "health_check": "option httpchk GET /healthz"}),
-        failing("service", dict(service("web"), ports=[{"name": "t", "port": 18091, "health_check": "option tcp-check"}])),
-        failing("service", dict(service("web"), ports=[{"name": "h", "port": 18092, "health_check": {"type": "https"}}])),
-        failing("backend", {"load_balancer": "lb1", "name": "80.web", "health_check": "httpchk GET /"}),
-        failing("service", {"name": "web", "load_balancer": ["lb1"]}),
-        failing("backend", {"load_balancer": "lb1", "name": "80.web", "helth_check": {"type": "tcp"}}),
-        failing("service", dict(service("web"), ports=[{"port": 18093, "helth_check": {"type": "tcp"}}])),
-        failing("service", service("web.prod")),
         failing("backend", {"load_balancer": "lb1", "name": "80.web", "api_url": "{{ url_with_password }}"}),
     ]
     # an extra var: ansible-core 2.19 shows a failed task's lines of the playbook (the user's own text)
@@ -66,25 +61,39 @@ def test_input_that_cannot_be_right_is_refused_naming_the_fix_before_any_request
     assert message(play, 0) == (
         "health_check: 'option httpchk GET /healthz' is a HAProxy directive, which the Engine does not take; write "
         + STRUCTURED + " (or the Engine's fragment form, for example '\"adv_check\": \"tcp-check\"')")
-    assert message(play, 1).startswith("ports[0].health_check: 'option tcp-check' is a HAProxy directive")
-    assert message(play, 2) == "ports[0].health_check.type must be http or tcp, got 'https' (%s)" % STRUCTURED
-    assert message(play, 3) == ("health_check: 'httpchk GET /' is not the Engine's fragment form (like '%s'); write %s"
-                                % (TCP_CHECK, STRUCTURED))
-    # Ansible's own message first, then the misspelt option behind it with the closest known one
-    assert message(play, 4) == ("missing required arguments: load_balancers. Unsupported parameters: load_balancer. "
-                                "Did you mean: load_balancer -> load_balancers?")
-    assert message(play, 5).startswith("Unsupported parameters for (anxcloud.lbaas.backend) module: helth_check. "
-                                       "Supported parameters include: ")
-    assert message(play, 5).endswith(". Did you mean: helth_check -> health_check?")
-    assert message(play, 6).startswith("Unsupported parameters for (anxcloud.lbaas.service) module: ports.helth_check.")
-    assert message(play, 6).endswith("Did you mean: ports.helth_check -> ports.health_check?")
-    assert message(play, 7) == ("name must be 1-63 letters, digits, '-' or '_', starting and ending with a letter or "
-                                "digit (no '.': it separates the parts of object names), got 'web.prod'")
     # *.localhost is not trusted as loopback, and the URL is shown without its userinfo
-    assert message(play, 8) == ("api_url http://engine.localhost:%s is plain http:// to a host that is not loopback: "
+    assert message(play, 1) == ("api_url http://engine.localhost:%s is plain http:// to a host that is not loopback: "
                                 "the API token would travel unencrypted; use https://, or set allow_insecure_http=true "
                                 "if the network is trusted" % port)
     assert "s3cret-pw" not in play.proc.stdout + play.proc.stderr + repr(play.records)
+
+    # the module's own refusals, each module run as its own process (no controller)
+    def refused(name, args):
+        return module(name, args).message()
+
+    bad = {"name": "t", "port": 18091, "health_check": "option tcp-check"}
+    assert refused("service", dict(service("web"), ports=[bad])).startswith(
+        "ports[0].health_check: 'option tcp-check' is a HAProxy directive")
+    bad = {"name": "h", "port": 18092, "health_check": {"type": "https"}}
+    assert refused("service", dict(service("web"), ports=[bad])) == (
+        "ports[0].health_check.type must be http or tcp, got 'https' (%s)" % STRUCTURED)
+    assert refused("backend", {"load_balancer": "lb1", "name": "80.web", "health_check": "httpchk GET /"}) == (
+        "health_check: 'httpchk GET /' is not the Engine's fragment form (like '%s'); write %s"
+        % (TCP_CHECK, STRUCTURED))
+    # Ansible's own message first, then the misspelt option behind it with the closest known one
+    assert refused("service", {"name": "web", "load_balancer": ["lb1"]}) == (
+        "missing required arguments: load_balancers. Unsupported parameters: load_balancer. "
+        "Did you mean: load_balancer -> load_balancers?")
+    misspelt = refused("backend", {"load_balancer": "lb1", "name": "80.web", "helth_check": {"type": "tcp"}})
+    assert misspelt.startswith("Unsupported parameters for (anxcloud.lbaas.backend) module: helth_check. "
+                               "Supported parameters include: ")
+    assert misspelt.endswith(". Did you mean: helth_check -> health_check?")
+    misspelt = refused("service", dict(service("web"), ports=[{"port": 18093, "helth_check": {"type": "tcp"}}]))
+    assert misspelt.startswith("Unsupported parameters for (anxcloud.lbaas.service) module: ports.helth_check.")
+    assert misspelt.endswith("Did you mean: ports.helth_check -> ports.health_check?")
+    assert refused("service", service("web.prod")) == (
+        "name must be 1-63 letters, digits, '-' or '_', starting and ending with a letter or digit (no '.': it "
+        "separates the parts of object names), got 'web.prod'")
     assert engine.requests()["total"] == 0
 
 

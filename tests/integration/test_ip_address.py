@@ -209,7 +209,7 @@ def test_exhaustion_fails_naming_the_pool_and_changes_nothing(engine, ansible):
     assert engine.mutating_requests() == 0 and addresses(engine) == before
 
 
-def test_invalid_pools_and_options_fail_with_clear_messages(engine, ansible):
+def test_invalid_pools_and_options_fail_with_clear_messages(engine, ansible, module):
     cases = [
         ({"pool": ["0a11ce11000000000000000000000099"]},
          "pool[0]: no IPAM prefix has the identifier 0a11ce11000000000000000000000099"),
@@ -243,16 +243,24 @@ def test_invalid_pools_and_options_fail_with_clear_messages(engine, ansible):
     ]
     before = addresses(engine)
     engine.reset_requests()
-    # every case for real and in check mode, then ip_pool_info with a bad pool: one play that goes on past failures
-    play = ansible.run([dict(task(**options), check_mode=check_mode, ignore_errors=True)
-                        for options, _m in cases for check_mode in (False, True)]
-                       + [{"anxcloud.lbaas.ip_pool_info": {"pool": ["anxlb-pool=nothing"]}, "ignore_errors": True}])
-    assert len(play.records) == 2 * len(cases) + 1, play
-    for index, (options, message) in enumerate([c for c in cases for _twice in (1, 2)]):
-        assert play.failed(index) and play[index]["msg"] == message, (options, play[index])
-    assert play.failed(-1) and play.last["msg"] == "pool[0]: no IPAM prefix carries the tag anxlb-pool=nothing"
+    # the playbook path, for real and in check mode: a failed task with the message, nothing written
+    (first, first_message), rest = cases[0], cases[1:]
+    play = ansible.run([dict(task(**first), check_mode=check_mode, ignore_errors=True) for check_mode in (False, True)])
+    assert len(play.records) == 2, play
+    for index in (0, 1):
+        assert play.failed(index) and play[index]["msg"] == first_message, play[index]
+        assert play.writes(engine, index) == 0
     assert "Traceback" not in play.proc.stdout + play.proc.stderr
     assert engine.token not in play.proc.stdout + play.proc.stderr
+    # every other case for real and in check mode, then ip_pool_info with a bad pool: the module's own refusal
+    for options, message in rest:
+        args = task(**options)["anxcloud.lbaas.ip_address"]
+        for check in (False, True):
+            run = module("ip_address", args, check=check)
+            assert run.message() == message, (options, check, run)
+            assert engine.token not in run.text
+    run = module("ip_pool_info", {"pool": ["anxlb-pool=nothing"]})
+    assert run.message() == "pool[0]: no IPAM prefix carries the tag anxlb-pool=nothing"
     assert engine.mutating_requests() == 0 and addresses(engine) == before
 
 

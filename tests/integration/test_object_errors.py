@@ -60,15 +60,22 @@ INVALID_BINDS = [
 ]
 
 
-def test_invalid_bind_and_server_input(engine, ansible):
+def test_invalid_bind_and_server_input(engine, ansible, module):
     engine.reset_requests()
-    play = ansible.run([failing({"anxcloud.lbaas.bind": dict(BIND, **args)}) for args, _msg in INVALID_BINDS] + [
-        failing({"anxcloud.lbaas.server": {"backend": "80.web", "name": "s", "ip": "not-an-ip", "port": 80}})])
-    assert len(play.records) == len(INVALID_BINDS) + 1, play
-    for index, (args, msg) in enumerate(INVALID_BINDS):
-        assert failed_without_writes(engine, play, index) == msg, args
-        assert play.requests(engine, index) == []   # refused before asking the Engine anything
-    assert failed_without_writes(engine, play) == "address: 'not-an-ip' is not a valid IP address"   # ip is the alias
+    (args, msg), rest = INVALID_BINDS[0], INVALID_BINDS[1:]
+    play = ansible.run(failing({"anxcloud.lbaas.bind": dict(BIND, **args)}))   # the playbook path
+    assert len(play.records) == 1, play
+    assert failed_without_writes(engine, play, 0) == msg, args
+    assert play.requests(engine, 0) == []   # refused before asking the Engine anything
+    # the other cases: the module's own refusal, each module run as its own process (no controller)
+    for args, msg in rest:
+        run = module("bind", dict(BIND, **args))
+        assert run.message() == msg, args
+        assert run.requests(engine) == []
+    run = module("server", {"backend": "80.web", "name": "s", "ip": "not-an-ip", "port": 80})
+    assert run.message() == "address: 'not-an-ip' is not a valid IP address"   # ip is the alias
+    assert run.requests(engine) == []
+    assert engine.requests()["total"] == 0
 
 
 def test_a_missing_or_wrong_token_is_reported_and_never_shown(engine, ansible):

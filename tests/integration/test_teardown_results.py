@@ -1,7 +1,8 @@
 """Idempotent teardown, honest results and input refused before any request (issue 18, points 5 and 6).
 
-Every scenario runs real ansible-playbook against the local Engine; the Engine's request log proves
-where nothing was written, and its own API is read back for what must (or must not) be there.
+Every scenario runs real ansible-playbook against the local Engine (the matrix of refused input beyond
+its first case runs each module as its own process: the ``module`` fixture); the Engine's request log
+proves where nothing was written, and its own API is read back for what must (or must not) be there.
 """
 from . import engine_state as es
 from .test_service import SERVICE
@@ -166,15 +167,22 @@ REFUSED_OBJECTS = [
 ]
 
 
-def test_input_that_cannot_be_right_is_refused_before_any_request(engine, ansible):
-    tasks = [{"anxcloud.lbaas.service": service} for service, _msg in REFUSED] + [task for task, _msg in REFUSED_OBJECTS]
+def test_input_that_cannot_be_right_is_refused_before_any_request(engine, ansible, module):
+    cases = [({"anxcloud.lbaas.service": service}, msg) for service, msg in REFUSED] + REFUSED_OBJECTS
     engine.reset_requests()
-    play = ansible.run([failing(t) for t in tasks] + [failing(dict(t, check_mode=True)) for t in tasks])
-    assert len(play.records) == 2 * len(tasks), play
-    messages = [msg for _task, msg in REFUSED + REFUSED_OBJECTS] * 2
-    for index, msg in enumerate(messages):
-        assert play.failed(index) and play[index]["msg"] == msg, (index, play[index])
+    # the playbook path, for real and in check mode
+    (first, first_message), rest = cases[0], cases[1:]
+    play = ansible.run([failing(first), failing(dict(first, check_mode=True))])
+    assert len(play.records) == 2, play
+    for index in (0, 1):
+        assert play.failed(index) and play[index]["msg"] == first_message, (index, play[index])
         assert "Traceback" not in play[index].get("exception", "")
+    # the others, for real and in check mode: the module's own refusal, each run as its own process
+    for task, msg in rest:
+        (name, args), = task.items()
+        for check in (False, True):
+            run = module(name.rsplit(".", 1)[1], args, check=check)
+            assert run.message() == msg, (task, check, run)
     assert engine.requests()["total"] == 0
 
 
