@@ -8,7 +8,7 @@ UV_VERSION=0.13.9
 venv=${1:-.venv}
 requirements=${2:-requirements-dev.txt}
 stamp=$venv/.requirements.sha256
-want=$(cat requirements.txt "$requirements" | sha256sum | cut -d' ' -f1)
+want=$(cat requirements.txt "$requirements" scripts/zipimport_once.py | sha256sum | cut -d' ' -f1)
 if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
   exit 0
 fi
@@ -37,4 +37,9 @@ if [ -z "$uv" ] || ! "$uv" pip install --quiet --compile-bytecode --python "$ven
   "${pip[@]}" install --quiet --upgrade pip
   "${pip[@]}" install --quiet -r "$requirements"
 fi
+# CPython's pending fix for a double compile in zipimport (scripts/zipimport_once.py), loaded by every process
+# of this environment through a .pth file: Ansible's module runs (the tests' thousands) pay for it otherwise.
+site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+cp scripts/zipimport_once.py "$site/_anxlb_zipimport_once.py"
+echo "import _anxlb_zipimport_once" > "$site/_anxlb_zipimport_once.pth"
 echo "$want" > "$stamp"
