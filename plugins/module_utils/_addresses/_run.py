@@ -16,7 +16,6 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan im
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
 
@@ -74,7 +73,9 @@ class AddressRun:
             self.observer.resolve_pools((p["range_start"], p["range_end"], p["exclude"]))
         reconciler = Reconciler(self.client, self.check_mode, applier=self._applier)
         outcome = reconciler.run(self.observe, self.plan)
-        record(self.client, outcome)   # check mode: what later tasks of the play see
+        if self.check_mode:   # what later tasks of the play see; a real run does not load predictions
+            from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
+            record(self.client, outcome)
         order = self.state.prefix_order
         after = [self._entry(o) for o in sorted(outcome.after.values(), key=sort_key(order))]
         self.result.update(changed=outcome.changed, plan=outcome.plan.to_list(), addresses=after,
