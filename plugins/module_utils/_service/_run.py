@@ -18,7 +18,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import CREATE, DELETE, Plan
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import Desired, build, warnings
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import build, warnings
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._desired import Desired
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._guard import ServiceGuard
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observe import ServiceObserver
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._plan import LbPlanner
