@@ -10,14 +10,11 @@ address that a bind on any load balancer still listens on fails naming the bind,
 the next owner would get the address and a second load balancer would bind the same address and port.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._apply import AddressOperations
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import AddressObserver, binds_using
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import RELEASE, entry, in_use_message, plan_owner, sort_key
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
 
 
@@ -74,7 +71,9 @@ class AddressRun:
             self.observer.resolve_pools((p["range_start"], p["range_end"], p["exclude"]))
         reconciler = Reconciler(self.client, self.check_mode, applier=self._applier)
         outcome = reconciler.run(self.observe, self.plan)
-        record(self.client, outcome)   # check mode: what later tasks of the play see
+        if self.check_mode:   # what later tasks of the play see; a real run does not load predictions
+            from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
+            record(self.client, outcome)
         order = self.state.prefix_order
         after = [self._entry(o) for o in sorted(outcome.after.values(), key=sort_key(order))]
         self.result.update(changed=outcome.changed, plan=outcome.plan.to_list(), addresses=after,
@@ -102,6 +101,10 @@ class AddressRun:
         return view
 
     def _applier(self, client, waiter):
+        """The Reconciler's applier, made only when a real run writes: a check-mode or in-sync run never
+        imports the write code (every file a module imports is compiled again on every run)."""
+        from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._apply import AddressOperations
+        from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier
         operations = AddressOperations(client, self.state, self.params["owner"], self.params["tag_prefix"],
                                        self.params["strategy"],
                                        rdns_name=self.params.get("rdns_name") if self._rdns_asked() else None)

@@ -26,7 +26,6 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan im
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import observe as observe_prefixes
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import flat, owned, resolve
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._apply import gc_applier
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._kept import kept_counts
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._live import check_keep, check_not_all, live_set
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._plan import (
@@ -390,6 +389,9 @@ class GcRun:
             self.leases.warn_left(self.leases.release())
 
     def _applier(self, client, waiter):
+        """Made only when a real run writes: a check-mode run, or one with nothing to collect, never imports
+        the write code (_gc/_apply, _reconcile/_apply), which a module would compile again on every run."""
+        from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._apply import gc_applier
         self.applied = True
         return gc_applier(client, waiter, self.warn, self.failed)
 

@@ -16,7 +16,6 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._durations i
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import LABELS, describe, find_by_name, find_one
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags, owner_tag, split_owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import frontends_using, is_child
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import converge, create, diff, refused_delete
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
@@ -369,7 +368,9 @@ class LbaasObjectModule(AnxcloudModule):
         reconciler = Reconciler(self.client, self.check_mode, wait=self.params["wait"],
                                 wait_timeout=self.params["wait_timeout"])
         outcome = reconciler.run(self.observe, self.plan)
-        record(self.client, outcome)   # check mode: what later tasks of the play see
+        if self.check_mode:   # what later tasks of the play see; a real run does not load predictions
+            from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
+            record(self.client, outcome)
         predicted = outcome.plan.predict(outcome.before)
         before = next(iter(outcome.before.values()), None)
         after = next(iter(outcome.after.values()), None)

@@ -7,14 +7,16 @@
 The plan (``_plan``) is data; check mode predicts the outcome from it, a real run executes the same
 plan (``_apply``), so the two can never disagree. Every module of the collection runs through
 ``Reconciler.run``.
+
+The applier and the waiter (``_apply``, ``_wait``) are imported when a real run has something to
+write or wait for: a check-mode or in-sync run, the common case, never loads them (a module compiles
+every file it imports from its zip on every run, so what it does not need still costs CPU).
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier, Interrupted
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import kind_named
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import is_placeholder
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Target, Waiter
 
 
 class Outcome:
@@ -56,14 +58,23 @@ class Reconciler:
                  max_interruptions=4, applier=None):
         self.client = client
         self.max_interruptions = max_interruptions   # rounds of writes ended on open outcomes, bounded apart
-        self.applier = applier or Applier
+        self.applier = applier   # None: _apply.Applier, imported when a plan is applied
         self.before_apply = before_apply
         self.check_mode = check_mode
         self.wait = wait
         self.max_rounds = max_rounds
-        self.waiter = waiter or Waiter(client, wait_timeout)
+        self._waiter = waiter
+        self.wait_timeout = wait_timeout
         self.observations = 0   # how many times this run looked at the Engine (a no-op and most writing runs: once)
         self._written_before = None   # the client's count of writes when the first round began
+
+    @property
+    def waiter(self):
+        """The ``_wait.Waiter`` of a real run's writes: made (and its module imported) when first needed."""
+        if self._waiter is None:
+            from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Waiter
+            self._waiter = Waiter(self.client, self.wait_timeout)
+        return self._waiter
 
     def run(self, observe, planner):
         def look():
@@ -103,10 +114,12 @@ class Reconciler:
         return self._written_before is not None and self._writes() > self._written_before
 
     def _apply_rounds(self, look, planner, state, plan, first_plan, before):
+        from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier, Interrupted
+        from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Target
         rounds = 0
         interruptions = []
         while True:
-            applier = self.applier(self.client, self.waiter)
+            applier = (self.applier or Applier)(self.client, self.waiter)
             waits = [Target(*t) for t in plan.waits]
             try:
                 targets = applier.apply(plan, wait=(lambda done: self.waiter.wait(done + waits)) if self.wait else None)

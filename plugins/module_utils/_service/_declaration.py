@@ -20,19 +20,13 @@ send (pkg/apis/lbaas/v1/e2e_test.go); ``unless`` is not used.
 
 import re
 
-try:
-    import netaddr
-except ImportError:  # pragma: no cover - reported by the module base class
-    netaddr = None
-
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._durations import to_ms
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._health_check import HTTP_CHECK, TCP_CHECK, render
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_name_part
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import normalize_cidr, normalize_ip, one_host_ip
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._desired import Desired, network_key
 
-# Parts of object names: no dots (they separate the parts), no spaces or slashes.
-NAME_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$")
 SUFFIX_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]{0,126}[A-Za-z0-9])?$")
 MAX_NAME = 255
 # The reject-all networks closing an allow-list, per family, and the rule indexes: accepts before rejects.
@@ -57,45 +51,6 @@ def _check_port(value, option):
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 65535:
         raise Failure("%s must be a port number between 1 and 65535, got %r" % (option, value))
     return value
-
-
-class Desired:
-    """The objects a service needs on one load balancer, parents referenced by port name.
-
-    ``backends``/``frontends``: port name -> fields; ``binds``: (port, address) -> fields;
-    ``servers``: (port, server) -> fields. Frontends' ``default_backend`` and binds'/servers'
-    parents are filled by the planner with the identifiers it finds or will create.
-    """
-
-    def __init__(self, suffix=None):
-        self.suffix = suffix   # S in the names ``<port>.S`` of the service's backends and frontends
-        self.backends = {}
-        self.frontends = {}
-        self.binds = {}
-        self.servers = {}
-        self.acls = {}       # (port, name) -> fields of a src ACL of the port's frontend (allow_sources)
-        self.rules = {}      # (port, name) -> fields of a connection rule naming it
-
-    def names_a_parent(self, name):
-        """Whether ``name`` is a backend or frontend name of this service's scheme (``<port>.S``), for
-        any port: what a create of ours made, also when its tag write never landed."""
-        head, dot, rest = (name or "").partition(".")
-        return bool(self.suffix and dot and rest == self.suffix and NAME_RE.match(head))
-
-    def count(self):
-        return len(self.backends) + len(self.frontends) + len(self.binds) + len(self.servers) + \
-            len(self.acls) + len(self.rules)
-
-    def as_data(self):
-        """The desired objects as plain data sorted by name (what the declaration hash covers); ACLs and
-        rules only when there are some, so a service without allow_sources hashes as before."""
-        kinds = ("backends", "frontends", "binds", "servers") + (("acls", "rules") if self.acls else ())
-        return dict((kind, sorted(getattr(self, kind).values(), key=lambda o: o["name"])) for kind in kinds)
-
-    def allow_sources(self, port):
-        """The networks a port's frontend admits (None: open to all), from its desired ACLs."""
-        nets = [a["value"] for (p, _n), a in self.acls.items() if p == port and a["name"].startswith("allow-")]
-        return sorted(nets, key=_network_key) if nets else None
 
 
 def warnings(service):
@@ -130,11 +85,6 @@ def build(service):
     return desired
 
 
-def _network_key(text):
-    network = netaddr.IPNetwork(text)
-    return (network.version, network.first, network.prefixlen)
-
-
 def check_sources(declared, option):
     """An allow-list: None when unset, else its networks canonical (netaddr), deduplicated and sorted
     (IPv4 first); a plain address stands for its host network (/32, /128)."""
@@ -147,7 +97,7 @@ def check_sources(declared, option):
         if value is None or not str(value).strip():
             raise Failure("%s[%d] must not be empty" % (option, index))
         out.add(normalize_cidr(value, "%s[%d]" % (option, index)))
-    return sorted(out, key=_network_key)
+    return sorted(out, key=network_key)
 
 
 def source_token(network):

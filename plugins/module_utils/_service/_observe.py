@@ -23,7 +23,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, resolve_lbs
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker, declaration_hash
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import Desired
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._desired import Desired
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observed import Observed
 
 TYPE_BY_RESOURCE = dict((k.resource_type, k.name) for k in KINDS.values() if k.resource_type)

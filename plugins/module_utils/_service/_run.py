@@ -16,10 +16,10 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner imp
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_holder, check_name_part, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import CREATE, DELETE, Plan
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import Desired, build, warnings
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import build, warnings
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._desired import Desired
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._guard import ServiceGuard
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observe import ServiceObserver
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._plan import LbPlanner
@@ -108,7 +108,9 @@ class ServiceRun:
         except BaseException:
             self.guard.release()
             raise
-        record(self.client, outcome)   # check mode: what later tasks of the play see
+        if self.check_mode:   # what later tasks of the play see; a real run does not load predictions
+            from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
+            record(self.client, outcome)
         marks = []
         if outcome.changed and not self.check_mode:
             marks.append((self.lbs, p["state"] == "absent"))
