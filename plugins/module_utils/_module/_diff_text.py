@@ -32,7 +32,8 @@ def as_text(value):
     value = drop_unset(value)
     if HAS_YAML:
         try:
-            import yaml   # pylint: disable=import-outside-toplevel  (diff mode only, see above)
+            # diff mode only (see above): other runs do not compile PyYAML
+            import yaml   # pylint: disable=import-outside-toplevel
         except ImportError:  # pragma: no cover - found but broken: JSON text then
             pass
         else:
