@@ -178,11 +178,14 @@ class Module:
     def __init__(self, engine):
         self.engine = engine
 
-    def __call__(self, name, args, check=False, diff=False, token=True):
+    def __call__(self, name, args, check=False, diff=False, token=True, pythonpath=None):
+        """``pythonpath``: a directory put before the collection on the process's PYTHONPATH."""
         args = dict(args)
         if check and os.path.exists(os.path.join(self.ACTIONS, name + ".py")):
             args["check_mode_predictions"] = []
         env = {"ANEXIA_API_URL": self.engine.url}
+        if pythonpath:
+            env["PYTHONPATH"] = os.pathsep.join([str(pythonpath), COLLECTIONS])
         if token:
             env["ANEXIA_TOKEN"] = self.engine.token
         start = time.time()
