@@ -6,19 +6,12 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._apply i
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import AddressState
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import (
     ADDRESS, CHANGE, flat, plan_owner, rdns_text)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import Prefix, pools_for
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import pools_for
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import UPDATE
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import Plan
 
-TAG = "anxlb-svc=web"
-
-
-def prefix(taken=()):
-    pr = Prefix({"identifier": "p" * 32, "name": "192.0.2.0/29"})
-    for ip in ("192.0.2.0", "192.0.2.1", "192.0.2.7") + tuple(taken):
-        pr.addresses[ip] = [{"identifier": "x" + ip, "name": ip}]
-    return pr
+from .test_plan import TAG, prefix   # the /29 pool with its network, router and broadcast taken
 
 
 def state(held, untagged=()):
