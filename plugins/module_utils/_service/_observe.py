@@ -22,7 +22,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, resolve_lbs
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker, declaration_hash
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._desired import Desired
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observed import Observed
 
@@ -56,14 +56,14 @@ class ServiceState:
 
 
 class ServiceObserver:
-    def __init__(self, client, desired, tag, prefix, service=None):
+    def __init__(self, client, desired, tag, prefix):
         self.client = client
         self.desired = desired
         self.tag = tag
         self.prefix = prefix
-        # the service whose marker tells which frontends surely hold no allow-list of ours (None: none does)
-        self.service = service
-        self.digest = declaration_hash(desired.as_data()) if service is not None else None
+        # (service, declaration hash) whose markers tell which frontends surely hold no allow-list of ours;
+        # None (service_info, gc): no marker vouches, every frontend's ACLs and rules are listed
+        self.vouching = None
         self.lb_tags = {}
         self.lb_listing = []
         self.listings = {}        # lb id -> frontend listing, reused for conflict detection
@@ -182,10 +182,11 @@ class ServiceObserver:
         marker vouches when it was written for this very declaration, or says its declaration had no
         allow-list at all ("open"). It is written only after a run's whole plan succeeded; a run it cannot
         vouch for lists them (so the first run after allow_sources went lists and deletes them)."""
-        if self.digest is None:
+        if self.vouching is None:
             return set()
-        markers = Marker.find(self.prefix, self.service, self.lb_tags.get(lb_id, ()))
-        if not markers or not all(m.digest == self.digest or m.open for m in markers):
+        service, digest = self.vouching
+        markers = Marker.find(self.prefix, service, self.lb_tags.get(lb_id, ()))
+        if not markers or not all(m.digest == digest or m.open for m in markers):
             return set()
         d = self.desired
         guarded = set(port for port, _name in d.acls)

@@ -85,7 +85,7 @@ class ServiceRun:
         p = self.params
         self.desired = self.validate()
         self.tag = owner_tag(p["name"], p["tag_prefix"])
-        self.observer = ServiceObserver(self.client, self.desired, self.tag, p["tag_prefix"], service=p["name"])
+        self.observer = ServiceObserver(self.client, self.desired, self.tag, p["tag_prefix"])
         if lb_listing is not None and not p["load_balancers"]:
             self.observer.lb_listing = lb_listing
             self.lbs = []
@@ -96,6 +96,7 @@ class ServiceRun:
                 self.warn("load_balancers[%d]: no load balancer named '%s' exists; nothing to remove there" % (index, ref))
         self.guard = ServiceGuard(self.client, p, self.desired, warn=self.warn)
         self.result["declaration_hash"] = self.guard.digest
+        self.observer.vouching = (self.guard.service, self.guard.digest)   # the declaration hashed once
         self.state = None
 
     def run(self, diff=False):
