@@ -61,9 +61,9 @@ class ServiceObserver:
         self.desired = desired
         self.tag = tag
         self.prefix = prefix
-        # (service, declaration hash) whose markers tell which frontends surely hold no allow-list of ours;
-        # None (service_info, gc): no marker vouches, every frontend's ACLs and rules are listed
-        self.vouching = None
+        # the service and declaration hash whose markers tell which frontends surely hold no allow-list of
+        # ours (vouched_by); None (service_info, gc): no marker vouches, every frontend's ACLs and rules are listed
+        self.service = self.digest = None
         self.lb_tags = {}
         self.lb_listing = []
         self.listings = {}        # lb id -> frontend listing, reused for conflict detection
@@ -169,6 +169,11 @@ class ServiceObserver:
                         untagged_named=self._untagged_named(listings, picked), acls=children["acl"],
                         rules=children["rule"])
 
+    def vouched_by(self, service, digest):
+        """The markers of ``service`` may spare listings when written for ``digest`` (its declaration's hash,
+        computed once by the run's guard) or for a declaration without allow-lists."""
+        self.service, self.digest = service, digest
+
     def _child_jobs(self, lb, listings, picked, declared):
         """A listing job per child kind of each parent read; no ACL and rule listings for closed frontends."""
         closed = self._closed_frontends(lb["id"], listings[1]) if declared else set()
@@ -182,11 +187,10 @@ class ServiceObserver:
         marker vouches when it was written for this very declaration, or says its declaration had no
         allow-list at all ("open"). It is written only after a run's whole plan succeeded; a run it cannot
         vouch for lists them (so the first run after allow_sources went lists and deletes them)."""
-        if self.vouching is None:
+        if self.digest is None:
             return set()
-        service, digest = self.vouching
-        markers = Marker.find(self.prefix, service, self.lb_tags.get(lb_id, ()))
-        if not markers or not all(m.digest == digest or m.open for m in markers):
+        markers = Marker.find(self.prefix, self.service, self.lb_tags.get(lb_id, ()))
+        if not markers or not all(m.digest == self.digest or m.open for m in markers):
             return set()
         d = self.desired
         guarded = set(port for port, _name in d.acls)

@@ -96,7 +96,7 @@ class ServiceRun:
                 self.warn("load_balancers[%d]: no load balancer named '%s' exists; nothing to remove there" % (index, ref))
         self.guard = ServiceGuard(self.client, p, self.desired, warn=self.warn)
         self.result["declaration_hash"] = self.guard.digest
-        self.observer.vouching = (self.guard.service, self.guard.digest)   # the declaration hashed once
+        self.observer.vouched_by(self.guard.service, self.guard.digest)   # the declaration hashed once
         self.state = None
 
     def run(self, diff=False):
