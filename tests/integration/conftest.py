@@ -30,10 +30,11 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 class Run:
     """The results of one playbook run; ``run[i]`` is the i-th task's result dict."""
 
-    def __init__(self, proc, records):
+    def __init__(self, proc, records, dumps=()):
         self.proc = proc
         self.records = records
         self.rc = proc.returncode
+        self.dumps = list(dumps)   # with ``dumps=True``: the local Engine's state at the start of each play
 
     def __getitem__(self, index):
         return self.records[index]["result"]
@@ -100,7 +101,21 @@ class Ansible:
         path.write_text(yaml.safe_dump(plays, sort_keys=False))
         return self.playbook(str(path), check=check, diff=diff, token=token, extra_args=extra_args)
 
-    def playbook(self, path, check=False, diff=False, token=True, extra_args=(), cwd=None):
+    def plays(self, plays):
+        """Several plays in one ansible-playbook run: one start-up and one module build for all of them, where
+        a run each would pay both again. ``plays`` are (tasks, play keywords), e.g.
+        ``(tasks, {"check_mode": True, "diff": True})``; the keywords do for one play what --check and --diff
+        do for a run. Returns a ``Run`` per play, and the local Engine's state (``engine.dump()``) read at the
+        start of each play and after the last: ``dumps[i + 1]`` is what play ``i`` left."""
+        self.count += 1
+        path = self.tmp_path / ("play%d.yml" % self.count)
+        path.write_text(yaml.safe_dump([dict({"hosts": "localhost", "gather_facts": False, "tasks": tasks}, **keywords)
+                                        for tasks, keywords in plays], sort_keys=False))
+        run = self.playbook(str(path), dumps=True)
+        runs = [Run(run.proc, [r for r in run.records if r["play"] == i]) for i in range(len(plays))]
+        return runs, run.dumps + [self.engine.dump()]
+
+    def playbook(self, path, check=False, diff=False, token=True, extra_args=(), cwd=None, dumps=False):
         """Runs a playbook file (e.g. one of playbooks/) on localhost, in directory ``cwd``; returns a ``Run``."""
         self.count += 1
         record = self.tmp_path / ("record%d.json" % self.count)
@@ -112,10 +127,13 @@ class Ansible:
         if diff:
             cmd.append("--diff")
         cmd.extend(extra_args)
+        if dumps:
+            env["RECORD_DUMPS"] = self.engine.url
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
                               check=False, cwd=cwd)
         records = json.loads(record.read_text()) if record.exists() else []
-        return Run(proc, records)
+        dumped = record.with_name(record.name + ".dumps")
+        return Run(proc, records, json.loads(dumped.read_text()) if dumped.exists() else [])
 
 
 def side(result, which):

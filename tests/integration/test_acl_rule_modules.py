@@ -91,23 +91,25 @@ def plain(action):
 
 
 def check_then_real(ansible, engine, tasks):
-    """The tasks in check mode (nothing written: state read back), then for real, then again (no change).
-    Check mode's results equal the real run's, except for ids the Engine gave to new objects."""
-    before = state(engine)
+    """The tasks in check mode, then for real, then again (no change): three plays of one ansible-playbook run.
+    Check mode writes nothing: no write request, and the Engine's whole state, read back after its play, is
+    what it was before. Check mode's results equal the real run's, except for ids the Engine gave to new objects;
+    the real play changes the state exactly when it says it changed, the third play leaves it as it was."""
     engine.reset_requests()
-    check = ansible.run(tasks, check=True, diff=True)
+    (check, real, again), dumps = ansible.plays([(tasks, {"check_mode": True, "diff": True}), (tasks, {"diff": True}),
+                                                 (tasks, {})])
     assert not any(check.failed(i) for i in range(len(tasks))), check
     assert sum(check.writes(engine, i) for i in range(len(tasks))) == 0
-    assert state(engine) == before
-    real = ansible.run(tasks, diff=True)
+    assert dumps[1] == dumps[0]
     assert not any(real.failed(i) for i in range(len(tasks))), real
     for i in range(len(tasks)):
         assert check[i]["changed"] == real[i]["changed"]
         assert side(check[i], "before") == side(real[i], "before")
         assert side(check[i], "after") == side(real[i], "after")
         assert [plain(a) for a in check[i]["plan"]] == [plain(a) for a in real[i]["plan"]]
-    again = ansible.run(tasks)
+    assert (dumps[2] != dumps[1]) == any(real[i]["changed"] for i in range(len(tasks)))
     assert not any(again[i]["changed"] for i in range(len(tasks))), again
+    assert dumps[3] == dumps[2]
     return check, real
 
 

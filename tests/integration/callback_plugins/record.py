@@ -3,11 +3,14 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Test-only callback: writes every task result of a playbook run to $RECORD_FILE as JSON, with the
 time the task started and the time its result came (time.time(), the clock the local Engine's request
-log uses, so a test can tell which requests each task of one play sent)."""
+log uses, so a test can tell which requests each task of one play sent) and the play it belongs to.
+With $RECORD_DUMPS (the local Engine's URL) it also reads the Engine's whole state at the start of each
+play, into $RECORD_FILE.dumps: what a play left, read back before the next play runs."""
 
 import json
 import os
 import time
+import urllib.request
 
 from ansible.plugins.callback import CallbackBase
 
@@ -29,13 +32,22 @@ class CallbackModule(CallbackBase):
         super().__init__()
         self.results = []
         self.started = None
+        self.play = -1
+        self.dumps = []
+
+    def v2_playbook_on_play_start(self, play):
+        self.play += 1
+        engine = os.environ.get("RECORD_DUMPS")
+        if engine:
+            with urllib.request.urlopen(engine + "/_local/dump", timeout=10) as resp:   # loopback only
+                self.dumps.append(json.load(resp))
 
     def v2_playbook_on_task_start(self, task, is_conditional):
         self.started = time.time()
 
     def _add(self, status, result):
         self.results.append({"task": result.task_name, "status": status, "result": result._result,
-                             "start": self.started, "end": time.time()})
+                             "start": self.started, "end": time.time(), "play": self.play})
 
     def v2_runner_on_ok(self, result):
         self._add("ok", result)
@@ -49,3 +61,6 @@ class CallbackModule(CallbackBase):
     def v2_playbook_on_stats(self, stats):
         with open(os.environ["RECORD_FILE"], "w") as handle:
             json.dump(self.results, handle, default=str)
+        if os.environ.get("RECORD_DUMPS"):
+            with open(os.environ["RECORD_FILE"] + ".dumps", "w") as handle:
+                json.dump(self.dumps, handle)
