@@ -71,9 +71,6 @@ class AddressRun:
             self.observer.resolve_pools((p["range_start"], p["range_end"], p["exclude"]))
         reconciler = Reconciler(self.client, self.check_mode, applier=self._applier)
         outcome = reconciler.run(self.observe, self.plan)
-        if self.check_mode:   # what later tasks of the play see; a real run does not load predictions
-            from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
-            record(self.client, outcome)
         order = self.state.prefix_order
         after = [self._entry(o) for o in sorted(outcome.after.values(), key=sort_key(order))]
         self.result.update(changed=outcome.changed, plan=outcome.plan.to_list(), addresses=after,

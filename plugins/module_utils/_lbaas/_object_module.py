@@ -368,9 +368,6 @@ class LbaasObjectModule(AnxcloudModule):
         reconciler = Reconciler(self.client, self.check_mode, wait=self.params["wait"],
                                 wait_timeout=self.params["wait_timeout"])
         outcome = reconciler.run(self.observe, self.plan)
-        if self.check_mode:   # what later tasks of the play see; a real run does not load predictions
-            from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
-            record(self.client, outcome)
         predicted = outcome.plan.predict(outcome.before)
         before = next(iter(outcome.before.values()), None)
         after = next(iter(outcome.after.values()), None)

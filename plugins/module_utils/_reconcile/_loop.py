@@ -84,7 +84,12 @@ class Reconciler:
         plan = planner(state).ordered()
         first_plan, before = plan, state.world
         if self.check_mode:
-            return Outcome(first_plan, before, plan.predict(before), bool(plan), 0)
+            outcome = Outcome(first_plan, before, plan.predict(before), bool(plan), 0)
+            # what later check-mode tasks of the play see (a no-op unless the client carries predictions);
+            # imported here: a real run does not load the predictions
+            from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
+            record(self.client, outcome)
+            return outcome
         if not plan and not plan.waits:
             return Outcome(first_plan, before, before, False, 0)   # in sync: no second observation
         if plan and self.before_apply is not None and self.before_apply(state, plan):

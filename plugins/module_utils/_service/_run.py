@@ -109,9 +109,6 @@ class ServiceRun:
         except BaseException:
             self.guard.release()
             raise
-        if self.check_mode:   # what later tasks of the play see; a real run does not load predictions
-            from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
-            record(self.client, outcome)
         marks = []
         if outcome.changed and not self.check_mode:
             marks.append((self.lbs, p["state"] == "absent"))
