@@ -27,6 +27,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
+def sent(engine, start, end):
+    """The local Engine's log entries of the requests that began and were answered between ``start`` and
+    ``end`` (time.time(), the log's clock)."""
+    return [e for e in engine.requests()["log"] if start <= e["start"] and e["end"] <= end]
+
+
+def writes(entries):
+    """How many of the log ``entries`` are mutating requests."""
+    return len([e for e in entries if e["method"] in MUTATING])
+
+
 class Run:
     """The results of one playbook run; ``run[i]`` is the i-th task's result dict."""
 
@@ -42,12 +53,11 @@ class Run:
     def requests(self, engine, index):
         """The local Engine's log entries of the requests the ``index``-th task sent (by time: the
         tasks of one play run one after another)."""
-        record = self.records[index]
-        return [e for e in engine.requests()["log"] if record["start"] <= e["start"] and e["end"] <= record["end"]]
+        return sent(engine, self.records[index]["start"], self.records[index]["end"])
 
     def writes(self, engine, index):
         """How many mutating requests the ``index``-th task sent."""
-        return len([e for e in self.requests(engine, index) if e["method"] in MUTATING])
+        return writes(self.requests(engine, index))
 
     @property
     def last(self):
@@ -95,11 +105,16 @@ class Ansible:
         ``play`` adds play keywords (e.g. ``module_defaults``)."""
         if isinstance(tasks, dict):
             tasks = [tasks]
+        path = self._write([(tasks, dict({"vars": vars or {}}, **(play or {})))])
+        return self.playbook(path, check=check, diff=diff, token=token, extra_args=extra_args)
+
+    def _write(self, plays):
+        """A playbook of ``plays``, (tasks, play keywords) each, for localhost without facts; its path."""
         self.count += 1
-        plays = [dict({"hosts": "localhost", "gather_facts": False, "vars": vars or {}, "tasks": tasks}, **(play or {}))]
         path = self.tmp_path / ("play%d.yml" % self.count)
-        path.write_text(yaml.safe_dump(plays, sort_keys=False))
-        return self.playbook(str(path), check=check, diff=diff, token=token, extra_args=extra_args)
+        path.write_text(yaml.safe_dump([dict({"hosts": "localhost", "gather_facts": False, "tasks": tasks}, **keywords)
+                                        for tasks, keywords in plays], sort_keys=False))
+        return str(path)
 
     def plays(self, plays):
         """Several plays in one ansible-playbook run: one start-up and one module build for all of them, where
@@ -107,11 +122,7 @@ class Ansible:
         ``(tasks, {"check_mode": True, "diff": True})``; the keywords do for one play what --check and --diff
         do for a run. Returns a ``Run`` per play, and the local Engine's state (``engine.dump()``) read at the
         start of each play and after the last: ``dumps[i + 1]`` is what play ``i`` left."""
-        self.count += 1
-        path = self.tmp_path / ("play%d.yml" % self.count)
-        path.write_text(yaml.safe_dump([dict({"hosts": "localhost", "gather_facts": False, "tasks": tasks}, **keywords)
-                                        for tasks, keywords in plays], sort_keys=False))
-        run = self.playbook(str(path), dumps=True)
+        run = self.playbook(self._write(plays), dumps=True)
         runs = [Run(run.proc, [r for r in run.records if r["play"] == i]) for i in range(len(plays))]
         return runs, run.dumps + [self.engine.dump()]
 
@@ -168,11 +179,11 @@ class ModuleResult:
 
     def requests(self, engine):
         """The local Engine's log entries of the requests this process sent."""
-        return [e for e in engine.requests()["log"] if self.start <= e["start"] and e["end"] <= self.end]
+        return sent(engine, self.start, self.end)
 
     def writes(self, engine):
         """How many mutating requests this process sent."""
-        return len([e for e in self.requests(engine) if e["method"] in MUTATING])
+        return writes(self.requests(engine))
 
     def message(self):
         """The message of a run that must have failed, answering its JSON without a traceback."""
