@@ -26,12 +26,11 @@ def converge(ansible, engine, service):
     """check mode (no write, the Engine's whole state read back after its play) -> real (same diff and plan) ->
     rerun (no change, no write): a check-mode play, then a play of two tasks, in one ansible-playbook run."""
     engine.reset_requests()
-    (play, both), dumps = ansible.plays([([task(service)], {"check_mode": True, "diff": True}),
-                                        ([task(service), task(service)], {"diff": True})])
-    assert not play.failed(), play
-    assert play.writes(engine, 0) == 0 and dumps[1] == dumps[0]
-    check = play[0]
-    play = both
+    (checked, play), dumps = ansible.plays([([task(service)], {"check_mode": True, "diff": True}),
+                                           ([task(service), task(service)], {"diff": True})])
+    assert not checked.failed(), checked
+    assert checked.writes(engine, 0) == 0 and dumps[1] == dumps[0]
+    check = checked[0]
     assert not play.failed(0) and not play.failed(1), play
     real, rerun = play[0], play[1]
     assert real["diff"] == check["diff"] and real["plan"] == check["plan"] and real["changed"] == check["changed"]
