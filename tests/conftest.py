@@ -1,8 +1,10 @@
 """Shared pytest set-up: the collection importable as ``ansible_collections.anxcloud.lbaas`` and a
 local Engine (real HTTP on loopback) for every suite that needs one."""
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -24,6 +26,26 @@ os.environ.setdefault("ANSIBLE_INTERNAL_POLL_INTERVAL", "0.01")
 # which scripts/venv.sh installs): Python caches none for a zip, and every module run compiled ansible-core's
 # module_utils and ours again. Only compiling is saved; the same code runs.
 os.environ.setdefault("ANXLB_ZIPIMPORT_CACHE", os.path.join(ROOT, ".build", "zipimport-cache"))
+# What a test's ansible-playbook run adds to its environment so that the runs of the session share the module
+# payloads ansible-core builds (tests/integration/callback_plugins/shared_ansiballz.py): ansible-core keeps them
+# per process and built each again in every run, 0.2-0.45 s of CPU per module and run. ANXLB_ANSIBALLZ_CACHE
+# names a directory that lives only as long as the session (pytest_configure).
+SHARED_PAYLOADS = {"ANSIBLE_CALLBACK_PLUGINS": os.path.join(ROOT, "tests", "integration", "callback_plugins"),
+                   "ANSIBLE_CALLBACKS_ENABLED": "shared_ansiballz"}
+_PAYLOADS = pytest.StashKey()
+
+
+def pytest_configure(config):
+    # made by the process that starts the xdist workers, which inherit it: one build per module and session
+    if "ANXLB_ANSIBALLZ_CACHE" not in os.environ:
+        config.stash[_PAYLOADS] = os.environ["ANXLB_ANSIBALLZ_CACHE"] = tempfile.mkdtemp(prefix="anxlb-ansiballz-")
+
+
+def pytest_unconfigure(config):
+    made = config.stash.get(_PAYLOADS, None)
+    if made:
+        shutil.rmtree(made, ignore_errors=True)
+        del os.environ["ANXLB_ANSIBALLZ_CACHE"]
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ import sys
 
 import yaml
 
-from ..conftest import ROOT
+from ..conftest import ROOT, SHARED_PAYLOADS
 from .backends import Node, free_port, refused, sample, wait_for
 
 PLAYBOOK = os.path.join(ROOT, "playbooks", "service_loadbalancer.yml")
@@ -39,7 +39,7 @@ def playbook(engine, tmp_path, declared, *args, output=False, path=None):
     vars_file.write_text(yaml.safe_dump({"lbaas_services": declared if isinstance(declared, list) else [declared]}))
     env = dict(os.environ, ANEXIA_API_URL=engine.url, ANEXIA_TOKEN=engine.token, ANSIBLE_NOCOLOR="1",
                ANSIBLE_PYTHON_INTERPRETER=sys.executable, ANSIBLE_LOCALHOST_WARNING="0",
-               ANSIBLE_INVENTORY_UNPARSED_WARNING="0",
+               ANSIBLE_INVENTORY_UNPARSED_WARNING="0", **SHARED_PAYLOADS,
                ANSIBLE_COLLECTIONS_PATH=subprocess.check_output([os.path.join(ROOT, "scripts", "collection-path.sh")],
                                                                 text=True).strip())
     engine.reset_requests()

@@ -21,7 +21,7 @@ import yaml
 from localengine.testing import MUTATING
 
 from ..bench.module_process import run_module
-from ..conftest import COLLECTIONS   # the collections path, made once for the session
+from ..conftest import COLLECTIONS, SHARED_PAYLOADS   # the collections path, made once for the session
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -84,10 +84,10 @@ class Ansible:
 
     def env(self, token=True):
         env = dict(os.environ)
+        env.update(SHARED_PAYLOADS)
         env.update(
             ANSIBLE_COLLECTIONS_PATH=COLLECTIONS,
-            ANSIBLE_CALLBACK_PLUGINS=os.path.join(HERE, "callback_plugins"),
-            ANSIBLE_CALLBACKS_ENABLED="record",
+            ANSIBLE_CALLBACKS_ENABLED="record," + SHARED_PAYLOADS["ANSIBLE_CALLBACKS_ENABLED"],
             ANSIBLE_NOCOLOR="1",
             ANSIBLE_RETRY_FILES_ENABLED="0",
             ANSIBLE_LOCALHOST_WARNING="0",
