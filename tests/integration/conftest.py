@@ -76,11 +76,66 @@ class Run:
         return "Run(rc=%s, last msg=%r)\n%s\n%s" % (self.rc, last, self.proc.stdout[-4000:], self.proc.stderr[-4000:])
 
 
+class _Finished:
+    """What ``Run`` reads of a finished process (``subprocess.CompletedProcess``'s fields), for a session."""
+
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+class Session:
+    """The plays of one ansible-playbook run, played one at a time. The run starts at once and waits before each
+    play (callback_plugins/record.py); ``next()`` lets it play its next play and returns that play's ``Run`` when
+    the play has finished. Between two ``next()`` the test reads and changes the Engine as it would between two
+    runs, and the plays pay one start-up of ansible-playbook instead of one each. ``Run.rc`` is None while the
+    run waits, its exit status after the last play. If a play ends the run (a failed host plays no further
+    play), the plays left come back empty."""
+
+    POLL = 0.005
+
+    def __init__(self, ansible, plays):
+        self.plays = len(plays)
+        self.played = 0
+        ansible.count += 1
+        self.pause = ansible.tmp_path / ("pause%d" % ansible.count)
+        self.pause.mkdir()
+        self.record = ansible.tmp_path / ("record%d.json" % ansible.count)
+        self.out = ansible.tmp_path / ("output%d.txt" % ansible.count)
+        self.err = ansible.tmp_path / ("errors%d.txt" % ansible.count)
+        env = ansible.env()
+        env.update(RECORD_FILE=str(self.record), RECORD_PAUSE=str(self.pause))
+        with open(self.out, "w") as out, open(self.err, "w") as err:
+            self.proc = subprocess.Popen(ansible.command(ansible._write(plays)), env=env, stdout=out, stderr=err,
+                                         stdin=subprocess.DEVNULL, text=True)
+
+    def next(self):
+        assert self.played < self.plays, "all %d plays were played" % self.plays
+        index, self.played = self.played, self.played + 1
+        (self.pause / ("go-%d" % index)).touch()
+        paused = self.pause / ("paused-%d" % (index + 1))
+        deadline = time.monotonic() + 600
+        while self.proc.poll() is None and not paused.exists():
+            if time.monotonic() > deadline:
+                self.close()
+                raise AssertionError("play %d of %s did not finish in 600 s" % (index, self.pause))
+            time.sleep(self.POLL)
+        records = json.loads(self.record.read_text()) if self.record.exists() else []
+        return Run(_Finished(self.proc.returncode, self.out.read_text(), self.err.read_text()),
+                   [r for r in records if r["play"] == index])
+
+    def close(self):
+        """Ends the run if the test stopped before its last play."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
 class Ansible:
     def __init__(self, engine, tmp_path):
         self.engine = engine
         self.tmp_path = tmp_path
         self.count = 0
+        self.sessions = []
 
     def env(self, token=True):
         env = dict(os.environ)
@@ -126,13 +181,25 @@ class Ansible:
         runs = [Run(run.proc, [r for r in run.records if r["play"] == i]) for i in range(len(plays))]
         return runs, run.dumps + [self.engine.dump()]
 
+    def session(self, plays):
+        """``plays`` as ``plays()`` takes them, played one at a time with the test acting in between: a
+        ``Session``."""
+        session = Session(self, plays)
+        self.sessions.append(session)
+        return session
+
+    @staticmethod
+    def command(path):
+        return [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,", "-c", "local",
+                path]
+
     def playbook(self, path, check=False, diff=False, token=True, extra_args=(), cwd=None, dumps=False):
         """Runs a playbook file (e.g. one of playbooks/) on localhost, in directory ``cwd``; returns a ``Run``."""
         self.count += 1
         record = self.tmp_path / ("record%d.json" % self.count)
         env = self.env(token)
         env["RECORD_FILE"] = str(record)
-        cmd = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,", "-c", "local", path]
+        cmd = self.command(path)
         if check:
             cmd.append("--check")
         if diff:
@@ -155,7 +222,10 @@ def side(result, which):
 
 @pytest.fixture
 def ansible(engine, tmp_path):
-    return Ansible(engine, tmp_path)
+    harness = Ansible(engine, tmp_path)
+    yield harness
+    for session in harness.sessions:
+        session.close()
 
 
 class ModuleResult:

@@ -73,12 +73,17 @@ def shown(diff, names):
                 for which, fields in diff.items())
 
 
-def converge(ansible, engine, task, expect_diff, names):
-    """The four runs of the matrix as four tasks of one play (each task's requests told apart in the
-    local Engine's log by time); returns the real run's result."""
+def converge_play(task):
+    """The four runs of the matrix as four tasks of one play (each task's requests told apart in the local
+    Engine's log by time): check mode, real, rerun, check mode again."""
+    return [dict(task, check_mode=True, diff=True), dict(task, diff=True), dict(task, diff=True),
+            dict(task, check_mode=True, diff=True)], {}
+
+
+def converged(engine, plays, expect_diff, names):
+    """Plays the next converge_play of the session ``plays`` and checks it; returns the real run's result."""
     engine.reset_requests()
-    play = ansible.run([dict(task, check_mode=True, diff=True), dict(task, diff=True), dict(task, diff=True),
-                        dict(task, check_mode=True, diff=True)])
+    play = plays.next()
     assert len(play.records) == 4 and not any(play.failed(i) for i in range(4)), play
     check, real, rerun, recheck = (play[i] for i in range(4))
     assert check["changed"] is True
@@ -110,8 +115,14 @@ def test_create_update_delete(kind, engine, ansible):
     # what the setup created, by name: the load balancer lb1, a backend and a frontend both named 80.web
     names = dict((i, "lb1" if i == es.lb_id(engine) else "80.web") for i in ids.values())
 
+    field, old, new = case["update"]
+    gone = {"name": args["name"], "state": "absent", "owner": "web"}
+    gone.update(dict((k, v) for k, v in args.items() if k in ("load_balancer", "frontend", "backend")))
+    plays = ansible.session([converge_play(module_task(kind, args)), converge_play(module_task(kind, dict(args, **{field: new}))),
+                             converge_play(module_task(kind, gone))])
+
     # create
-    result = converge(ansible, engine, module_task(kind, args), {"before": {}, "after": case["after"](ids)}, names)
+    result = converged(engine, plays, {"before": {}, "after": case["after"](ids)}, names)
     obj = result[kind]
     assert re.match(r"^[0-9a-f]{32}$", obj["id"])
     assert obj["state"] in ("Deployed", "Updated")
@@ -126,12 +137,11 @@ def test_create_update_delete(kind, engine, ansible):
     assert result["plan"][0]["action"] == "create"
 
     # in-place update of one field: same identifier, only that field differs
-    field, old, new = case["update"]
     args[field] = new
     before = case["after"](ids)
     after = dict(before)
     after[field] = new
-    result = converge(ansible, engine, module_task(kind, args), {"before": before, "after": after}, names)
+    result = converged(engine, plays, {"before": before, "after": after}, names)
     assert result[kind]["id"] == obj["id"]
     assert result["plan"] == [{"load_balancer": "lb1", "action": "update", "type": kind, "name": args["name"], "id": obj["id"],
                                "changes": {field: {"before": old, "after": new}}, "tags": [],
@@ -139,8 +149,6 @@ def test_create_update_delete(kind, engine, ansible):
     assert es.by_name(engine, kind)[args["name"]][field] == new
 
     # delete
-    gone = {"name": args["name"], "state": "absent", "owner": "web"}
-    gone.update(dict((k, v) for k, v in args.items() if k in ("load_balancer", "frontend", "backend")))
-    result = converge(ansible, engine, module_task(kind, gone), {"before": after, "after": {}}, names)
+    result = converged(engine, plays, {"before": after, "after": {}}, names)
     assert result[kind] == {}
     assert args["name"] not in es.by_name(engine, kind)

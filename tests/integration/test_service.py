@@ -23,12 +23,15 @@ def names(engine, kind):
     return sorted(o["name"] for o in es.objects(engine, kind))
 
 
-def converge(ansible, engine, service):
-    """check (prediction, no writes) -> real (same diff and plan) -> rerun (no change, no writes), as
-    three tasks of one play; each task's requests are told apart in the local Engine's log by time."""
-    engine.reset_requests()
-    play = ansible.run([dict(task(service), check_mode=True, diff=True), dict(task(service), diff=True),
-                        dict(task(service), diff=True)])
+def converge_play(service):
+    """The play of converge(): check mode (prediction, no writes), real (same diff and plan), rerun (no change,
+    no writes), as three tasks whose requests are told apart in the local Engine's log by time."""
+    return [dict(task(service), check_mode=True, diff=True), dict(task(service), diff=True),
+            dict(task(service), diff=True)], {}
+
+
+def converged(engine, play):
+    """converge()'s checks of a finished ``converge_play``; its check-mode and real results."""
     assert len(play.records) == 3 and not any(play.failed(i) for i in range(3)), play
     check, real, rerun = play[0], play[1], play[2]
     assert play.writes(engine, 0) == 0
@@ -41,11 +44,31 @@ def converge(ansible, engine, service):
     return check, real
 
 
-def setup(ansible, service):
-    """One real run that only sets the scene (what converge() proves is not the point there)."""
-    run = ansible.run(task(service))
+def converge(ansible, engine, service):
+    """check -> real -> rerun of ``service`` in a run of its own (converge_play, converged)."""
+    engine.reset_requests()
+    return converged(engine, ansible.run(converge_play(service)[0]))
+
+
+def converge_next(engine, plays):
+    """The same for the next play of a session (``ansible.session``) that is a converge_play."""
+    engine.reset_requests()
+    return converged(engine, plays.next())
+
+
+def setup_play(service):
+    """A real run that only sets the scene (what converge() proves is not the point there)."""
+    return [task(service)], {}
+
+
+def set_up(run):
     assert not run.failed(), run
     return run.last
+
+
+def setup(ansible, service):
+    """setup_play in a run of its own."""
+    return set_up(ansible.run(setup_play(service)[0]))
 
 
 def test_fresh_create_and_noop_rerun(engine, ansible):
@@ -68,13 +91,14 @@ def test_fresh_create_and_noop_rerun(engine, ansible):
 
 
 def test_removing_a_port_and_a_node_touches_only_those(engine, ansible):
-    converge(ansible, engine, SERVICE)
-    kept = dict((o["name"], o["identifier"]) for kind in ("backend", "frontend", "bind", "server")
-                for o in es.objects(engine, kind))
     smaller = copy.deepcopy(SERVICE)
     smaller["ports"] = smaller["ports"][1:]
     smaller["servers"] = smaller["servers"][:1]
-    check, real = converge(ansible, engine, smaller)
+    plays = ansible.session([converge_play(SERVICE), converge_play(smaller)])
+    converge_next(engine, plays)
+    kept = dict((o["name"], o["identifier"]) for kind in ("backend", "frontend", "bind", "server")
+                for o in es.objects(engine, kind))
+    check, real = converge_next(engine, plays)
     assert sorted((a["action"], a["name"]) for a in check["plan"]) == [
         ("delete", "http.web"), ("delete", "http.web"), ("delete", "n1.http.web"), ("delete", "n2.http.web"),
         ("delete", "n2.https.web"), ("delete", "v4.http.web")]
@@ -85,9 +109,9 @@ def test_removing_a_port_and_a_node_touches_only_those(engine, ansible):
 
 
 def test_absent_then_rerun(engine, ansible):
-    converge(ansible, engine, SERVICE)
-    gone = dict(SERVICE, state="absent")
-    check, real = converge(ansible, engine, gone)
+    plays = ansible.session([converge_play(SERVICE), converge_play(dict(SERVICE, state="absent"))])
+    converge_next(engine, plays)
+    check, real = converge_next(engine, plays)
     assert check["changed"] is True and all(a["action"] == "delete" for a in check["plan"])
     assert names(engine, "backend") == [] and names(engine, "bind") == []
     assert real["status"] == {"load_balancers": {"lb1": {}}, "all": {}}
@@ -103,13 +127,14 @@ def plan_of(result):
 
 
 def test_add_a_port_change_a_target_port_and_add_a_node(engine, ansible):
-    converge(ansible, engine, SERVICE)
-    before = ids_by_name(engine)
     grown = copy.deepcopy(SERVICE)
     grown["ports"].append({"name": "metrics", "port": 9100})
     grown["ports"][1]["target_port"] = 28443
     grown["servers"].append({"name": "n3", "address": "127.0.0.3"})
-    check, real = converge(ansible, engine, grown)
+    plays = ansible.session([converge_play(SERVICE), converge_play(grown)])
+    converge_next(engine, plays)
+    before = ids_by_name(engine)
+    check, real = converge_next(engine, plays)
     assert plan_of(check) == sorted(
         [("create", "backend", "metrics.web"), ("create", "frontend", "metrics.web"),
          ("create", "bind", "v4.metrics.web")]
@@ -128,12 +153,13 @@ def warning_texts(result):
 def test_an_unnamed_port_whose_number_changes_is_replaced_with_a_warning(engine, ansible):
     unnamed = copy.deepcopy(SERVICE)
     unnamed["ports"][0] = {"port": 8080, "target_port": 18080}   # named by its number: 8080.web
-    setup(ansible, unnamed)
-    before = ids_by_name(engine)
     moved = copy.deepcopy(unnamed)
     moved["ports"][0]["port"] = 8081
     moved["ports"][1]["port"] = 9443   # a named port: updated in place, nothing to warn about
-    check, real = converge(ansible, engine, moved)
+    plays = ansible.session([setup_play(unnamed), converge_play(moved)])
+    set_up(plays.next())
+    before = ids_by_name(engine)
+    check, real = converge_next(engine, plays)
     assert ("delete", "backend", "8080.web") in plan_of(check) and ("create", "backend", "8081.web") in plan_of(check)
     for result in (check, real):
         (warning,) = [w for w in warning_texts(result) if "without a name" in w]
@@ -144,29 +170,31 @@ def test_an_unnamed_port_whose_number_changes_is_replaced_with_a_warning(engine,
 
 
 def test_ipv6_address_added_and_another_text_form_causes_no_churn(engine, ansible):
-    converge(ansible, engine, SERVICE)
     v6 = copy.deepcopy(SERVICE)
     v6["addresses"].append("FD00:10:0:0::0005")
-    check, real = converge(ansible, engine, v6)
+    plays = ansible.session([converge_play(SERVICE), converge_play(v6), ([task(v6)], {})])
+    converge_next(engine, plays)
+    check, real = converge_next(engine, plays)
     assert plan_of(check) == [("create", "bind", "v6.http.web"), ("create", "bind", "v6.https.web")]
     assert real["status"]["all"] == {"127.0.10.5": [8080, 8443], "fd00:10::5": [8080, 8443]}
     # The Engine may hand the address back in another text form: still no change.
     bind = [o for o in es.objects(engine, "bind") if o["name"] == "v6.http.web"][0]
     engine.api("PUT", "/api/LBaaS/v1/bind.json/" + bind["identifier"], json={"address": "fd00:0010:0000::5"})
     engine.reset_requests()
-    rerun = ansible.run(task(v6))
+    rerun = plays.next()
     assert rerun.last["changed"] is False and engine.mutating_requests() == 0
 
 
 def test_frontend_deleted_behind_our_back_only_it_and_its_binds_come_back(engine, ansible):
-    setup(ansible, SERVICE)
+    plays = ansible.session([setup_play(SERVICE), converge_play(SERVICE)])
+    set_up(plays.next())
     before = ids_by_name(engine)
     frontend = [o for o in es.objects(engine, "frontend") if o["name"] == "https.web"][0]
     for bind in es.objects(engine, "bind"):
         if bind["frontend"]["identifier"] == frontend["identifier"]:
             engine.api("DELETE", "/api/LBaaS/v1/bind.json/" + bind["identifier"])
     engine.api("DELETE", "/api/LBaaS/v1/frontend.json/" + frontend["identifier"])
-    check, real = converge(ansible, engine, SERVICE)
+    check, real = converge_next(engine, plays)
     assert plan_of(check) == [("create", "bind", "v4.https.web"), ("create", "frontend", "https.web")]
     after = ids_by_name(engine)
     assert all(after[n] == i for n, i in before.items() if n not in ("https.web", "v4.https.web"))
@@ -176,13 +204,14 @@ def test_duplicate_backend_and_untagged_object_with_the_desired_name(engine, ans
     lb = es.lb_id(engine)
     untagged = es.create(engine, "backend", name="http.web", mode="tcp", health_check='"adv_check": "tcp-check"',
                          load_balancer=lb)
-    check, real = converge(ansible, engine, SERVICE)
+    plays = ansible.session([converge_play(SERVICE), converge_play(SERVICE)])
+    check, real = converge_next(engine, plays)
     assert ("tag", "backend", "http.web") in plan_of(check)
     assert ("create", "backend", "http.web") not in plan_of(check)
     assert es.tags(engine, untagged) == ["anxlb-svc=web"]
     dup = es.create(engine, "backend", name="http.web", mode="tcp", load_balancer=lb)
     es.tag(engine, dup, "anxlb-svc=web")
-    check, real = converge(ansible, engine, SERVICE)
+    check, real = converge_next(engine, plays)
     assert check["plan"] == [{"load_balancer": "lb1", "action": "delete", "type": "backend", "name": "http.web", "id": dup,
                               "changes": {}, "tags": [], "reason": "duplicate of %s under the same parent" % untagged}]
 
@@ -204,10 +233,12 @@ def test_tagged_orphan_bind_goes_and_foreign_objects_stay(engine, ansible):
 
 
 def test_a_conflicting_service_fails_without_writing_and_names_the_holder(engine, ansible):
-    setup(ansible, SERVICE)
     other = dict(copy.deepcopy(SERVICE), name="shop", servers=[{"name": "s1", "address": "127.0.0.9"}])
+    plays = ansible.session([setup_play(SERVICE),
+                             ([dict(task(other), check_mode=check, ignore_errors=True) for check in (True, False)], {})])
+    set_up(plays.next())
     engine.reset_requests()
-    play = ansible.run([dict(task(other), check_mode=check, ignore_errors=True) for check in (True, False)])
+    play = plays.next()
     assert len(play.records) == 2, play
     for index in (0, 1):   # check mode, then a real run
         assert play.failed(index)
@@ -242,14 +273,15 @@ def test_two_load_balancers_converge_in_one_run(engine, ansible):
 
 
 def test_objects_still_deploying_and_a_failed_one(engine, ansible):
-    setup(ansible, SERVICE)
+    plays = ansible.session([setup_play(SERVICE), ([task(SERVICE)], {"check_mode": True}), ([task(SERVICE)], {})])
+    set_up(plays.next())
     ids = ids_by_name(engine)
     backend = [o for o in es.objects(engine, "backend") if o["name"] == "http.web"][0]["identifier"]
     engine.set_state(ids["n1.http.web"], "NewlyCreated")
     engine.set_state(backend, "DeploymentError")
-    run = ansible.run(task(SERVICE), check=True)
+    run = plays.next()
     assert plan_of(run.last) == [("redeploy", "backend", "http.web")]
     engine.set_state(ids["n1.http.web"], None)
-    run = ansible.run(task(SERVICE))
+    run = plays.next()
     assert not run.failed(), run
     assert run.last["objects"]["lb1"]["backends"][0]["state"] == "Updated"

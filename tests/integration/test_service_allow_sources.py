@@ -22,15 +22,21 @@ def everything(engine):
     return dict(es.snapshot(engine), **state(engine))
 
 
-def converge(ansible, engine, service):
-    """check mode (no write, the Engine's whole state read back after its play) -> real (same diff and plan) ->
-    rerun (no change, no write): a check-mode play, then a play of two tasks, in one ansible-playbook run."""
+def converge_plays(service):
+    """The plays of a converge: check mode, then real and rerun, of ``service``."""
+    return [([task(service)], {"check_mode": True, "diff": True}), ([task(service), task(service)], {"diff": True})]
+
+
+def converge_next(engine, plays):
+    """The next converge_plays of the session ``plays``: check mode (no write, the Engine's whole state read back
+    after its play) -> real (same diff and plan) -> rerun (no change, no write)."""
     engine.reset_requests()
-    (checked, play), dumps = ansible.plays([([task(service)], {"check_mode": True, "diff": True}),
-                                           ([task(service), task(service)], {"diff": True})])
+    before = engine.dump()
+    checked = plays.next()
     assert not checked.failed(), checked
-    assert checked.writes(engine, 0) == 0 and dumps[1] == dumps[0]
+    assert checked.writes(engine, 0) == 0 and engine.dump() == before
     check = checked[0]
+    play = plays.next()
     assert not play.failed(0) and not play.failed(1), play
     real, rerun = play[0], play[1]
     assert real["diff"] == check["diff"] and real["plan"] == check["plan"] and real["changed"] == check["changed"]
@@ -48,12 +54,17 @@ def rules(engine):
 
 
 def test_set_change_unset_and_gc(engine, ansible):
-    assert not ansible.run(task(SERVICE)).failed()
+    on = dict(copy.deepcopy(SERVICE), allow_sources=["127.0.0.5", "10.0.0.0/8", "10.0.0.0/8", "2001:db8::/32"])
+    changed = dict(on, allow_sources=["127.0.0.5/32", "10.0.0.0/8", "2001:db8:1::/48"])
+    opened = dict(changed, ports=[dict(SERVICE["ports"][0], allow_sources=[])])
+    plays = ansible.session([([task(SERVICE)], {})] + converge_plays(on) + converge_plays(changed)
+                            + [([{"anxcloud.lbaas.service_info": {}}], {})] + converge_plays(opened)
+                            + converge_plays(changed) + converge_plays(SERVICE))
+    assert not plays.next().failed()
     ids = set(es.snapshot(engine))
 
     # set: per network an ACL and an accept rule, then the reject rules of both families
-    on = dict(copy.deepcopy(SERVICE), allow_sources=["127.0.0.5", "10.0.0.0/8", "10.0.0.0/8", "2001:db8::/32"])
-    check, real = converge(ansible, engine, on)
+    check, real = converge_next(engine, plays)
     assert check["summary"] == "lb1: 10 to add, 0 to change, 0 to destroy"
     assert rules(engine) == {"allow-10-0-0-0_8.http.web": ("accept", 0, "10.0.0.0/8"),
                              "allow-127-0-0-5_32.http.web": ("accept", 0, "127.0.0.5/32"),
@@ -67,25 +78,23 @@ def test_set_change_unset_and_gc(engine, ansible):
     assert ids <= set(es.snapshot(engine))
 
     # change one network: only that network's ACL and rule are created and deleted
-    changed = dict(on, allow_sources=["127.0.0.5/32", "10.0.0.0/8", "2001:db8:1::/48"])
-    check, _real = converge(ansible, engine, changed)
+    check, _real = converge_next(engine, plays)
     assert sorted((p["action"], p["type"], p["name"]) for p in check["plan"]) == [
         ("create", "acl", "allow-2001-db8-1--_48.http.web"), ("create", "rule", "allow-2001-db8-1--_48.http.web"),
         ("delete", "acl", "allow-2001-db8--_32.http.web"), ("delete", "rule", "allow-2001-db8--_32.http.web")]
 
-    info = ansible.run({"anxcloud.lbaas.service_info": {}})
+    info = plays.next()
     assert not info.failed(), info
     assert info.last["services"][0]["allow_sources"] == {
         "lb1": {"http.web": ["10.0.0.0/8", "127.0.0.5/32", "2001:db8:1::/48"]}}
 
     # a port's own empty list opens that port
-    opened = dict(changed, ports=[dict(SERVICE["ports"][0], allow_sources=[])])
-    check, _real = converge(ansible, engine, opened)
+    check, _real = converge_next(engine, plays)
     assert set(p["action"] for p in check["plan"]) == {"delete"} and listed(engine, "acl") == {}
 
     # back on, then unset: every ACL and rule goes, the rest stays as it was
-    converge(ansible, engine, changed)
-    check, _real = converge(ansible, engine, SERVICE)
+    converge_next(engine, plays)
+    check, _real = converge_next(engine, plays)
     assert len(check["plan"]) == 10 and listed(engine, "acl") == {} and listed(engine, "rule") == {}
     assert set(es.snapshot(engine)) == ids
 

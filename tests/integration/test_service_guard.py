@@ -6,7 +6,7 @@ import time
 import pytest
 
 from . import engine_state as es
-from .test_service import SERVICE, converge, setup, task
+from .test_service import SERVICE, converge_next, converge_play, set_up, setup_play, task
 
 SMALLER = dict(copy.deepcopy(SERVICE), servers=SERVICE["servers"][:1])
 
@@ -16,30 +16,32 @@ def lease_tag(holder, expiry):
 
 
 def test_a_changing_run_leaves_the_marker_and_no_lease_and_absent_removes_the_marker(engine, ansible):
-    check, real = converge(ansible, engine, SERVICE)
+    plays = ansible.session([converge_play(SERVICE), converge_play(SMALLER), converge_play(dict(SMALLER, state="absent"))])
+    check, real = converge_next(engine, plays)
     lb = es.lb_id(engine)
     (marker,) = es.tags(engine, lb)
     assert marker.startswith("anxlb-reconciled.web=1,0.1.0,%s," % real["declaration_hash"])
     assert real["declaration_hash"] == check["declaration_hash"]
-    check, smaller = converge(ansible, engine, SMALLER)
+    check, smaller = converge_next(engine, plays)
     assert smaller["declaration_hash"] != real["declaration_hash"]
     (marker,) = es.tags(engine, lb)
     assert marker.startswith("anxlb-reconciled.web=1,0.1.0,%s," % smaller["declaration_hash"])
-    converge(ansible, engine, dict(SMALLER, state="absent"))
+    converge_next(engine, plays)
     assert es.tags(engine, lb) == []
 
 
 def test_a_live_lease_of_another_run_stops_a_writing_run_but_not_check_mode_or_a_no_op(engine, ansible):
-    setup(ansible, SERVICE)
+    # a no-op, check mode of a change, the real change: three tasks of one play, after the one that sets the scene
+    plays = ansible.session([setup_play(SERVICE), ([task(SERVICE), dict(task(SMALLER), check_mode=True, diff=True),
+                                                    dict(task(SMALLER), ignore_errors=True)], {})])
+    set_up(plays.next())
     lb = es.lb_id(engine)
     expiry = int(time.time()) + 600
     held = lease_tag("web@ci-runner:4242", expiry)
     es.tag(engine, lb, held)
     before = es.snapshot(engine)
     engine.reset_requests()
-    # a no-op, check mode of a change, the real change: three tasks of one play
-    play = ansible.run([task(SERVICE), dict(task(SMALLER), check_mode=True, diff=True),
-                        dict(task(SMALLER), ignore_errors=True)])
+    play = plays.next()
     noop, check, real = play[0], play[1], play[2]
     assert not play.failed(0) and noop["changed"] is False
     assert not play.failed(1) and check["changed"] is True
@@ -56,11 +58,12 @@ def test_a_live_lease_of_another_run_stops_a_writing_run_but_not_check_mode_or_a
 
 
 def test_an_expired_lease_is_taken_over_with_a_warning(engine, ansible):
-    setup(ansible, SERVICE)
+    plays = ansible.session([setup_play(SERVICE), setup_play(SMALLER)])
+    set_up(plays.next())
     lb = es.lb_id(engine)
     stale = lease_tag("web@crashed-host:99", int(time.time()) - 5)
     es.tag(engine, lb, stale)
-    run = ansible.run(task(SMALLER))
+    run = plays.next()
     assert not run.failed(), run
     # (the two deletes in either order: the plan's order is not what this test is about)
     assert run.last["changed"] is True and sorted(a["name"] for a in run.last["plan"]) == ["n2.http.web", "n2.https.web"]
@@ -69,13 +72,15 @@ def test_an_expired_lease_is_taken_over_with_a_warning(engine, ansible):
 
 
 def test_a_marker_of_a_newer_incompatible_collection_makes_the_module_refuse(engine, ansible):
-    setup(ansible, SERVICE)
+    plays = ansible.session([setup_play(SERVICE),
+                             ([dict(task(SMALLER), check_mode=check, ignore_errors=True) for check in (True, False)], {})])
+    set_up(plays.next())
     lb = es.lb_id(engine)
     for tag in es.tags(engine, lb):
         engine.api("DELETE", "/api/core/v1/resource.json/%s/tags/%s" % (lb, tag)).raise_for_status()
     es.tag(engine, lb, "anxlb-reconciled.web=2,3.0.0,0123456789abcdef")
     engine.reset_requests()
-    play = ansible.run([dict(task(SMALLER), check_mode=check, ignore_errors=True) for check in (True, False)])
+    play = plays.next()
     assert len(play.records) == 2, play
     for index in (0, 1):   # check mode, then a real run
         assert play.failed(index)
@@ -86,10 +91,11 @@ def test_a_marker_of_a_newer_incompatible_collection_makes_the_module_refuse(eng
 
 
 def test_the_first_429_ends_the_run_with_no_further_request(engine, ansible):
-    setup(ansible, SERVICE)
+    plays = ansible.session([setup_play(SERVICE), setup_play(SMALLER)])
+    set_up(plays.next())
     engine.set_faults({"errors": {"DELETE": {"429": 1.0}}})
     engine.reset_requests()
-    run = ansible.run(task(SMALLER))
+    run = plays.next()
     assert run.failed()
     log = engine.requests()["log"]
     deletes = [entry for entry in log if entry["method"] == "DELETE"]

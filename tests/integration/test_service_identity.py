@@ -8,7 +8,7 @@ import copy
 
 from . import engine_state as es
 from .conftest import side
-from .test_service import SERVICE, converge, ids_by_name, plan_of, setup, task
+from .test_service import SERVICE, converge_next, converge_play, ids_by_name, plan_of, set_up, setup_play, task
 
 EMPTY = {"backends": [], "frontends": []}
 
@@ -59,12 +59,14 @@ def assert_empty(engine, lb_name):
 
 
 def test_adding_dropping_and_moving_load_balancers(engine, ansible):
-    setup(ansible, SERVICE)
+    both = dict(copy.deepcopy(SERVICE), load_balancers=["lb1", "lb2"])
+    only2 = dict(copy.deepcopy(SERVICE), load_balancers=["lb2"])
+    plays = ansible.session([setup_play(SERVICE), converge_play(both), converge_play(only2), converge_play(SERVICE)])
+    set_up(plays.next())
     lb1_ids = ids_by_name(engine)
 
     # Adding lb2: a full create there, nothing on lb1 touched.
-    both = dict(copy.deepcopy(SERVICE), load_balancers=["lb1", "lb2"])
-    check, _real = converge(ansible, engine, both)
+    check, _real = converge_next(engine, plays)
     assert set(a["load_balancer"] for a in check["plan"]) == {"lb2"}
     assert all(a["action"] == "create" for a in check["plan"])
     assert check["summary"] == "lb1: 0 to add, 0 to change, 0 to destroy; lb2: 10 to add, 0 to change, 0 to destroy"
@@ -74,8 +76,7 @@ def test_adding_dropping_and_moving_load_balancers(engine, ansible):
 
     # Dropping lb1: everything of ours there goes (children first), lb2 keeps every object as it was.
     lb2_ids = on_lb_ids(engine, "lb2")
-    only2 = dict(copy.deepcopy(SERVICE), load_balancers=["lb2"])
-    check, _real = converge(ansible, engine, only2)
+    check, _real = converge_next(engine, plays)
     assert sorted(check["diff"]) == ["after", "before"] and sorted(side(check, "before")) == ["lb1", "lb2"]
     assert side(check, "after")["lb1"] == EMPTY and side(check, "before")["lb1"] != EMPTY
     assert side(check, "after")["lb2"] == side(check, "before")["lb2"]
@@ -88,7 +89,7 @@ def test_adding_dropping_and_moving_load_balancers(engine, ansible):
     assert on_lb_ids(engine, "lb2") == lb2_ids
 
     # Moving from lb2 to lb1 in one step: a full create on lb1, everything of ours on lb2 deleted.
-    check, _real = converge(ansible, engine, SERVICE)
+    check, _real = converge_next(engine, plays)
     assert sorted(set((a["load_balancer"], a["action"]) for a in check["plan"])) == [("lb1", "create"), ("lb2", "delete")]
     assert len(check["plan"]) == 20
     assert_declared(engine, SERVICE, "lb1")
@@ -102,33 +103,35 @@ def on_lb_ids(engine, lb_name):
 def test_servers_are_created_untagged_and_removed_with_their_node(engine, ansible):
     """Ownership by containment: a node added writes no owner tag (its servers are ours through their
     backends), and dropping it again deletes them although they carry none."""
-    setup(ansible, SERVICE)
     grown = copy.deepcopy(SERVICE)
     grown["servers"].append({"name": "n3", "address": "127.0.0.3"})
-    engine.reset_requests()
-    converge(ansible, engine, grown)
+    plays = ansible.session([setup_play(SERVICE), converge_play(grown), converge_play(SERVICE),
+                             converge_play(dict(SERVICE, state="absent"))])
+    set_up(plays.next())
+    converge_next(engine, plays)
     assert not [r for r in engine.requests()["log"] if r["method"] == "POST" and "/tags/anxlb-svc=" in r["path"]]
     untagged = [o for o in es.objects(engine, "server") if o["name"].startswith("n3.")]
     assert len(untagged) == 2 and all(es.tags(engine, o["identifier"]) == [] for o in untagged)
     # Dropping n3 again: its untagged servers sit in our backends, so they are ours and go.
-    check, _real = converge(ansible, engine, SERVICE)
+    check, _real = converge_next(engine, plays)
     assert sorted((a["action"], a["name"]) for a in check["plan"]) == [
         ("delete", "n3.http.web"), ("delete", "n3.https.web")]
     assert all("untagged child of a backend of ours" in a["reason"] for a in check["plan"])
     assert_declared(engine, SERVICE, "lb1")
-    converge(ansible, engine, dict(SERVICE, state="absent"))
+    converge_next(engine, plays)
     assert_empty(engine, "lb1")
 
 
 def test_an_untagged_child_that_is_wanted_is_ours_as_it_is_not_duplicated_nor_tagged(engine, ansible):
-    setup(ansible, SERVICE)
+    grown = copy.deepcopy(SERVICE)
+    grown["servers"].append({"name": "n3", "address": "127.0.0.3"})
+    plays = ansible.session([setup_play(SERVICE), converge_play(grown)])
+    set_up(plays.next())
     backend = on_lb(engine, "lb1")["backend"]["http.web"]["identifier"]
     # A server someone created by hand in our backend, with the name the service wants.
     crashed = es.create(engine, "server", name="n3.http.web", ip="127.0.0.3", port=18080, backend=backend,
                         check="enabled")
-    grown = copy.deepcopy(SERVICE)
-    grown["servers"].append({"name": "n3", "address": "127.0.0.3"})
-    check, real = converge(ansible, engine, grown)
+    check, real = converge_next(engine, plays)
     assert plan_of(check) == [("create", "server", "n3.https.web")]
     assert es.tags(engine, crashed) == []
     # the diff shows it as the service's, before and after: its backend's owner tag makes it so
@@ -142,8 +145,11 @@ def test_an_untagged_backend_named_as_ours_is_reported_left_alone_and_adopted_wh
     # As if a run crashed between creating port "metrics"'s backend and tagging it, and the port was
     # then dropped from the declaration: not ours (no tag, no parent of ours), so never written.
     left = es.create(engine, "backend", name="metrics.web", mode="tcp", load_balancer=lb1)
+    grown = copy.deepcopy(SERVICE)
+    grown["ports"].append({"name": "metrics", "port": 9100})
+    plays = ansible.session([setup_play(SERVICE), setup_play(grown)])
     engine.reset_requests()
-    run = ansible.run(task(SERVICE))
+    run = plays.next()
     assert not run.failed(), run
     (warning,) = [w for w in run.last.get("warnings", []) if left in w]
     assert "metrics.web" in warning and "left alone" in warning and "lb1" in warning
@@ -151,24 +157,25 @@ def test_an_untagged_backend_named_as_ours_is_reported_left_alone_and_adopted_wh
     assert writes and not [r for r in writes if left in r["path"]]
     assert es.tags(engine, left) == []
     # Declared again, the port's backend is that object, tagged: adopted, not duplicated.
-    grown = copy.deepcopy(SERVICE)
-    grown["ports"].append({"name": "metrics", "port": 9100})
-    run = ansible.run(task(grown))
+    run = plays.next()
     assert not run.failed(), run
     assert on_lb(engine, "lb1")["backend"]["metrics.web"]["identifier"] == left
     assert es.tags(engine, left) == ["anxlb-svc=web"]
 
 
 def test_a_backend_another_frontend_uses_is_not_deleted_and_the_run_says_why(engine, ansible):
-    setup(ansible, SERVICE)
+    smaller = dict(copy.deepcopy(SERVICE), ports=SERVICE["ports"][1:])
+    plays = ansible.session([setup_play(SERVICE),
+                             ([dict(task(smaller), check_mode=check, ignore_errors=True) for check in (True, False)], {}),
+                             converge_play(smaller)])
+    set_up(plays.next())
     lb = es.lb_id(engine)
     backend = on_lb(engine, "lb1")["backend"]["http.web"]["identifier"]
     # someone else's frontend (no owner tag) uses our backend: the Engine would refuse its delete (409)
     other = es.create(engine, "frontend", name="legacy", mode="tcp", load_balancer=lb, default_backend=backend)
-    smaller = dict(copy.deepcopy(SERVICE), ports=SERVICE["ports"][1:])
     before = es.snapshot(engine)
     engine.reset_requests()
-    play = ansible.run([dict(task(smaller), check_mode=check, ignore_errors=True) for check in (True, False)])
+    play = plays.next()
     assert len(play.records) == 2, play
     for index in (0, 1):   # check mode and the real run fail alike, before any write
         assert play.failed(index)
@@ -180,21 +187,29 @@ def test_a_backend_another_frontend_uses_is_not_deleted_and_the_run_says_why(eng
                                                 frontend="legacy", frontend_id=other)]
     assert engine.mutating_requests() == 0 and es.snapshot(engine) == before
     engine.api("DELETE", "/api/LBaaS/v1/frontend.json/" + other).raise_for_status()
-    converge(ansible, engine, smaller)
+    converge_next(engine, plays)
     assert_declared(engine, smaller, "lb1")
 
 
 def test_removing_optional_fields_resets_them_and_mode_switches_equal_a_fresh_create(engine, ansible):
-    def apply(*services):   # plain real runs, one task each in one play, for the steps that set the scene
-        play = ansible.run([task(service) for service in services])
-        assert len(play.records) == len(services) and not any(play.failed(i) for i in range(len(services))), play
-
     tuned = copy.deepcopy(SERVICE)
     tuned["ports"][0].update(server_timeout=30000, client_timeout="20000", health_check='"adv_check": "ssl-hello-chk"')
-    apply(tuned)
+    http = copy.deepcopy(SERVICE)
+    http["ports"][0]["mode"] = "http"
+    # plain real plays, one task per service, for the steps that set the scene; a converge_play between them
+    scenes = [[tuned], [http, dict(copy.deepcopy(http), load_balancers=["lb1", "lb2"])],
+              [SERVICE, dict(copy.deepcopy(SERVICE), load_balancers=["lb1", "lb2"])]]
+    plays = ansible.session([([task(service) for service in scenes[0]], {}), converge_play(SERVICE)]
+                            + [([task(service) for service in services], {}) for services in scenes[1:]])
+
+    def apply(services):
+        play = plays.next()
+        assert len(play.records) == len(services) and not any(play.failed(i) for i in range(len(services))), play
+
+    apply(scenes[0])
     backend = on_lb(engine, "lb1")["backend"]["http.web"]
     assert (backend["server_timeout"], backend["health_check"]) == (30000, '"adv_check": "ssl-hello-chk"')
-    check, _real = converge(ansible, engine, SERVICE)
+    check, _real = converge_next(engine, plays)
     assert plan_of(check) == [("update", "backend", "http.web"), ("update", "frontend", "http.web")]
     found = on_lb(engine, "lb1")
     assert found["backend"]["http.web"]["server_timeout"] is None
@@ -209,12 +224,10 @@ def test_removing_optional_fields_resets_them_and_mode_switches_equal_a_fresh_cr
                     for kind, v in objs.items())
 
     # tcp -> http on lb1 gives exactly what a fresh http service gives on lb2; and back again.
-    http = copy.deepcopy(SERVICE)
-    http["ports"][0]["mode"] = "http"
-    apply(http, dict(copy.deepcopy(http), load_balancers=["lb1", "lb2"]))
+    apply(scenes[1])
     assert fields("lb1") == fields("lb2")
     assert fields("lb1")["backend"]["http.web"]["health_check"] == '"httpchk": { "method": "GET", "uri": "/" }'
-    apply(SERVICE, dict(copy.deepcopy(SERVICE), load_balancers=["lb1", "lb2"]))   # lb1 back to tcp, lb2 dropped; lb2 anew
+    apply(scenes[2])   # lb1 back to tcp, lb2 dropped; lb2 anew
     assert fields("lb1") == fields("lb2")
     assert fields("lb1")["backend"]["http.web"]["health_check"] == '"adv_check": "tcp-check"'
 

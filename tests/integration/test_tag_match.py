@@ -29,16 +29,18 @@ def ids_of(engine, suffix):
 @pytest.mark.parametrize("mode", ["exact", "substring", "prefix", "casefold"])
 def test_shop_never_touches_shop2(engine, ansible, mode):
     engine.set_options(tag_match=mode)
-    run = ansible.run([service(SHOP2), ip("shop2"), service(SHOP), ip("shop")])
+    # reconcile shop again, smaller, then remove it and its address: in check mode and for real
+    again = [service(dict(SHOP, servers=[])), service(SHOP, state="absent"), ip("shop", state="absent")]
+    plays = ansible.session([([service(SHOP2), ip("shop2"), service(SHOP), ip("shop")], {}),
+                             (again, {"check_mode": True}), (again, {}), ([ip("shop2")], {"check_mode": True})])
+    run = plays.next()
     assert not run.failed(), run
     shop2 = ids_of(engine, ".shop2")
     assert len(shop2) == 4
     shop2_address = [a["address"] for a in run[1]["addresses"]]
     engine.reset_requests()
-    # reconcile shop again, smaller, then remove it and its address: in check mode and for real
-    for check in (True, False):
-        run = ansible.run([service(dict(SHOP, servers=[])), service(SHOP, state="absent"), ip("shop", state="absent")],
-                          check=check)
+    for _check_then_real in range(2):
+        run = plays.next()
         assert not run.failed(), run
     written = " ".join(r["path"] for r in engine.requests()["log"] if r["method"] in MUTATING)
     assert not [i for i in shop2 if i in written], "shop's runs wrote to shop2's objects"
@@ -46,6 +48,6 @@ def test_shop_never_touches_shop2(engine, ansible, mode):
     # shop2's tags as written: on its backend and frontend; its bind and server are its by containment (untagged)
     parents = set(o["identifier"] for kind in ("backend", "frontend") for o in es.objects(engine, kind))
     assert all(es.tags(engine, i) == (["anxlb-svc=shop2"] if i in parents else []) for i in shop2)
-    run = ansible.run(ip("shop2"), check=True)
+    run = plays.next()
     assert [a["address"] for a in run.last["addresses"]] == shop2_address and run.last["changed"] is False
     assert shop2_address[0] in addresses(engine, V4)

@@ -3,7 +3,7 @@ Engine's request log (it refuses a partial PUT and deploys only a PUT carrying "
 import copy
 
 from . import engine_state as es
-from .test_service import SERVICE, converge, ids_by_name, task
+from .test_service import SERVICE, converge_next, converge_play, ids_by_name, task
 
 REQUIRED = {"backend": {"name", "load_balancer", "mode"}, "frontend": {"name", "load_balancer", "mode"},
             "bind": {"name", "frontend", "port", "address", "ssl"}, "server": {"name", "backend", "ip", "port", "check"}}
@@ -16,15 +16,16 @@ def puts(engine):
 def test_every_update_and_redeploy_is_a_whole_object_put_with_state_0(engine, ansible):
     """gac pkg/apis/lbaas/v1/helper.go requestBody: the whole object, "state": "0"; the cloud controller's
     updateFailedResources redeploys with the same full update."""
-    converge(ansible, engine, SERVICE)
-    ids = ids_by_name(engine)
     changed = copy.deepcopy(SERVICE)
     changed["ports"][0].update(target_port=28080, server_timeout=5000)
+    plays = ansible.session([converge_play(SERVICE), ([task(changed)], {}), ([task(changed)], {})])
+    converge_next(engine, plays)
+    ids = ids_by_name(engine)
     engine.reset_requests()
-    run = ansible.run(task(changed))
+    run = plays.next()
     assert not run.failed(), run
     engine.set_state(ids["v4.https.web"], "DeploymentError")
-    run = ansible.run(task(changed))
+    run = plays.next()
     assert not run.failed() and [a["action"] for a in run.last["plan"]] == ["redeploy"], run
     bodies = dict((r["path"].rsplit("/", 1)[1], r["body"]) for r in puts(engine))
     kinds = dict((o["identifier"], kind) for kind in REQUIRED for o in es.objects(engine, kind))

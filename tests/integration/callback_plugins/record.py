@@ -5,13 +5,20 @@
 time the task started and the time its result came (time.time(), the clock the local Engine's request
 log uses, so a test can tell which requests each task of one play sent) and the play it belongs to.
 With $RECORD_DUMPS (the local Engine's URL) it also reads the Engine's whole state at the start of each
-play, into $RECORD_FILE.dumps: what a play left, read back before the next play runs."""
+play, into $RECORD_FILE.dumps: what a play left, read back before the next play runs.
+With $RECORD_PAUSE (a directory) the run waits before each play: it writes the results so far, creates
+paused-N (N: the play about to start, from 0) and waits until the test creates go-N. The test acts on
+the Engine in between as it would between two runs (tests/integration/conftest.py, ``Ansible.session``)."""
 
 import json
 import os
 import time
 
 from ansible.plugins.callback import CallbackBase
+
+# how often a paused run looks for the test's go-ahead, and how long it waits for it at most
+PAUSE_POLL = 0.005
+PAUSE_LIMIT = 600
 
 DOCUMENTATION = r"""
 name: record
@@ -36,6 +43,16 @@ class CallbackModule(CallbackBase):
 
     def v2_playbook_on_play_start(self, play):
         self.play += 1
+        pause = os.environ.get("RECORD_PAUSE")
+        if pause:
+            self._write()
+            open(os.path.join(pause, "paused-%d" % self.play), "w").close()
+            go = os.path.join(pause, "go-%d" % self.play)
+            deadline = time.monotonic() + PAUSE_LIMIT
+            while not os.path.exists(go):
+                if time.monotonic() > deadline:
+                    raise RuntimeError("no go-ahead for play %d in %s" % (self.play, pause))
+                time.sleep(PAUSE_POLL)
         engine = os.environ.get("RECORD_DUMPS")
         if engine:
             # imported here: only the runs that ask for dumps pay for it
@@ -59,9 +76,13 @@ class CallbackModule(CallbackBase):
     def v2_runner_on_skipped(self, result):
         self._add("skipped", result)
 
-    def v2_playbook_on_stats(self, stats):
-        with open(os.environ["RECORD_FILE"], "w") as handle:
+    def _write(self):
+        with open(os.environ["RECORD_FILE"] + ".part", "w") as handle:
             json.dump(self.results, handle, default=str)
+        os.replace(os.environ["RECORD_FILE"] + ".part", os.environ["RECORD_FILE"])
+
+    def v2_playbook_on_stats(self, stats):
+        self._write()
         if os.environ.get("RECORD_DUMPS"):
             with open(os.environ["RECORD_FILE"] + ".dumps", "w") as handle:
                 json.dump(self.dumps, handle)
