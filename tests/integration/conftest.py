@@ -41,11 +41,10 @@ def writes(entries):
 class Run:
     """The results of one playbook run; ``run[i]`` is the i-th task's result dict."""
 
-    def __init__(self, proc, records, dumps=()):
+    def __init__(self, proc, records):
         self.proc = proc
         self.records = records
         self.rc = proc.returncode
-        self.dumps = list(dumps)   # with ``dumps=True``: the local Engine's state at the start of each play
 
     def __getitem__(self, index):
         return self.records[index]["result"]
@@ -105,7 +104,7 @@ class Session:
         env = ansible.env()
         env.update(RECORD_FILE=str(self.record), RECORD_PAUSE=str(self.pause))
         with open(self.out, "w") as out, open(self.err, "w") as err:
-            self.proc = subprocess.Popen(ansible.command(ansible._write(plays)), env=env, stdout=out, stderr=err,
+            self.proc = subprocess.Popen(ansible.command(ansible.write(plays)), env=env, stdout=out, stderr=err,
                                          stdin=subprocess.DEVNULL, text=True)
 
     def next(self):
@@ -160,10 +159,10 @@ class Ansible:
         ``play`` adds play keywords (e.g. ``module_defaults``)."""
         if isinstance(tasks, dict):
             tasks = [tasks]
-        path = self._write([(tasks, dict({"vars": vars or {}}, **(play or {})))])
+        path = self.write([(tasks, dict({"vars": vars or {}}, **(play or {})))])
         return self.playbook(path, check=check, diff=diff, token=token, extra_args=extra_args)
 
-    def _write(self, plays):
+    def write(self, plays):
         """A playbook of ``plays``, (tasks, play keywords) each, for localhost without facts; its path."""
         self.count += 1
         path = self.tmp_path / ("play%d.yml" % self.count)
@@ -171,19 +170,12 @@ class Ansible:
                                         for tasks, keywords in plays], sort_keys=False))
         return str(path)
 
-    def plays(self, plays):
-        """Several plays in one ansible-playbook run: one start-up and one module build for all of them, where
-        a run each would pay both again. ``plays`` are (tasks, play keywords), e.g.
-        ``(tasks, {"check_mode": True, "diff": True})``; the keywords do for one play what --check and --diff
-        do for a run. Returns a ``Run`` per play, and the local Engine's state (``engine.dump()``) read at the
-        start of each play and after the last: ``dumps[i + 1]`` is what play ``i`` left."""
-        run = self.playbook(self._write(plays), dumps=True)
-        runs = [Run(run.proc, [r for r in run.records if r["play"] == i]) for i in range(len(plays))]
-        return runs, run.dumps + [self.engine.dump()]
-
     def session(self, plays):
-        """``plays`` as ``plays()`` takes them, played one at a time with the test acting in between: a
-        ``Session``."""
+        """Several plays in one ansible-playbook run, played one at a time with the test acting in between (a
+        ``Session``): one start-up and one module build for all of them, where a run each would pay both again.
+        ``plays`` are (tasks, play keywords), e.g. ``(tasks, {"check_mode": True, "diff": True})``; the keywords
+        do for one play what --check and --diff do for a run (but ``ansible_check_mode`` stays false, which roles
+        read: a role in check mode needs a run with --check)."""
         session = Session(self, plays)
         self.sessions.append(session)
         return session
@@ -193,7 +185,7 @@ class Ansible:
         return [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,", "-c", "local",
                 path]
 
-    def playbook(self, path, check=False, diff=False, token=True, extra_args=(), cwd=None, dumps=False):
+    def playbook(self, path, check=False, diff=False, token=True, extra_args=(), cwd=None):
         """Runs a playbook file (e.g. one of playbooks/) on localhost, in directory ``cwd``; returns a ``Run``."""
         self.count += 1
         record = self.tmp_path / ("record%d.json" % self.count)
@@ -205,13 +197,9 @@ class Ansible:
         if diff:
             cmd.append("--diff")
         cmd.extend(extra_args)
-        if dumps:
-            env["RECORD_DUMPS"] = self.engine.url
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
                               check=False, cwd=cwd)
-        records = json.loads(record.read_text()) if record.exists() else []
-        dumped = record.with_name(record.name + ".dumps")
-        return Run(proc, records, json.loads(dumped.read_text()) if dumped.exists() else [])
+        return Run(proc, json.loads(record.read_text()) if record.exists() else [])
 
 
 def side(result, which):

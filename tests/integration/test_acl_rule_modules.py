@@ -90,32 +90,62 @@ def plain(action):
     return dict(action, id=None, changes=changes)
 
 
+def check_then_real_plays(tasks):
+    """The tasks in check mode, then for real, then again: three plays."""
+    return [(tasks, {"check_mode": True, "diff": True}), (tasks, {"diff": True}), (tasks, {})]
+
+
 def check_then_real(ansible, engine, tasks):
-    """The tasks in check mode, then for real, then again (no change): three plays of one ansible-playbook run.
-    Check mode writes nothing: no write request, and the Engine's whole state, read back after its play, is
-    what it was before. Check mode's results equal the real run's, except for ids the Engine gave to new objects;
-    the real play changes the state exactly when it says it changed, the third play leaves it as it was."""
+    """check_then_real_plays in a run of their own (checked_then_real)."""
+    return checked_then_real(engine, ansible.session(check_then_real_plays(tasks)), len(tasks))
+
+
+def checked_then_real(engine, plays, count):
+    """Plays the next check_then_real_plays, of ``count`` tasks, of the session ``plays``. Check mode writes
+    nothing: no write request, and the Engine's whole state, read back after its play, is what it was before.
+    Check mode's results equal the real run's, except for ids the Engine gave to new objects; the real play
+    changes the state exactly when it says it changed, the third play leaves it as it was."""
     engine.reset_requests()
-    (check, real, again), dumps = ansible.plays([(tasks, {"check_mode": True, "diff": True}), (tasks, {"diff": True}),
-                                                 (tasks, {})])
-    assert not any(check.failed(i) for i in range(len(tasks))), check
-    assert sum(check.writes(engine, i) for i in range(len(tasks))) == 0
+    dumps = [engine.dump()]
+    check = plays.next()
+    dumps.append(engine.dump())
+    real = plays.next()
+    dumps.append(engine.dump())
+    again = plays.next()
+    dumps.append(engine.dump())
+    tasks = range(count)
+    assert not any(check.failed(i) for i in tasks), check
+    assert sum(check.writes(engine, i) for i in tasks) == 0
     assert dumps[1] == dumps[0]
-    assert not any(real.failed(i) for i in range(len(tasks))), real
-    for i in range(len(tasks)):
+    assert not any(real.failed(i) for i in tasks), real
+    for i in tasks:
         assert check[i]["changed"] == real[i]["changed"]
         assert side(check[i], "before") == side(real[i], "before")
         assert side(check[i], "after") == side(real[i], "after")
         assert [plain(a) for a in check[i]["plan"]] == [plain(a) for a in real[i]["plan"]]
-    assert (dumps[2] != dumps[1]) == any(real[i]["changed"] for i in range(len(tasks)))
-    assert not any(again[i]["changed"] for i in range(len(tasks))), again
+    assert (dumps[2] != dumps[1]) == any(real[i]["changed"] for i in tasks)
+    assert not any(again[i]["changed"] for i in tasks), again
     assert dumps[3] == dumps[2]
     return check, real
 
 
 def test_allow_list_create_update_reorder_and_absent(engine, ansible):
     ids = setup(engine, owner="web")
-    check, real = check_then_real(ansible, engine, ALLOW_LIST)
+    update = [acl("office", "192.168.0.0/16", 0)]
+    reorder = [rule("reject-v4", "any-v4", "reject", 2), rule("reject-v6", "any-v6", "reject", 1)]
+    # absent: rules first, then the ACLs they named
+    gone = copy.deepcopy(list(reversed(ALLOW_LIST)))
+    for task in gone:
+        args = next(v for k, v in task.items() if k.startswith("anxcloud."))
+        for key in ("criterion", "value", "condition_test", "action", "index"):
+            args.pop(key, None)
+        args["state"] = "absent"
+    plays = ansible.session(check_then_real_plays(ALLOW_LIST) + check_then_real_plays(update)
+                            + [([acl("office", "192.168.0.0/16 ", 0)], {})] + check_then_real_plays(reorder)
+                            + [([{"anxcloud.lbaas.rule_info": {"load_balancer": "lb1", "frontend": "80.web"}}], {}),
+                               ([{"anxcloud.lbaas.acl_info": {"owner": "web"}}], {})]
+                            + check_then_real_plays(gone))
+    check, real = checked_then_real(engine, plays, len(ALLOW_LIST))
     acls, rules = listed(engine, "acl"), listed(engine, "rule")
     assert {n: (a["criterion"], a["value"], a["index"], a["parent_type"], a["frontend"]["identifier"], a["backend"])
             for n, a in acls.items()} == {
@@ -134,46 +164,41 @@ def test_allow_list_create_update_reorder_and_absent(engine, ansible):
 
     # update in place: another network (written in another form), same identifier
     office = acls["office"]["identifier"]
-    _check, real = check_then_real(ansible, engine, [acl("office", "192.168.0.0/16", 0)])
+    _check, real = checked_then_real(engine, plays, len(update))
     assert real[0]["plan"][0]["action"] == "update"
     assert real[0]["plan"][0]["changes"] == {"value": {"before": "10.0.0.0/8", "after": "192.168.0.0/16"}}
     assert listed(engine, "acl")["office"] == dict(listed(engine, "acl")["office"], identifier=office,
                                                    value="192.168.0.0/16")
-    unchanged = ansible.run([acl("office", "192.168.0.0/16 ", 0)])
+    unchanged = plays.next()
     assert unchanged[0]["changed"] is False
 
     # reorder: the two reject rules swap places, in place
     before = dict((n, r["identifier"]) for n, r in listed(engine, "rule").items())
-    check_then_real(ansible, engine, [rule("reject-v4", "any-v4", "reject", 2), rule("reject-v6", "any-v6", "reject", 1)])
+    checked_then_real(engine, plays, len(reorder))
     rules = listed(engine, "rule")
     assert (rules["reject-v4"]["index"], rules["reject-v6"]["index"]) == (2, 1)
     assert dict((n, r["identifier"]) for n, r in rules.items()) == before
 
-    info = ansible.run({"anxcloud.lbaas.rule_info": {"load_balancer": "lb1", "frontend": "80.web"}})
+    info = plays.next()
     assert [r["name"] for r in info[0]["rules"]] == ["accept-office", "reject-v6", "reject-v4"]
-    info = ansible.run({"anxcloud.lbaas.acl_info": {"owner": "web"}})
+    info = plays.next()
     assert [a["name"] for a in info[0]["acls"]] == ["office", "any-v4", "any-v6"]
     assert all(a["owner"] == "web" for a in info[0]["acls"])
 
-    # absent: rules first, then the ACLs they named; a second run is ok and unchanged
-    gone = copy.deepcopy(list(reversed(ALLOW_LIST)))
-    for task in gone:
-        args = next(v for k, v in task.items() if k.startswith("anxcloud."))
-        for key in ("criterion", "value", "condition_test", "action", "index"):
-            args.pop(key, None)
-        args["state"] = "absent"
-    check_then_real(ansible, engine, gone)
+    # absent; a second run is ok and unchanged
+    checked_then_real(engine, plays, len(gone))
     assert listed(engine, "acl") == {} and listed(engine, "rule") == {}
 
 
 def test_rename_an_acl_with_its_rules_in_one_play(engine, ansible):
     setup(engine, owner="web")
-    setup_run = ansible.run(ALLOW_LIST[:1] + ALLOW_LIST[3:4])
-    assert [setup_run[i]["changed"] for i in range(2)] == [True, True], setup_run
     rename = [acl("office-v4", "10.0.0.0/8", 0), rule("accept-office", "office-v4", "accept", 0),
               {"name": "old name", "anxcloud.lbaas.acl": {"load_balancer": "lb1", "frontend": "80.web",
                                                           "name": "office", "owner": "web", "state": "absent"}}]
-    check, real = check_then_real(ansible, engine, rename)
+    plays = ansible.session([(ALLOW_LIST[:1] + ALLOW_LIST[3:4], {})] + check_then_real_plays(rename))
+    setup_run = plays.next()
+    assert [setup_run[i]["changed"] for i in range(2)] == [True, True], setup_run
+    check, real = checked_then_real(engine, plays, len(rename))
     plans = [real[i]["plan"] for i in range(3)]
     assert [[a["action"] for a in plan] for plan in plans] == [["create"], ["update"], ["delete"]], plans
     assert plans[1][0]["changes"] == {"condition_test": {"before": "office", "after": "office-v4"}}
@@ -204,14 +229,17 @@ def test_a_rule_naming_a_missing_acl_fails_before_any_write(engine, ansible):
     setup(engine, owner="web")
     before = state(engine)
     engine.reset_requests()
-    for check in (True, False):
-        run = ansible.run([rule("accept-office", "office", "accept", 0)], check=check)
+    missing = [dict(rule("accept-office", "office", "accept", 0), ignore_errors=True)]
+    plays = ansible.session([(missing, {"check_mode": True}), (missing, {}),
+                             (ALLOW_LIST[:1] + ALLOW_LIST[3:4], {"check_mode": True})])
+    for _check_then_real in range(2):
+        run = plays.next()
         assert run.failed(0)
         assert run[0]["msg"].startswith("condition_test: no ACL named 'office' on frontend '80.web'")
         assert run.writes(engine, 0) == 0
     assert state(engine) == before
     # in check mode, an ACL an earlier task of the play would create counts
-    run = ansible.run(ALLOW_LIST[:1] + ALLOW_LIST[3:4], check=True)
+    run = plays.next()
     assert not run.failed() and run[1]["changed"] is True
     assert state(engine) == before
 

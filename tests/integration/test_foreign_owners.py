@@ -53,20 +53,7 @@ def writes_to(engine, ids):
 
 def test_two_prefixes_same_service_name_never_touch_each_other(engine, ansible):
     engine.set_options(tag_match="substring")
-    run = ansible.run([service(WEB), ip("anxlb")])
-    assert not run.failed(), run
-    their_address = run[1]["addresses"][0]["address"]
-    theirs = carrying(engine, "anxlb-svc=web")
-    assert sorted(o["name"] for o in theirs.values()) == sorted(
-        ["http.web", "http.web", "n1.http.web", "v4.http.web", their_address])
-    vip = [i for i, o in theirs.items() if o["_kind"] == "bind"][0]
-    frontend = [i for i, o in theirs.items() if o["_kind"] == "frontend"][0]
-    engine.reset_requests()
-
-    # The xanxlb team: the same names are taken (check mode and real: a failure before any write, naming
-    # the owner tag found and name_suffix); with name_suffix its own objects. The per-object modules
-    # refuse the other team's objects with and without owner.
-    run = ansible.run([
+    xanxlb = [
         failing(dict(service(XWEB), check_mode=True)),
         failing(service(XWEB)),
         service(XWEB, name_suffix="b"),
@@ -81,7 +68,30 @@ def test_two_prefixes_same_service_name_never_touch_each_other(engine, ansible):
                                            "address": "127.0.0.3", "port": 18080}}),
         dict(ip("xanxlb"), check_mode=True),   # the same owner name, the same description: not adopted
         ip("xanxlb"),
-    ])
+    ]
+    both = [
+        service(WEB),
+        service(XWEB, name_suffix="b"),
+        dict({"anxcloud.lbaas.gc": {"keep": ["web"], "tag_prefix": "xanxlb"}}, check_mode=True),
+        {"anxcloud.lbaas.gc": {"keep": ["web"], "tag_prefix": "xanxlb"}},
+        dict({"anxcloud.lbaas.gc": {"remove": ["web"]}}, check_mode=True),
+        {"anxcloud.lbaas.gc": {"remove": ["web"]}},
+    ]
+    plays = ansible.session([([service(WEB), ip("anxlb")], {}), (xanxlb, {}), (both, {})])
+    run = plays.next()
+    assert not run.failed(), run
+    their_address = run[1]["addresses"][0]["address"]
+    theirs = carrying(engine, "anxlb-svc=web")
+    assert sorted(o["name"] for o in theirs.values()) == sorted(
+        ["http.web", "http.web", "n1.http.web", "v4.http.web", their_address])
+    vip = [i for i, o in theirs.items() if o["_kind"] == "bind"][0]
+    frontend = [i for i, o in theirs.items() if o["_kind"] == "frontend"][0]
+    engine.reset_requests()
+
+    # The xanxlb team: the same names are taken (check mode and real: a failure before any write, naming
+    # the owner tag found and name_suffix); with name_suffix its own objects. The per-object modules
+    # refuse the other team's objects with and without owner.
+    run = plays.next()
     assert [run.failed(i) for i in range(10)] == [True, True, False, True, True, True, True, True, False, False], run
     assert run.writes(engine, 8) == 0 and run[8]["changed"] is True
     assert run[9]["addresses"][0]["address"] not in (their_address, None)
@@ -111,14 +121,7 @@ def test_two_prefixes_same_service_name_never_touch_each_other(engine, ansible):
     # The anxlb team reconciles (a no-op) and then collects web; the xanxlb team's run again is a no-op;
     # gc of xanxlb with web in its live set keeps everything. Neither writes the other's objects.
     engine.reset_requests()
-    run = ansible.run([
-        service(WEB),
-        service(XWEB, name_suffix="b"),
-        dict({"anxcloud.lbaas.gc": {"keep": ["web"], "tag_prefix": "xanxlb"}}, check_mode=True),
-        {"anxcloud.lbaas.gc": {"keep": ["web"], "tag_prefix": "xanxlb"}},
-        dict({"anxcloud.lbaas.gc": {"remove": ["web"]}}, check_mode=True),
-        {"anxcloud.lbaas.gc": {"remove": ["web"]}},
-    ])
+    run = plays.next()
     assert not any(run.failed(i) for i in range(6)), run
     assert [run[i]["changed"] for i in range(4)] == [False, False, False, False]
     assert run.writes(engine, 0) == run.writes(engine, 1) == run.writes(engine, 3) == 0
@@ -135,8 +138,12 @@ def test_gc_kept_counts_only_objects_carrying_the_owner_tag_exactly(engine, ansi
     engine.set_options(tag_match="substring")
     web2 = dict(WEB, name="web2", addresses=["127.0.10.42"], ports=[{"name": "http", "port": 8082}],
                 servers=[{"name": "n3", "address": "127.0.0.3"}])
-    run = ansible.run([service(WEB), ip("anxlb"), service(XWEB, name_suffix="b"), ip("xanxlb"), service(web2),
-                       {"anxcloud.lbaas.ip_address": {"pool": [V4], "owner": "gone", "family": "v4"}}])
+    gc = {"keep": ["web", "web2"]}
+    plays = ansible.session([([service(WEB), ip("anxlb"), service(XWEB, name_suffix="b"), ip("xanxlb"), service(web2),
+                               {"anxcloud.lbaas.ip_address": {"pool": [V4], "owner": "gone", "family": "v4"}}], {}),
+                             ([dict({"anxcloud.lbaas.gc": gc}, check_mode=True), {"anxcloud.lbaas.gc": gc},
+                               {"anxcloud.lbaas.gc": dict(gc, tag_prefix="xanxlb", keep=["web"])}], {})])
+    run = plays.next()
     assert not run.failed(), run
 
     def truth(tag):
@@ -148,9 +155,7 @@ def test_gc_kept_counts_only_objects_carrying_the_owner_tag_exactly(engine, ansi
     before = dict((p + "-svc=" + o, truth(p + "-svc=" + o)) for p in ("anxlb", "xanxlb") for o in ("web", "web2"))
     assert lenient("anxlb-svc=web") > before["anxlb-svc=web"] > 0   # the scenario is the lenient one
     engine.reset_requests()
-    gc = {"keep": ["web", "web2"]}
-    run = ansible.run([dict({"anxcloud.lbaas.gc": gc}, check_mode=True), {"anxcloud.lbaas.gc": gc},
-                       {"anxcloud.lbaas.gc": dict(gc, tag_prefix="xanxlb", keep=["web"])}])
+    run = plays.next()
     assert not any(run.failed(i) for i in range(3)), run
     for index in (0, 1):
         assert run[index]["kept"] == {"web": before["anxlb-svc=web"], "web2": before["anxlb-svc=web2"]}

@@ -52,17 +52,24 @@ def ids_of(engine, owner=None, untagged=False, tag=None):
     return out
 
 
+SETUP = [
+    {"anxcloud.lbaas.ip_address": {"pool": POOL, "owner": "api", "family": "v4"}, "register": "api_ip"},
+    service("web", ["lb1"], "127.0.10.50"),
+    {"anxcloud.lbaas.service": {
+        "name": "api", "load_balancers": ["lb1", "lb2"], "addresses": ["{{ api_ip.addresses[0].address }}"],
+        "ports": [{"name": "http", "port": 9090, "target_port": 19090}],
+        "servers": [{"name": "n1", "address": "127.0.0.1"}, {"name": "n2", "address": "127.0.0.2"}]}},
+]
+
+
 def setup(engine, ansible):
-    """web (alive) on lb1; api (to collect) on lb1 and lb2 with a pool address; an untagged backend with a
-    server on lb1 and a backend tagged by another prefix for an owner also called api, on lb2."""
-    run = ansible.run([
-        {"anxcloud.lbaas.ip_address": {"pool": POOL, "owner": "api", "family": "v4"}, "register": "api_ip"},
-        service("web", ["lb1"], "127.0.10.50"),
-        {"anxcloud.lbaas.service": {
-            "name": "api", "load_balancers": ["lb1", "lb2"], "addresses": ["{{ api_ip.addresses[0].address }}"],
-            "ports": [{"name": "http", "port": 9090, "target_port": 19090}],
-            "servers": [{"name": "n1", "address": "127.0.0.1"}, {"name": "n2", "address": "127.0.0.2"}]}},
-    ])
+    """SETUP in a run of its own, then set_up."""
+    return set_up(engine, ansible.run(SETUP))
+
+
+def set_up(engine, run):
+    """After SETUP: web (alive) on lb1; api (to collect) on lb1 and lb2 with a pool address; an untagged backend
+    with a server on lb1 and a backend tagged by another prefix for an owner also called api, on lb2."""
     assert not run.failed(), run
     api_ip = run[0]["addresses"][0]
     lb1, lb2 = es.lb_id(engine, "lb1"), es.lb_id(engine, "lb2")
@@ -79,7 +86,16 @@ def api_objects(engine):
 
 
 def test_an_owner_dropped_from_the_live_set_goes_and_nothing_else_is_written(engine, ansible):
-    api_ip, lb1, lb2 = setup(engine, ansible)
+    failing = {"ignore_errors": True}   # a failed task would end the run, and the plays after it with it
+    plays = ansible.session([
+        (SETUP, {}),
+        ([dict(gc(keep=["web"]), **failing)], {}),
+        ([dict(gc(keep=["web"], max_delete=10), **failing)], {}),
+        # check mode, then for real, in one play (each task's requests told apart in the Engine's log by time)
+        ([dict(gc(keep=["web"]), check_mode=True, diff=True), dict(gc(keep=["web"]), diff=True)], {}),
+        ([dict(gc(keep=["web"]), check_mode=True, diff=True), dict(gc(keep=["web"]), diff=True), gc(keep=["web"])], {}),
+    ])
+    api_ip, lb1, lb2 = set_up(engine, plays.next())
     api = dict((i, n) for n, i in api_objects(engine))
     assert len(api) == 2 * 5   # per lb: backend, frontend, bind, two servers
     protected = ids_of(engine, owner="web") | ids_of(engine, untagged=True) | ids_of(engine, tag="xyz-svc=api")
@@ -89,14 +105,14 @@ def test_an_owner_dropped_from_the_live_set_goes_and_nothing_else_is_written(eng
     # A read failing mid-snapshot (server listings come after tag entities, load balancers and tags) deletes nothing.
     engine.reset_requests()
     engine.set_faults({"script": [{"method": "GET", "path": "/api/LBaaS/v1/server.json", "status": 503, "count": 50}]})
-    broken = ansible.run(gc(keep=["web"]))
+    broken = plays.next()
     engine.clear_faults()
     assert broken.failed() and "503" in broken.last["msg"], broken
     assert writes(engine) == [] and es.snapshot(engine) == before
 
     # The cap: eleven removals (ten objects, one address) are more than ten; nothing is deleted.
     engine.reset_requests()
-    capped = ansible.run(gc(keep=["web"], max_delete=10))
+    capped = plays.next()
     assert capped.failed() and capped.last["msg"].startswith(
         "gc would remove 11 objects and addresses of 1 owner(s) (api), more than max_delete (10); nothing was deleted")
     assert writes(engine) == [] and es.snapshot(engine) == before
@@ -107,8 +123,7 @@ def test_an_owner_dropped_from_the_live_set_goes_and_nothing_else_is_written(eng
     before = es.snapshot(engine)
     markers = [t for t in es.tags(engine, lb1) if t.startswith("anxlb-reconciled.api=")]
     engine.reset_requests()
-    # check mode, then for real, in one play (each task's requests told apart in the Engine's log by time)
-    play = ansible.run([dict(gc(keep=["web"]), check_mode=True, diff=True), dict(gc(keep=["web"]), diff=True)])
+    play = plays.next()
     assert len(play.records) == 2 and not play.failed(0) and not play.failed(1), play
     assert play.requests(engine, 0) and writes(engine, play.requests(engine, 0)) == []
     got = play[0]
@@ -137,8 +152,7 @@ def test_an_owner_dropped_from_the_live_set_goes_and_nothing_else_is_written(eng
     # The lease ends: the rest goes (lb2's objects, the marker, the address); then a rerun is a no-op.
     es.untag(engine, lb2, "anxlb-lease=api@ci:7@%d" % expiry)
     engine.reset_requests()
-    play = ansible.run([dict(gc(keep=["web"]), check_mode=True, diff=True), dict(gc(keep=["web"]), diff=True),
-                        gc(keep=["web"])])
+    play = plays.next()
     assert len(play.records) == 3 and not any(play.failed(i) for i in range(3)), play
     check, real, again = play[0], play[1], play[2]
     assert writes(engine, play.requests(engine, 0)) == []

@@ -17,8 +17,10 @@ def stored(engine, address):
 
 def test_rdns_name_set_updated_and_removed_in_place(engine, ansible):
     # created with the name; the same name in other case and with the dot is no change; unset: left alone
-    play = ansible.run(cycle_tasks({"rdns_name": "shop.example.com"})
-                       + [task(rdns_name="Shop.Example.COM."), task()])
+    plays = ansible.session([(cycle_tasks({"rdns_name": "shop.example.com"})
+                              + [task(rdns_name="Shop.Example.COM."), task()], {}),
+                             (cycle_tasks({"rdns_name": "www.example.com"}), {}), (cycle_tasks({"rdns_name": ""}), {})])
+    play = plays.next()
     _check, real = cycle(play, engine)
     (address,) = real["address_list"]
     assert real["addresses"][0]["rdns_name"] == "shop.example.com"
@@ -31,7 +33,7 @@ def test_rdns_name_set_updated_and_removed_in_place(engine, ansible):
 
     # update in place: same object, same description and role
     ident = real["addresses"][0]["id"]
-    check, real = cycle(ansible.run(cycle_tasks({"rdns_name": "www.example.com"})), engine)
+    check, real = cycle(plays.next(), engine)
     assert real["plan"] == [{"action": "update", "address": address, "prefix": "127.0.10.0/24", "id": ident,
                              "reason": "rdns_name differs"}]
     assert side(check, "before")["rdns_name"] == {address: "shop.example.com"}
@@ -40,23 +42,26 @@ def test_rdns_name_set_updated_and_removed_in_place(engine, ansible):
     assert stored(engine, address) == ("www.example.com.", description, role)
 
     # removed
-    _check, real = cycle(ansible.run(cycle_tasks({"rdns_name": ""})), engine)
+    _check, real = cycle(plays.next(), engine)
     assert [a["action"] for a in real["plan"]] == ["update"] and real["addresses"][0]["rdns_name"] == ""
     assert stored(engine, address) == ("", description, role)
 
 
 def test_rdns_name_in_check_mode_writes_nothing_and_absent_ignores_it(engine, ansible):
-    real = ansible.run(task(rdns_name="old.example.com"))
+    plays = ansible.session([([task(rdns_name="old.example.com")], {}),
+                             ([task(rdns_name="shop.example.com")], {"check_mode": True, "diff": True}),
+                             ([task(state="absent", rdns_name="shop.example.com")], {"diff": True})])
+    real = plays.next()
     (address,) = real[0]["address_list"]
     before = stored(engine, address)
-    check = ansible.run(task(rdns_name="shop.example.com"), check=True, diff=True)
+    check = plays.next()
     assert check[0]["changed"] is True and check.writes(engine, 0) == 0
     assert [a["action"] for a in check[0]["plan"]] == ["update"]
     assert check[0]["addresses"][0]["rdns_name"] == "shop.example.com"
     assert side(check[0], "after")["rdns_name"] == {address: "shop.example.com"}
     assert stored(engine, address) == before   # read back: nothing written
 
-    gone = ansible.run(task(state="absent", rdns_name="shop.example.com"), diff=True)
+    gone = plays.next()
     assert [a["action"] for a in gone[0]["plan"]] == ["release"] and gone[0]["address_list"] == []
     assert "rdns_name" not in side(gone[0], "before")   # ignored with state=absent
 

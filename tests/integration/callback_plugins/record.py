@@ -4,8 +4,6 @@
 """Test-only callback: writes every task result of a playbook run to $RECORD_FILE as JSON, with the
 time the task started and the time its result came (time.time(), the clock the local Engine's request
 log uses, so a test can tell which requests each task of one play sent) and the play it belongs to.
-With $RECORD_DUMPS (the local Engine's URL) it also reads the Engine's whole state at the start of each
-play, into $RECORD_FILE.dumps: what a play left, read back before the next play runs.
 With $RECORD_PAUSE (a directory) the run waits before each play: it writes the results so far, creates
 paused-N (N: the play about to start, from 0) and waits until the test creates go-N. The test acts on
 the Engine in between as it would between two runs (tests/integration/conftest.py, ``Ansible.session``)."""
@@ -39,7 +37,6 @@ class CallbackModule(CallbackBase):
         self.results = []
         self.started = None
         self.play = -1
-        self.dumps = []
 
     def v2_playbook_on_play_start(self, play):
         self.play += 1
@@ -53,12 +50,6 @@ class CallbackModule(CallbackBase):
                 if time.monotonic() > deadline:
                     raise RuntimeError("no go-ahead for play %d in %s" % (self.play, pause))
                 time.sleep(PAUSE_POLL)
-        engine = os.environ.get("RECORD_DUMPS")
-        if engine:
-            # imported here: only the runs that ask for dumps pay for it
-            import urllib.request   # pylint: disable=import-outside-toplevel
-            with urllib.request.urlopen(engine + "/_local/dump", timeout=10) as resp:   # loopback only
-                self.dumps.append(json.load(resp))
 
     def v2_playbook_on_task_start(self, task, is_conditional):
         self.started = time.time()
@@ -83,6 +74,3 @@ class CallbackModule(CallbackBase):
 
     def v2_playbook_on_stats(self, stats):
         self._write()
-        if os.environ.get("RECORD_DUMPS"):
-            with open(os.environ["RECORD_FILE"] + ".dumps", "w") as handle:
-                json.dump(self.dumps, handle)
