@@ -102,15 +102,17 @@ def test_set_change_unset_and_gc(engine, ansible):
 def test_gc_removes_the_acls_and_rules_with_the_service(engine, ansible):
     api = dict(copy.deepcopy(SERVICE), name="api", addresses=["127.0.10.6"])
     on = dict(copy.deepcopy(SERVICE), allow_sources=["127.0.0.5", "2001:db8::/32"])
-    assert not ansible.run([task(api), task(on)]).failed()
+    gc = {"anxcloud.lbaas.gc": {"keep": ["api"]}}
+    plays = ansible.session([([task(api), task(on)], {}), ([dict(gc, check_mode=True)], {}), ([gc, gc], {})])
+    assert not plays.next().failed()
     assert len(listed(engine, "rule")) == 4
     before = everything(engine)
     engine.reset_requests()
-    play = ansible.run([dict({"anxcloud.lbaas.gc": {"keep": ["api"]}}, check_mode=True)])
+    play = plays.next()
     assert not play.failed(), play
     assert play.writes(engine, 0) == 0 and everything(engine) == before
     assert sorted(r["type"] for r in play[0]["removed"] if r["type"] in ("acl", "rule")) == ["acl"] * 4 + ["rule"] * 4
-    play = ansible.run([{"anxcloud.lbaas.gc": {"keep": ["api"]}}, {"anxcloud.lbaas.gc": {"keep": ["api"]}}])
+    play = plays.next()
     assert not play.failed(0) and not play.failed(1), play
     assert listed(engine, "acl") == {} and listed(engine, "rule") == {}
     assert sorted(f["name"] for f in es.objects(engine, "frontend")) == ["http.api"]
@@ -125,14 +127,17 @@ def test_a_port_without_allow_sources_lists_acls_only_until_a_run_has_removed_th
     """A port with no allow_sources skips its frontend's ACL and rule listings only when the load balancer's
     marker says the last writing run declared none there either (that run deleted what it found). A run that
     failed before its deletes were done leaves the marker as it was: the next run lists and removes them."""
-    assert not ansible.run(task(dict(SERVICE, allow_sources=["10.0.0.0/8"]))).failed()
+    grown = dict(SERVICE, servers=SERVICE["servers"] + [{"name": "n2", "address": "127.0.0.2"}])
+    plays = ansible.session([([task(dict(SERVICE, allow_sources=["10.0.0.0/8"]))], {}),
+                             ([dict(task(dict(SERVICE, api_retries=0)), ignore_errors=True)], {}),
+                             ([task(SERVICE), task(SERVICE), task(grown)], {})])
+    assert not plays.next().failed()
     engine.set_faults({"script": [{"method": "DELETE", "path": "/api/LBaaS/v1/rule.json", "status": 503, "count": 100}]})
-    play = ansible.run(dict(task(dict(SERVICE, api_retries=0)), ignore_errors=True))
+    play = plays.next()
     assert play.failed(0) and acl_listings(play, engine, 0), play
     assert "allow-10-0-0-0_8.http.web" in listed(engine, "rule") and listed(engine, "acl")   # nothing deleted yet
     engine.clear_faults()
-    grown = dict(SERVICE, servers=SERVICE["servers"] + [{"name": "n2", "address": "127.0.0.2"}])
-    play = ansible.run([task(SERVICE), task(SERVICE), task(grown)])
+    play = plays.next()
     assert not any(play.failed(i) for i in range(3)), play
     assert play[0]["changed"] is True and acl_listings(play, engine, 0)
     assert listed(engine, "acl") == {} and listed(engine, "rule") == {}
