@@ -3,6 +3,8 @@
 ``ansible.run(tasks, check=..., diff=...)`` writes a playbook for localhost, runs it in a
 subprocess with the collection on the collections path and the Engine's URL and token in the
 environment (the modules' env fallbacks), and returns the recorded task results.
+``ansible.session(plays)`` does the same for several plays, played one at a time: a test that acts on the
+Engine between steps runs its steps as the plays of one run, which starts ansible-playbook once.
 
 ``module(name, args, check=..., diff=...)`` runs one module of the collection as its own process
 against the same Engine, without the controller (a third of a playbook task's CPU time): for
