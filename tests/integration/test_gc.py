@@ -62,11 +62,6 @@ SETUP = [
 ]
 
 
-def setup(engine, ansible):
-    """SETUP in a run of its own, then set_up."""
-    return set_up(engine, ansible.run(SETUP))
-
-
 def set_up(engine, run):
     """After SETUP: web (alive) on lb1; api (to collect) on lb1 and lb2 with a pool address; an untagged backend
     with a server on lb1 and a backend tagged by another prefix for an owner also called api, on lb2."""

@@ -80,7 +80,7 @@ def converge_play(task):
             dict(task, check_mode=True, diff=True)], {}
 
 
-def converged(engine, plays, expect_diff, names):
+def converge_next(engine, plays, expect_diff, names):
     """Plays the next converge_play of the session ``plays`` and checks it; returns the real run's result."""
     engine.reset_requests()
     play = plays.next()
@@ -122,7 +122,7 @@ def test_create_update_delete(kind, engine, ansible):
                              converge_play(module_task(kind, gone))])
 
     # create
-    result = converged(engine, plays, {"before": {}, "after": case["after"](ids)}, names)
+    result = converge_next(engine, plays, {"before": {}, "after": case["after"](ids)}, names)
     obj = result[kind]
     assert re.match(r"^[0-9a-f]{32}$", obj["id"])
     assert obj["state"] in ("Deployed", "Updated")
@@ -141,7 +141,7 @@ def test_create_update_delete(kind, engine, ansible):
     before = case["after"](ids)
     after = dict(before)
     after[field] = new
-    result = converged(engine, plays, {"before": before, "after": after}, names)
+    result = converge_next(engine, plays, {"before": before, "after": after}, names)
     assert result[kind]["id"] == obj["id"]
     assert result["plan"] == [{"load_balancer": "lb1", "action": "update", "type": kind, "name": args["name"], "id": obj["id"],
                                "changes": {field: {"before": old, "after": new}}, "tags": [],
@@ -149,6 +149,6 @@ def test_create_update_delete(kind, engine, ansible):
     assert es.by_name(engine, kind)[args["name"]][field] == new
 
     # delete
-    result = converged(engine, plays, {"before": after, "after": {}}, names)
+    result = converge_next(engine, plays, {"before": after, "after": {}}, names)
     assert result[kind] == {}
     assert args["name"] not in es.by_name(engine, kind)

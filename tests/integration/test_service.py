@@ -30,8 +30,11 @@ def converge_play(service):
             dict(task(service), diff=True)], {}
 
 
-def converged(engine, play):
-    """converge()'s checks of a finished ``converge_play``; its check-mode and real results."""
+def converge_next(engine, plays):
+    """Plays the next play of the session ``plays`` (``ansible.session``), a converge_play, and checks it;
+    returns its check-mode and real results."""
+    engine.reset_requests()
+    play = plays.next()
     assert len(play.records) == 3 and not any(play.failed(i) for i in range(3)), play
     check, real, rerun = play[0], play[1], play[2]
     assert play.writes(engine, 0) == 0
@@ -45,15 +48,8 @@ def converged(engine, play):
 
 
 def converge(ansible, engine, service):
-    """check -> real -> rerun of ``service`` in a run of its own (converge_play, converged)."""
-    engine.reset_requests()
-    return converged(engine, ansible.run(converge_play(service)[0]))
-
-
-def converge_next(engine, plays):
-    """The same for the next play of a session (``ansible.session``) that is a converge_play."""
-    engine.reset_requests()
-    return converged(engine, plays.next())
+    """check -> real -> rerun of ``service`` in a run of its own."""
+    return converge_next(engine, ansible.session([converge_play(service)]))
 
 
 def setup_play(service):
@@ -62,13 +58,9 @@ def setup_play(service):
 
 
 def set_up(run):
+    """The result of a finished setup_play, which must not have failed."""
     assert not run.failed(), run
     return run.last
-
-
-def setup(ansible, service):
-    """setup_play in a run of its own."""
-    return set_up(ansible.run(setup_play(service)[0]))
 
 
 def test_fresh_create_and_noop_rerun(engine, ansible):
