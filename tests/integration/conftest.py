@@ -77,13 +77,6 @@ class Run:
         return "Run(rc=%s, last msg=%r)\n%s\n%s" % (self.rc, last, self.proc.stdout[-4000:], self.proc.stderr[-4000:])
 
 
-class _Finished:
-    """What ``Run`` reads of a finished process (``subprocess.CompletedProcess``'s fields), for a session."""
-
-    def __init__(self, returncode, stdout, stderr):
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-
-
 class Session:
     """The plays of one ansible-playbook run, played one at a time. The run starts at once and waits before each
     play (callback_plugins/record.py); ``next()`` lets it play its next play and returns that play's ``Run`` when
@@ -97,14 +90,11 @@ class Session:
     def __init__(self, ansible, plays):
         self.plays = len(plays)
         self.played = 0
-        ansible.count += 1
-        self.pause = ansible.tmp_path / ("pause%d" % ansible.count)
+        self.record, env = ansible.recorded()
+        self.pause = self.record.with_suffix(".pause")
         self.pause.mkdir()
-        self.record = ansible.tmp_path / ("record%d.json" % ansible.count)
-        self.out = ansible.tmp_path / ("output%d.txt" % ansible.count)
-        self.err = ansible.tmp_path / ("errors%d.txt" % ansible.count)
-        env = ansible.env()
-        env.update(RECORD_FILE=str(self.record), RECORD_PAUSE=str(self.pause))
+        self.out, self.err = self.record.with_suffix(".out"), self.record.with_suffix(".err")
+        env["RECORD_PAUSE"] = str(self.pause)
         with open(self.out, "w") as out, open(self.err, "w") as err:
             self.proc = subprocess.Popen(ansible.command(ansible.write(plays)), env=env, stdout=out, stderr=err,
                                          stdin=subprocess.DEVNULL, text=True)
@@ -120,9 +110,9 @@ class Session:
                 self.close()
                 raise AssertionError("play %d of %s did not finish in 600 s" % (index, self.pause))
             time.sleep(self.POLL)
-        records = json.loads(self.record.read_text()) if self.record.exists() else []
-        return Run(_Finished(self.proc.returncode, self.out.read_text(), self.err.read_text()),
-                   [r for r in records if r["play"] == index])
+        finished = subprocess.CompletedProcess(self.proc.args, self.proc.returncode, self.out.read_text(),
+                                               self.err.read_text())
+        return Run(finished, [r for r in records_in(self.record) if r["play"] == index])
 
     def close(self):
         """Ends the run if the test stopped before its last play."""
@@ -187,12 +177,17 @@ class Ansible:
         return [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,", "-c", "local",
                 path]
 
-    def playbook(self, path, check=False, diff=False, token=True, extra_args=(), cwd=None):
-        """Runs a playbook file (e.g. one of playbooks/) on localhost, in directory ``cwd``; returns a ``Run``."""
+    def recorded(self, token=True):
+        """The path of a new record file and the environment of a run whose ``record`` callback writes it."""
         self.count += 1
         record = self.tmp_path / ("record%d.json" % self.count)
         env = self.env(token)
         env["RECORD_FILE"] = str(record)
+        return record, env
+
+    def playbook(self, path, check=False, diff=False, token=True, extra_args=(), cwd=None):
+        """Runs a playbook file (e.g. one of playbooks/) on localhost, in directory ``cwd``; returns a ``Run``."""
+        record, env = self.recorded(token)
         cmd = self.command(path)
         if check:
             cmd.append("--check")
@@ -201,7 +196,12 @@ class Ansible:
         cmd.extend(extra_args)
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
                               check=False, cwd=cwd)
-        return Run(proc, json.loads(record.read_text()) if record.exists() else [])
+        return Run(proc, records_in(record))
+
+
+def records_in(path):
+    """The task results the ``record`` callback wrote to ``path``; none if the run wrote none."""
+    return json.loads(path.read_text()) if path.exists() else []
 
 
 def side(result, which):
