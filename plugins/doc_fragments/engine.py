@@ -58,12 +58,13 @@ options:
         observation, the writes of one plan and the wait's polls share this bound; tag writes go one
         at a time whatever this says (concurrent tag writes conflict on the Engine), beside the others
         and within the bound.
-      - The default 8 keeps a whole service's no-op run to about ten round trips to the Engine while
-        staying well within what a rate-limited API tolerates from one client; it changes how fast the
-        requests go out, not how many there are. Lower it if the Engine answers HTTP 429; raise it for
-        services on many load balancers (two load balancers at 16 take as many round trips as one at 8).
+      - The default 16 keeps a whole service's no-op run to about ten round trips to the Engine, also for
+        services on two load balancers or with hundreds of servers; it changes how fast the requests go out, not
+        how many there are.
+      - Each HTTP 429 (rate limited) answer halves it for the rest of the task, down to 1, so a throttled task
+        sends less at once from then on. If the Engine still answers 429, lower it, or run fewer forks.
     type: int
-    default: 8
+    default: 16
 requirements:
   - requests >= 2.28 (on the host that runs the module, usually the controller)
   - netaddr >= 0.10

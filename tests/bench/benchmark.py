@@ -113,8 +113,8 @@ def module_rows(engine, latency, extra_concurrency):
             print(" | ".join(rows[-1].cells()), flush=True)
             if phase == "no-op" and latency and shape in extra_concurrency:
                 engine.reset_requests()
-                run = run_module("service", dict(args, api_concurrency=16))
-                rows.append(Row("%s no-op, api_concurrency 16" % shape, latency, engine_log(engine), run.seconds,
+                run = run_module("service", dict(args, api_concurrency=8))
+                rows.append(Row("%s no-op, api_concurrency 8" % shape, latency, engine_log(engine), run.seconds,
                                 run.peak_mb))
                 print(" | ".join(rows[-1].cells()), flush=True)
     return rows

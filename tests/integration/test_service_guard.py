@@ -104,7 +104,8 @@ def test_the_first_429_ends_the_run_with_no_further_request(engine, ansible):
     assert deletes and all(entry["status"] == 429 for entry in deletes)
     first = min(i for i, entry in enumerate(log) if entry["status"] == 429)
     assert all(entry["method"] == "DELETE" for entry in log[first:]) and len(log[first:]) <= 2
-    assert "rate limited by the Engine; back off and retry later (HTTP 429)" in run.last["msg"]
+    assert ("rate limited by the Engine; back off and retry later, with a lower api_concurrency or fewer forks "
+            "(HTTP 429)") in run.last["msg"]
     assert any(w.startswith("the lease tag 'anxlb-lease=web@") and w.endswith(": it could not be removed")
                for w in run.last["warnings"])
     assert len(es.objects(engine, "server")) == 4

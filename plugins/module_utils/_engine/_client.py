@@ -39,6 +39,7 @@ except ImportError:
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import (
     EngineConnectionError, EngineError, NotFoundError, RateLimitedError, UnexpectedResponseError, UnsafeRequestError,
     ValidationFailedError, error_for, gone_as_none, redact)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._in_flight import InFlightLimit
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._pool import SharedPool
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._retry import (
     READ_METHODS, RetryPolicy, parse_retry_after)
@@ -47,8 +48,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._version im
 DEFAULT_API_URL = "https://engine.anexia-it.com"
 DEFAULT_TIMEOUT = 30
 DEFAULT_PAGE_SIZE = 100
-# Requests in flight at once (the api_concurrency option; why 8: docs/benchmarks.md).
-DEFAULT_MAX_WORKERS = 8
+# Requests in flight at once (the api_concurrency option; why 16: docs/benchmarks.md); a 429 halves it.
+DEFAULT_MAX_WORKERS = 16
 # a tag write whose outcome is unknown is read back and sent again at most this often in all
 TAG_WRITE_ATTEMPTS = 3
 
@@ -158,7 +159,8 @@ class EngineClient:
     ``token`` (sent as ``Authorization: Token <token>``; never shown), ``timeout`` (seconds per
     request, default 30; 0 or None = none), ``validate_certs`` (default True), ``retries`` (default 3,
     used when no ``policy`` is given), ``policy`` (a RetryPolicy, for backoff and delay settings),
-    ``page_size`` (list page size, default 100), ``max_workers`` (requests in flight at once, default 8),
+    ``page_size`` (list page size, default 100), ``max_workers`` (requests in flight at once, default 16; each
+    HTTP 429 halves it for the rest of the client's life, never below 1: ``in_flight_limit``),
     ``allow_insecure_http`` (default False: a plain http:// URL is refused unless its host is loopback).
 
     After a final 429 the client sends nothing more: the Engine asks callers to back off for a long
@@ -201,7 +203,7 @@ class EngineClient:
         self._counts = {}
         self._landed = 0   # writes carried out or maybe carried out (2xx, or an unknown outcome)
         # The hard bound on requests in flight, whatever thread sends them (map items, the tag lane).
-        self._slots = threading.BoundedSemaphore(self.max_workers)
+        self._slots = InFlightLimit(self.max_workers)
         # The caller of a map runs items too, so the pool has one thread less than the bound.
         self._pool = SharedPool(self.max_workers - 1)
         self.rate_limited = None
@@ -218,6 +220,11 @@ class EngineClient:
 
     def __exit__(self, *exc_info):
         self.close()
+
+    @property
+    def in_flight_limit(self):
+        """Requests in flight at once from now on: ``max_workers``, halved by each HTTP 429 so far (at least 1)."""
+        return self._slots.limit
 
     # ---- the request counter -------------------------------------------------------------------
     @property
@@ -289,7 +296,10 @@ class EngineClient:
                 raise UnexpectedResponseError("HTTP %d redirect to %s; set api_url to the Engine's final address"
                                               % (status, location), status=status, method=method, path=shown,
                                               attempts=tries.attempts)
-            retry_after = _retry_after(resp) if status == 429 else None
+            retry_after = None
+            if status == 429:
+                retry_after = _retry_after(resp)
+                self._slots.halve()   # throttled: less at once from now on, retried or not
             if not self._retried(method, status, tag_write, retry_after, tries):
                 raise self._status_error(resp, method, shown, tries.attempts, retry_after)
 

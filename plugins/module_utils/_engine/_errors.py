@@ -91,7 +91,7 @@ class ConflictError(EngineError):
 
 class RateLimitedError(EngineError):
     """429: the Engine rate-limits this token. ``retry_after`` is the Engine's hint in seconds (or None)."""
-    kind = "rate limited by the Engine; back off and retry later"
+    kind = "rate limited by the Engine; back off and retry later, with a lower api_concurrency or fewer forks"
 
     def __init__(self, message=None, retry_after=None, **kwargs):
         self.retry_after = retry_after

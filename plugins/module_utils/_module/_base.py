@@ -15,12 +15,13 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure imp
 
 try:
     from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._client import (
-        EngineClient, HAS_REQUESTS, REQUESTS_IMPORT_ERROR, normalize_api_url)
+        DEFAULT_MAX_WORKERS, EngineClient, HAS_REQUESTS, REQUESTS_IMPORT_ERROR, normalize_api_url)
     from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
 except ImportError:  # pragma: no cover - only when the collection itself is broken
     HAS_REQUESTS = False
     REQUESTS_IMPORT_ERROR = traceback.format_exc()
     EngineClient = normalize_api_url = None
+    DEFAULT_MAX_WORKERS = 16
 
     class EngineError(Exception):
         pass
@@ -47,7 +48,7 @@ def engine_argument_spec():
         validate_certs=dict(type="bool", default=True),
         api_timeout=dict(type="int", default=30),
         api_retries=dict(type="int", default=3),
-        api_concurrency=dict(type="int", default=8),
+        api_concurrency=dict(type="int", default=DEFAULT_MAX_WORKERS),
         allow_insecure_http=dict(type="bool", default=False),
     )
 

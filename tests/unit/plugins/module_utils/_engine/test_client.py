@@ -167,7 +167,40 @@ def test_the_pool_is_bounded_by_max_workers_default():
     peak = Peak()
     done = threading.Event()
     assert client.map(peak(lambda i: done.wait(0.01) or i * 2), range(30)) == [i * 2 for i in range(30)]
-    assert peak.peak == 8
+    assert peak.peak == 16 == client.in_flight_limit
+
+
+def in_flight_at_the_engine(entries):
+    """The most requests the Engine's log shows in flight at one moment."""
+    moments = sorted([(e["start"], 1) for e in entries] + [(e["end"], -1) for e in entries], key=lambda m: (m[0], m[1]))
+    now = peak = 0
+    for _at, step in moments:
+        now += step
+        peak = max(peak, now)
+    return peak
+
+
+def test_each_429_halves_the_requests_in_flight_for_the_rest_of_the_client(engine, make_client):
+    client = make_client(max_workers=8)
+    # 100 ms per answer, so that the requests a bound lets out together overlap at the Engine even on a busy machine
+    engine.set_faults({"latency": {"GET": 0.1}})
+
+    def get(_item):
+        return client.lbaas_get("loadbalancer", LB1)["name"]
+
+    assert client.map(get, range(16)) == ["lb1"] * 16
+    assert in_flight_at_the_engine(engine_log(engine)["log"]) == 8 == client.in_flight_limit
+    # two throttled answers, each retried after the Engine's Retry-After of 0 s
+    engine.set_faults({"latency": {"GET": 0.1}, "retry_after": 0,
+                       "script": [{"method": "GET", "path": "/api/", "status": 429, "count": 2}]})
+    assert get(0) == "lb1" and client.in_flight_limit == 2
+    reset_log(engine)
+    assert client.map(get, range(16)) == ["lb1"] * 16
+    assert in_flight_at_the_engine(engine_log(engine)["log"]) == 2
+    # never below one
+    for _time in range(3):
+        client._slots.halve()
+    assert client.in_flight_limit == 1
 
 
 def test_a_map_inside_a_mapped_function_stays_within_the_bound():

@@ -41,7 +41,8 @@ def test_readable_str_and_to_dict():
 
 def test_attempts_and_retry_after_are_shown():
     err = errors.error_for(429, "GET", "/p", None, reason="Too Many Requests", attempts=4, retry_after=120.0)
-    assert str(err) == "GET /p: rate limited by the Engine; back off and retry later (HTTP 429): " \
+    assert str(err) == "GET /p: rate limited by the Engine; back off and retry later, with a lower api_concurrency " \
+                       "or fewer forks (HTTP 429): " \
                        "Too Many Requests (after 4 attempts) (Retry-After: 120 s)"
     assert err.to_dict()["retry_after"] == 120.0 and err.retry_after == 120.0
 
@@ -245,7 +246,7 @@ def test_client_options_are_validated():
     with pytest.raises(ValueError):
         EngineClient(api_url="http://127.0.0.1:9", max_workers=0)
     client = EngineClient(api_url="http://127.0.0.1:9", token="secret-tok")
-    assert (client.page_size, client.max_workers, client.timeout, client.validate_certs) == (100, 8, 30, True)
+    assert (client.page_size, client.max_workers, client.timeout, client.validate_certs) == (100, 16, 30, True)
     assert client.policy.retries == 3 and client.policy.conflict_attempts == 3 and client.policy.conflict_delay == 1
     assert client.session.get_adapter("https://x").poolmanager.connection_pool_kw["maxsize"] >= client.max_workers
     assert "secret-tok" not in repr(client) + repr(client.session.auth) + repr(client.policy)
