@@ -19,6 +19,11 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export PATH="$root/.venv/bin:$PATH"
+# Python may cache the bytecode of what it compiles: an environment that sets PYTHONDONTWRITEBYTECODE (some CI
+# images and sandboxes do) makes every process compile the collection, the tests and the local Engine from source
+# again, on each module run, Engine start and pytest worker (8 % of the CPU of a module-heavy part of the suite,
+# measured). The caches land in __pycache__ folders that git, the sanity copies and the Galaxy build leave out.
+unset PYTHONDONTWRITEBYTECODE
 export ANSIBLE_COLLECTIONS_PATH; ANSIBLE_COLLECTIONS_PATH=$(scripts/collection-path.sh)
 # Three workers on two cores: a worker spends a good part of its time waiting for ansible-playbook
 # and module subprocesses, so a third one fills what two leave idle (two used ~64% of both cores).
