@@ -4,11 +4,11 @@
 #     through the local Engine's HAProxy) tests, in parallel (pytest-xdist; each worker starts its own
 #     local Engine);
 #  alongside it, at lower CPU priority, four lanes:
-#  2. ansible-lint on the role and playbooks; the changelog fragments; the generated reference in
+#  2. ansible-lint on the role and playbooks; the generated reference in
 #     docs/reference is up to date (else: make docs); the Galaxy tarball: built, checked for caches and
 #     dev-only files, accepted by galaxy-importer;
 #  3. the integration smoke tests (pytest -m smoke) on the oldest supported ansible-core (.venv-2.16);
-#  4. ansible-test sanity (with shellcheck) on the pinned newest ansible-core;
+#  4. ansible-test sanity (with shellcheck; its changelog test lints the fragments) on the pinned newest ansible-core;
 #  5. ansible-test sanity on ansible-core 2.16 (the tests whose results can differ there; see below).
 # Why alongside: pytest leaves about a third of two cores idle (its tests wait on subprocesses and
 # on the local Engine), and the lanes begin with downloads (their virtual environments); niced, they
@@ -72,7 +72,7 @@ lanes_start=$SECONDS
 lane checks \
   "galaxy build + galaxy-importer|scripts/galaxy.sh" \
   "ansible-lint|scripts/lint.sh" \
-  "changelog, docs/reference|echo '== antsibull-changelog lint' && antsibull-changelog lint && scripts/docs.sh --check" &
+  "docs/reference|scripts/docs.sh --check" &
 # A lane of its own, not after the checks: its playbook runs mostly wait (on the local Engine, on
 # subprocesses: 27 s of CPU in 167 s measured under load), so they overlap the rest instead of
 # lengthening the checks' chain.
@@ -88,7 +88,7 @@ lane sanity-2.19 "sanity (ansible-core 2.19)|scripts/sanity.sh" &
 #    unreliable: bad-super-call (false positives) and deprecated-argument/-attribute/-class/-decorator (the
 #    standard library's deprecations, which vary with the Python version; 3.11 in both); the rest of the
 #    difference is pylint 3.0 against 3.3, which has 3.0's checkers;
-#  - changelog: it lints changelogs/, which no ansible-core runs; 2.19's and antsibull-changelog lint do that.
+#  - changelog: it lints changelogs/ (antsibull-changelog lint), which no ansible-core runs; 2.19's does that.
 lane sanity-2.16 \
   "setup: .venv-2.16|flock .build/venv-2.16.lock $venv216" \
   "sanity (ansible-core 2.16)|scripts/sanity.sh --venv .venv-2.16 --skip-test pylint --skip-test changelog" &
