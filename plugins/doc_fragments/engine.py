@@ -62,7 +62,8 @@ options:
         services on two load balancers or with hundreds of servers; it changes how fast the requests go out, not
         how many there are.
       - Each HTTP 429 (rate limited) answer halves it for the rest of the task, down to 1, so a throttled task
-        sends less at once from then on. If the Engine still answers 429, lower it, or run fewer forks.
+        sends less at once from then on, and warns with the value it ended at. If the Engine still answers 429,
+        lower it, or run fewer forks.
     type: int
     default: 16
 requirements:

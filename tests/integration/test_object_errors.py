@@ -78,6 +78,19 @@ def test_invalid_bind_and_server_input(engine, ansible, module):
     assert engine.requests()["total"] == 0
 
 
+def test_a_task_the_engine_throttled_says_what_to_set(engine, module):
+    """Two 429s with Retry-After 0: retried, the read succeeds, and the task warns that it halved its requests
+    in flight twice (16 -> 4) and names the setting."""
+    engine.set_faults({"retry_after": 0, "script": [{"method": "GET", "path": "/api/", "status": 429, "count": 2}]})
+    run = module("frontend_info", {"load_balancer": "lb1"})
+    assert not run.failed and run["frontends"] == [], run
+    # ansible-core 2.19 writes a module's warnings as events ({"event": {"msg": ...}}); the controller shows the text
+    warnings = [w["event"]["msg"] if isinstance(w, dict) else w for w in run["warnings"]]
+    assert warnings == ["the Engine rate-limited this task (HTTP 429), so it sent at most 4 requests at once from then "
+                        "on instead of 16; set api_concurrency to 4 or run fewer forks"]
+    assert [e["status"] for e in run.requests(engine)][:3] == [429, 429, 200]
+
+
 def test_a_missing_or_wrong_token_is_reported_and_never_shown(engine, ansible):
     secret = "wrong-token-0123456789abcdef"
     engine.reset_requests()

@@ -93,6 +93,7 @@ class AnxcloudModule:
             max_workers=self.params["api_concurrency"],
             allow_insecure_http=self.params["allow_insecure_http"],
         )
+        self.engine = self.client   # the client itself, also when check mode wraps it below
         self.predictions = None
         if self.predicts and self.check_mode and self.params.get("check_mode_predictions") is not None:
             # Check mode only: observe the Engine as the play's earlier check-mode tasks predicted it.
@@ -140,6 +141,8 @@ class AnxcloudModule:
             failure = _with_partial(exc, dict(exc.details, msg=exc.msg))
         except EngineError as exc:
             failure = _with_partial(exc, dict(msg=str(exc), error=exc.to_dict()))
+        if instance is not None:
+            _warn_if_throttled(module, instance.engine)
         if failure is not None:
             # Outside the except block: a user error is a message, not a traceback.
             result = dict(instance.result) if instance is not None else {}
@@ -151,6 +154,15 @@ class AnxcloudModule:
 
     def run(self):  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+def _warn_if_throttled(module, client):
+    """A task the Engine rate-limited (HTTP 429) ends at a lower bound on requests in flight than it began with
+    (_engine/_in_flight.py): say so, with the setting that would have spared it."""
+    limit = client.in_flight_limit
+    if limit < client.max_workers:
+        module.warn("the Engine rate-limited this task (HTTP 429), so it sent at most %d requests at once from then on "
+                    "instead of %d; set api_concurrency to %d or run fewer forks" % (limit, client.max_workers, limit))
 
 
 def _with_partial(exc, failure):
