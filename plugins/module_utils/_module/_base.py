@@ -141,8 +141,7 @@ class AnxcloudModule:
             failure = _with_partial(exc, dict(exc.details, msg=exc.msg))
         except EngineError as exc:
             failure = _with_partial(exc, dict(msg=str(exc), error=exc.to_dict()))
-        if instance is not None:
-            _warn_if_throttled(module, instance.engine)
+        _warn_if_throttled(module, instance)
         if failure is not None:
             # Outside the except block: a user error is a message, not a traceback.
             result = dict(instance.result) if instance is not None else {}
@@ -156,11 +155,13 @@ class AnxcloudModule:
         raise NotImplementedError
 
 
-def _warn_if_throttled(module, client):
+def _warn_if_throttled(module, instance):
     """A task the Engine rate-limited (HTTP 429) ends at a lower bound on requests in flight than it began with
-    (_engine/_in_flight.py): say so, with the setting that would have spared it."""
-    limit = client.in_flight_limit
-    if limit < client.max_workers:
+    (_engine/_in_flight.py): say so, with the setting that would have spared it. ``instance``: None when the
+    module failed before it had a client."""
+    client = instance.engine if instance is not None else None
+    limit = client.in_flight_limit if client is not None else None
+    if client is not None and limit < client.max_workers:
         module.warn("the Engine rate-limited this task (HTTP 429), so it sent at most %d requests at once from then on "
                     "instead of %d; set api_concurrency to %d or run fewer forks" % (limit, client.max_workers, limit))
 
