@@ -93,7 +93,6 @@ class AnxcloudModule:
             max_workers=self.params["api_concurrency"],
             allow_insecure_http=self.params["allow_insecure_http"],
         )
-        self.engine = self.client   # the client itself, also when check mode wraps it below
         self.predictions = None
         if self.predicts and self.check_mode and self.params.get("check_mode_predictions") is not None:
             # Check mode only: observe the Engine as the play's earlier check-mode tasks predicted it.
@@ -158,12 +157,13 @@ class AnxcloudModule:
 def _warn_if_throttled(module, instance):
     """A task the Engine rate-limited (HTTP 429) ends at a lower bound on requests in flight than it began with
     (_engine/_in_flight.py): say so, with the setting that would have spared it. ``instance``: None when the
-    module failed before it had a client."""
-    client = instance.engine if instance is not None else None
-    limit = client.in_flight_limit if client is not None else None
-    if client is not None and limit < client.max_workers:
+    module failed before it had a client (check mode's view of the client passes both values through)."""
+    if instance is None:
+        return
+    limit, started = instance.client.in_flight_limit, instance.client.max_workers
+    if limit < started:
         module.warn("the Engine rate-limited this task (HTTP 429), so it sent at most %d requests at once from then on "
-                    "instead of %d; set api_concurrency to %d or run fewer forks" % (limit, client.max_workers, limit))
+                    "instead of %d; set api_concurrency to %d or run fewer forks" % (limit, started, limit))
 
 
 def _with_partial(exc, failure):
