@@ -500,11 +500,12 @@ class EngineClient:
     # ---- core resources and tags ---------------------------------------------------------------
     def resources_by_tag(self, tag):
         """``[{identifier, name}, ...]`` of every resource carrying ``tag`` (the Engine's 422 means none)."""
-        return list(self._pages(RESOURCES, {"tag_name": tag}, nothing_on_first=(422,)))
+        return _listed(list(self._pages(RESOURCES, {"tag_name": tag}, nothing_on_first=(422,))), RESOURCES)
 
     def resource_get(self, ident):
         """The core resource: ``resource_type``, ``tags`` as ``[{identifier, name}]``, ..."""
-        return self.request("GET", "%s/%s" % (RESOURCES, _ident(ident)))
+        path = "%s/%s" % (RESOURCES, _ident(ident))
+        return _resource(self.request("GET", path), path)
 
     def resource_get_listed(self, idents):
         """``resource_get`` of each of ``idents`` (concurrently, in order), None for one answered 404: the
@@ -588,11 +589,12 @@ class EngineClient:
         are those go-anxcloud's ``List`` sends."""
         params = {"query": query or "", "service_identifier": "", "organization_identifier": "", "order": "",
                   "sort_descending": "false"}
-        return list(self.pages(TAG_ENTITIES, params))
+        return _listed(list(self.pages(TAG_ENTITIES, params)), TAG_ENTITIES, named=True)
 
     def tag_entity_get(self, ident):
         """One tag: ``{name, identifier, organisation_assignments: [{customer, service}]}``."""
-        return self.request("GET", "%s/%s" % (TAG_ENTITIES, _ident(ident)))
+        path = "%s/%s" % (TAG_ENTITIES, _ident(ident))
+        return _an_object(self.request("GET", path), path, empty_ok=True)
 
     def tag_entity_delete(self, ident, service_identifier=""):
         """Deletes a tag (its assignment to ``service_identifier``, as go-anxcloud's ``Delete`` and
@@ -610,10 +612,11 @@ class EngineClient:
     # ---- IPAM ----------------------------------------------------------------------------------
     def prefix_list(self, search=None):
         """``[{identifier, name (the CIDR), description_customer}, ...]``; ``search`` is a substring."""
-        return list(self.pages(PREFIXES, {"search": search or ""}))
+        return _listed(list(self.pages(PREFIXES, {"search": search or ""})), PREFIXES, named=True)
 
     def prefix_get(self, ident):
-        return self.request("GET", "%s/%s" % (PREFIXES, _ident(ident)))
+        path = "%s/%s" % (PREFIXES, _ident(ident))
+        return _an_object(self.request("GET", path), path)
 
     def address_list(self, prefix=None, version=None, search=None, status=None):
         """Address summaries; with any filter the filtered endpoint is used (``search`` is a substring,
@@ -621,11 +624,12 @@ class EngineClient:
         filters = dict((k, v) for k, v in (("prefix", prefix), ("version", version), ("search", search),
                                            ("status", status)) if v not in (None, ""))
         if filters:
-            return list(self.pages(ADDRESSES_FILTERED, filters))
-        return list(self.pages(ADDRESSES, {"search": ""}))
+            return _listed(list(self.pages(ADDRESSES_FILTERED, filters)), ADDRESSES_FILTERED, named=True)
+        return _listed(list(self.pages(ADDRESSES, {"search": ""})), ADDRESSES, named=True)
 
     def address_get(self, ident):
-        return self.request("GET", "%s/%s" % (ADDRESSES, _ident(ident)))
+        path = "%s/%s" % (ADDRESSES, _ident(ident))
+        return _an_object(self.request("GET", path), path)
 
     def address_create(self, prefix_id, address, description="", role="Default", rdns_name="", organization=""):
         """Creates one specific address in a prefix; returns its summary (with ``identifier``)."""
@@ -663,7 +667,8 @@ class EngineClient:
 
     def vlan_get(self, ident):
         """The VLAN (its ``locations[0].identifier`` is what a reservation needs)."""
-        return self.request("GET", "%s/%s" % (VLANS, _ident(ident)))
+        path = "%s/%s" % (VLANS, _ident(ident))
+        return _an_object(self.request("GET", path), path)
 
 
 # ---- helpers -----------------------------------------------------------------------------------
@@ -697,13 +702,44 @@ def _one_object(body, method, path, empty_ok=False):
                                   path=path, may_have_landed=method not in READ_METHODS)
 
 
-def _listed(items, path):
-    """List items must each carry an identifier (the callers read details by it)."""
-    for item in items:
-        if not (isinstance(item, dict) and isinstance(item.get("identifier"), str) and item["identifier"].strip()):
-            raise UnexpectedResponseError("expected list items with an identifier, got %s" % _shape(item),
+def _listed(items, path, named=False):
+    """List items must each be an object with an identifier (the callers read details by it), and with a
+    ``name`` string when ``named`` (tag entities, prefixes and addresses: the callers compare names). An
+    item of another shape fails naming the list, rather than as a TypeError deep inside a caller."""
+    for index, item in enumerate(items):
+        if not (isinstance(item, dict) and isinstance(item.get("identifier"), str) and item["identifier"].strip()
+                and (not named or isinstance(item.get("name"), str))):
+            raise UnexpectedResponseError("expected list items with an identifier%s, got %s as item %d"
+                                          % (" and a name" if named else "", _shape(item), index),
                                           method="GET", path=path)
     return items
+
+
+def _an_object(body, path, empty_ok=False):
+    """The answer of a read that must be one JSON object (``empty_ok``: or nothing)."""
+    if isinstance(body, dict) or (body is None and empty_ok):
+        return body
+    raise UnexpectedResponseError("expected one object, got %s" % _shape(body), method="GET", path=path)
+
+
+def _resource(body, path):
+    """A core resource: an object whose ``resource_type`` (when present) is an object, and whose ``tags``
+    (when present) are tag objects with a name, or names."""
+    kind = _an_object(body, path).get("resource_type")
+    if kind is not None and not isinstance(kind, dict):
+        raise UnexpectedResponseError("expected the resource's resource_type as an object, got %s" % _shape(kind),
+                                      method="GET", path=path)
+    tags = body.get("tags")
+    if tags is None:
+        return body
+    if not isinstance(tags, list):
+        raise UnexpectedResponseError("expected the resource's tags as a list, got %s" % _shape(tags),
+                                      method="GET", path=path)
+    for index, tag in enumerate(tags):
+        if not (isinstance(tag, str) or (isinstance(tag, dict) and isinstance(tag.get("name"), str))):
+            raise UnexpectedResponseError("expected the resource's tags as objects with a name, got %s as tag %d"
+                                          % (_shape(tag), index), method="GET", path=path)
+    return body
 
 
 def _shape(body):
@@ -711,6 +747,8 @@ def _shape(body):
         return "an object with keys %s" % (", ".join(sorted(str(k) for k in body)) or "none")
     if isinstance(body, list):
         return "a list of %d item%s" % (len(body), "" if len(body) == 1 else "s")
+    if isinstance(body, str):
+        return "a string %r" % (body if len(body) <= 40 else body[:37] + "...")
     return "nothing" if body is None else "a %s" % type(body).__name__
 
 
