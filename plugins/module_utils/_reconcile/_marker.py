@@ -25,6 +25,7 @@ import hashlib
 import json
 import time
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import when
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import TAG_MAX
@@ -111,3 +112,68 @@ def refuse_newer(lb, markers):
                 "this collection (%s) knows scheme %d and would misread those objects: upgrade the collection"
                 % (marker.service, lb["name"] or lb["id"], marker.version, marker.scheme if marker.scheme else "unknown",
                    COLLECTION_VERSION, SCHEME), marker=marker.name)
+
+
+class LbMarks:
+    """The marker writes of one load balancer at the end of a writing run: attach ``new`` (None: the service
+    is gone from there), then remove the ``olds`` it replaces. A failed write does not stop the next one, so
+    a marker that could not be attached still takes the replaced one away: a marker left alone from an
+    earlier declaration would vouch for what this run changed (``_service/_observe``, closed frontends), and
+    any write that lands shows a run waiting for the lease that this one wrote."""
+
+    def __init__(self, lb, new, olds):
+        self.lb = lb
+        self.new = new
+        self.olds = list(olds)
+        self.failed = []   # (tag name, attach: bool, EngineError)
+
+    def write(self, client):
+        if self.new is not None:
+            self._one(client.tag_add, self.new, True)
+        for old in self.olds:
+            self._one(client.tag_remove, old, False)
+
+    def _one(self, write, name, attach):
+        try:
+            write(self.lb["id"], name)
+        except EngineError as exc:
+            self.failed.append((name, attach, exc))
+
+    def not_attached(self):
+        return [(name, exc) for name, attach, exc in self.failed if attach]
+
+    def not_removed(self):
+        return [name for name, attach, _exc in self.failed if not attach]
+
+
+def marker_outcome(service, marks, warn):
+    """Tells what the failed marker writes of ``marks`` (an ``LbMarks`` after ``write``) mean; returns the
+    text of a failure when a person must act, else None.
+
+    The objects are converged either way, so the run stays changed. A marker that could not be attached is
+    missing until the next writing run: later runs list the ACLs and rules of every port there meanwhile (no
+    marker vouches for them), which is correct, only two requests per port dearer. A replaced marker that
+    could not be removed beside the new one vouches for nothing the new one does not (every marker must
+    vouch), and the next writing run removes it. But a replaced marker left alone, because the new one could
+    not be attached either, names a declaration this run replaced: later runs would trust it and could skip
+    the ACLs and rules this run made, and a run that read the load balancer before this one would not see
+    that this one wrote. That needs a person: the tag removed by hand."""
+    lb = marks.lb["name"] or marks.lb["id"]
+    missing = marks.not_attached()
+    stale = marks.not_removed()
+    if missing and stale:
+        return ("service %s: the plan was applied and its objects on load balancer %s are as declared, but the marker "
+                "tag '%s' could not be attached (%s) nor the replaced marker tag %s removed: that tag names a "
+                "declaration this run replaced and later runs would trust it; remove it from the load balancer (%s) "
+                "by hand" % (service, lb, missing[0][0], missing[0][1], ", ".join("'%s'" % n for n in stale),
+                             marks.lb["id"]))
+    for name, exc in missing:
+        warn("service %s: its objects on load balancer %s are as declared, but the marker tag '%s' could not be "
+             "attached (%s); the next run that changes something attaches one, and until then runs read the ACLs "
+             "and rules of all its ports there" % (service, lb, name, exc))
+    for name, exc in [(n, e) for n, attach, e in marks.failed if not attach]:
+        then = ("the new marker is attached and the next writing run removes it" if marks.new is not None else
+                "nothing of the service is left there, so it is bookkeeping only: remove it by hand")
+        warn("service %s: the replaced marker tag '%s' could not be removed from load balancer %s (%s); %s"
+             % (service, name, lb, exc, then))
+    return None

@@ -10,14 +10,19 @@ it observed (another run's marker changed, or a crashed run's lease was taken ov
 wrote in between, and it observes again before writing. Every writing run of this module changes
 its marker, so that comparison costs one read per load balancer instead of a second observation.
 
+A marker write that fails after the plan was applied leaves the run changed (the objects were written)
+and says what it means (``_marker.marker_outcome``): the next writing run writes the marker again.
+
 What the guard leaves behind is bounded: a released lease's tag entity is deleted (``_lease``), and
 so is a replaced marker's once no load balancer carries it; a failure to delete one is a warning.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError, RateLimitedError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import Leases, default_holder
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker, declaration_hash, refuse_newer
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import (
+    LbMarks, Marker, declaration_hash, marker_outcome, refuse_newer)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_holder, check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._tag_entities import (
     delete_found, forget, lookup, still_carried)
@@ -61,38 +66,37 @@ class ServiceGuard:
         self.finish([(lbs, absent)], release=False)
 
     def _marker_writes(self, marks):
-        """The tag writes of ``marks`` ([(lbs, absent)]) and the marker names they replace."""
-        writes, replaced = [], []
+        """The ``LbMarks`` of ``marks`` ([(lbs, absent)]) and the marker names they replace."""
+        out, replaced = [], []
         for lbs, absent in marks:
             found = dict((lb["id"], Marker.find(self.prefix, self.service, self.lb_tags.get(lb["id"], []))) for lb in lbs)
             newest = max([m.stamp for markers in found.values() for m in markers] or [0])
             ours = Marker.ours(self.prefix, self.service, self.digest, after=newest, open_=self.open)
             for lb in lbs:
-                if not absent:
-                    writes.append((self.client.tag_add, lb["id"], ours.name))
-                for old in found[lb["id"]]:
-                    writes.append((self.client.tag_remove, lb["id"], old.name))
-                    if old.name not in replaced:
-                        replaced.append(old.name)
-        return writes, replaced
+                olds = [old.name for old in found[lb["id"]]]
+                out.append(LbMarks(lb, None if absent else ours.name, olds))
+                replaced.extend(name for name in olds if name not in replaced)
+        return out, replaced
 
     def finish(self, marks, release=True):
         """The end of a run: the markers of ``marks`` ([(lbs, absent)], see ``mark``), then the release
         of the leases, overlapped: while the tag writes go one after another (markers first, so a run
         that takes the lease next sees them), the tag entities to delete are looked up; then the
         released leases' entities and the replaced markers' (once no load balancer carries them) are
-        deleted together. A marker write that fails is raised once the leases are released."""
+        deleted together.
+
+        A marker write that fails does not stop the others (``LbMarks``) and does not undo what the run
+        wrote: the objects are converged, the marker is bookkeeping. It is a warning (``marker_outcome``),
+        unless a replaced marker is left alone on a load balancer (a ``Failure``, raised once the leases
+        are released) or the Engine rate-limited the run (that error, raised likewise)."""
         writes, replaced = self._marker_writes(marks)
         leases = [lease for _lb, lease in self.leases.held] if release else []
-        failed = []
         released = {}
 
         def write_all():
             try:
-                for write, lb_id, name in writes:
-                    write(lb_id, name)
-            except EngineError as exc:
-                failed.append(exc)
+                for lb_marks in writes:
+                    lb_marks.write(self.client)
             finally:
                 if release:
                     released["removed"], released["left"] = self.leases.remove_tags()
@@ -104,23 +108,32 @@ class ServiceGuard:
                 return None   # looked up again when deleting
         names = [lease.name for lease in leases] + replaced
         results = self.client.map(lambda job: write_all() if job is None else look(job), [None] + names)
-        found = dict(zip(names, results[1:]))
-        jobs = [("lease", lease) for lease in released.get("removed", [])] + [("marker", n) for n in replaced]
+        limited = [exc for m in writes for _n, _a, exc in m.failed if isinstance(exc, RateLimitedError)]
+        stays = set(name for m in writes for name in m.not_removed())
+        markers = [] if limited else [n for n in replaced if n not in stays]
+        self._settle(released.get("removed", []), markers, dict(zip(names, results[1:])))
+        if release:
+            self.leases.warn_left(released.get("left", []))
+        if limited:
+            raise limited[0]
+        self._report(writes)
 
+    def _settle(self, leases, markers, found):
+        """Deletes the tag entities of the released ``leases`` and of the replaced ``markers`` no load
+        balancer carries now (``found``: name -> the entities looked up already)."""
         def settle(job):
             what, item = job
             if what == "lease":
                 self.leases.forget_entities([item], found)
             else:
                 self._forget(item, found.get(item))
-        if not failed:
-            self.client.map(settle, jobs)
-        elif release:
-            self.client.map(settle, [j for j in jobs if j[0] == "lease"])
-        if release:
-            self.leases.warn_left(released.get("left", []))
-        if failed:
-            raise failed[0]
+        self.client.map(settle, [("lease", lease) for lease in leases] + [("marker", name) for name in markers])
+
+    def _report(self, writes):
+        """Warns of the marker writes that failed; fails when one left a replaced marker alone."""
+        fatal = [text for text in (marker_outcome(self.service, m, self.warn) for m in writes) if text]
+        if fatal:
+            raise Failure("; ".join(fatal), markers=dict((m.lb["name"] or m.lb["id"], m.olds) for m in writes if m.failed))
 
     def _forget(self, name, found=None):
         """Deletes a replaced marker's tag entity once no load balancer carries it (``found``: the

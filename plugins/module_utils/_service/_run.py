@@ -12,6 +12,7 @@ of the tag listing; detect conflicts; take the leases; apply through the shared 
 plan, a per-load-balancer summary and a diff keyed by load balancer.
 """
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import refused_backend_deletes
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_holder, check_name_part, check_tag_prefix
@@ -114,7 +115,12 @@ class ServiceRun:
             marks.append((self.lbs, p["state"] == "absent"))
             if self.state.extra_lbs:
                 marks.append((list(self.state.extra_lbs), True))   # the service is gone from there: so is its marker
-        self.guard.finish(marks)   # markers, then the leases released, overlapped (_service_guard)
+        try:
+            self.guard.finish(marks)   # markers, then the leases released, overlapped (_service_guard)
+        except (Failure, EngineError) as exc:
+            # the plan was applied: a marker that failed after it does not make the run unchanged
+            exc.partial_result = dict(changed=outcome.changed, plan=outcome.plan.to_list())
+            raise
         shown = self.first_lbs
         predicted = outcome.plan.predict(outcome.before)
         self.result.update(
