@@ -207,6 +207,9 @@ class EngineClient:
         # The caller of a map runs items too, so the pool has one thread less than the bound.
         self._pool = SharedPool(self.max_workers - 1)
         self.rate_limited = None
+        # LBaaS objects this client deleted, or may have: the Engine lists such an object a while longer
+        # (Asynchronous writes), maybe without its tags, and a caller must not mistake it for someone else's.
+        self.deleted = set()
 
     def __repr__(self):
         return "EngineClient(%r)" % self.base_url
@@ -490,11 +493,18 @@ class EngineClient:
 
     def lbaas_delete(self, kind, ident):
         """True if the Engine accepted the deletion, False if the object was already gone (404).
-        The answer is not read (go-anxcloud's LBaaS bindings replace it with ``{}``)."""
+        The answer is not read (go-anxcloud's LBaaS bindings replace it with ``{}``). The identifier
+        joins ``deleted`` unless the Engine refused the deletion for sure."""
         try:
             self.request("DELETE", self.lbaas_path(kind, ident), decode=False)
         except NotFoundError:
+            self.deleted.add(ident)
             return False
+        except EngineError as exc:
+            if exc.may_have_landed:
+                self.deleted.add(ident)
+            raise
+        self.deleted.add(ident)
         return True
 
     # ---- core resources and tags ---------------------------------------------------------------

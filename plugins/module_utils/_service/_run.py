@@ -38,6 +38,17 @@ class _Scope:
         self.lb_tags = state.lb_tags
 
 
+def _without_deleted(observed, deleted, tag):
+    """What a run deleted may still be listed while the Engine removes it, and without its tags (then the owner
+    tag listing leaves it out): such an object is no untagged object named like ours, and no warning may
+    say it was left alone. One that still carries our tag stays (deleting it again is harmless)."""
+    if deleted:
+        observed.untagged_named = [o for o in observed.untagged_named if o["id"] not in deleted]
+        for kind in ("backends", "frontends"):
+            setattr(observed, kind, [o for o in getattr(observed, kind) if o["id"] not in deleted or tag in o.get("tags", ())])
+    return observed
+
+
 class ServiceRun:
     """``anywhere`` (gc): no load balancer is declared and the state is absent; the run finds the owner's
     objects wherever its tag is and plans their removal."""
@@ -231,7 +242,8 @@ class ServiceRun:
         planners, actions, waits = [], [], []
         for lb in state.all_lbs:
             desired = self.desired if lb in self.lbs else Desired()   # no longer named: everything goes
-            planner = LbPlanner(desired, state.observed[lb["id"]], self.tag, self.params["tag_prefix"])
+            observed = _without_deleted(state.observed[lb["id"]], getattr(self.client, "deleted", None), self.tag)
+            planner = LbPlanner(desired, observed, self.tag, self.params["tag_prefix"])
             out = planner.plan()
             planners.append(planner)
             actions.extend(out.actions)
