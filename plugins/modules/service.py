@@ -48,7 +48,7 @@ description:
     marker was written by a newer collection with an incompatible naming scheme, the module refuses to act.
     A replaced marker's tag entity is deleted once no load balancer carries it, so each service leaves at most
     one marker per load balancer.
-  - A marker write that fails after the plan was applied does not undo the run: it reports C(changed=true) with a
+  - A marker write that fails after the plan was applied does not undo the run, which reports C(changed=true) with a
     warning naming the tag (the next writing run writes the marker again). Only when a replaced marker could be
     neither replaced nor removed does the run fail, still C(changed=true), naming the tag to remove by hand.
   - After a rate limit answer (HTTP 429) from the Engine the module sends no further request and fails with
