@@ -3,10 +3,10 @@ that admit a source its list refuses, as HAProxy evaluates a frontend's connecti
 import netaddr
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._bypasses import bypasses
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._bypasses import bypasses, report
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import build
 
-from .test_allow_sources import converged, plan, with_sources
+from .test_allow_sources import LB, TAG, converged, plan, with_sources
 
 SERVICE = with_sources(["10.0.0.0/8", "2001:db8::/32"])
 OTHER = ["anxlb-svc=other"]
@@ -104,3 +104,27 @@ def test_a_port_without_an_allow_list_is_not_checked():
     observed.rules.append(dict(rule("open-all", "deny-v4.http.web", ident="e" * 32), frontend=frontend))
     opened = dict(SERVICE, ports=[dict(SERVICE["ports"][0], allow_sources=[])])
     assert plan(opened, observed).bypasses == []
+
+
+@pytest.mark.parametrize("tags, owner, words", [
+    (OTHER, "other", "owner tag anxlb-svc=other"),
+    (["team-svc=web"], None, "owner tag team-svc=web"),   # the same service name under another prefix
+    ([], None, "no owner tag"),
+])
+def test_a_report_names_the_owner_or_says_there_is_none(tags, owner, words):
+    acls, rules = own()
+    (finding,) = bypasses(["10.0.0.0/8"], acls, rules, [], [dict(rule("all", None, condition=None), tags=tags)])
+    out = report(finding, LB, "http.web", "f" * 32, TAG, "anxlb")
+    assert (out["owner"], out["refused_sources"]) == (owner, "0.0.0.0/0, ::/0 except 10.0.0.0/8")
+    assert out["msg"] == ("rule 'all' (r1, index 0, %s) in frontend 'http.web' on load balancer lb1 accepts "
+                          "unconditionally, before the service's reject rules; so sources allow_sources refuses can "
+                          "connect: 0.0.0.0/0, ::/0 except 10.0.0.0/8" % words)
+
+
+def test_an_acl_joining_the_services_accept_acl_names_the_rule_it_widens():
+    acls, rules = own()
+    (finding,) = bypasses(["10.0.0.0/8"], acls, rules, [acl("allow-10-0-0-0_8.http.web", "192.0.2.0/24")], [])
+    out = report(finding, LB, "http.web", "f" * 32, TAG, "anxlb")
+    assert out["named_by"] == "allow-10-0-0-0_8.http.web" and out["type"] == "acl"
+    assert "carries the name of the service's ACL, so the service's accept rule 'allow-10-0-0-0_8.http.web' also " \
+           "admits what it matches: 'src 192.0.2.0/24'" in out["msg"]
