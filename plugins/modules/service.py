@@ -144,6 +144,7 @@ options:
         accept rules, which go after any new accept rule exists.
       - The ACLs and rules are the service's by containment (under its frontends, no owner tag), like binds;
         another owner's tagged ACL or rule under them is never written. See docs/user-guide.md, "Who may connect".
+      - Such a rule or ACL that lets in a source the list refuses is reported, see O(allow_sources_bypass).
     type: list
     elements: str
   allow_sources_bypass:
