@@ -147,8 +147,24 @@ options:
         accept rules, which go after any new accept rule exists.
       - The ACLs and rules are the service's by containment (under its frontends, no owner tag), like binds;
         another owner's tagged ACL or rule under them is never written. See docs/user-guide.md, "Who may connect".
+      - Such a rule or ACL that lets in a source the list refuses is reported, see O(allow_sources_bypass).
     type: list
     elements: str
+  allow_sources_bypass:
+    description:
+      - What the run does when a port's allow-list (O(allow_sources)) does not hold. That is when a rule under its
+        frontend that the service did not make (another owner's; an untagged one is the service's and deleted)
+        accepts a source the list refuses at an index up to the service's reject rules (unconditionally, C(if) an
+        ACL or C(unless) an ACL; an ACL that tests more than the source address counts as any source), or when
+        another owner's ACL carries the name of one of the service's accept ACLs (its lines join that ACL).
+      - V(warn) warns once per finding, naming the rule or ACL, its index, frontend, load balancer and owner tag (or
+        C(no owner tag)); V(fail) fails the run before any write, in check mode too. Either way the findings are
+        in RV(allow_sources_bypasses). The service never writes another owner's rule or ACL.
+      - Costs no request. A port with an allow-list lists its frontend's ACLs and rules on every run, so a rule
+        added since the last run is seen.
+    type: str
+    choices: [warn, fail]
+    default: warn
   addresses:
     description:
       - External addresses the service listens on; at most one IPv4 and one IPv6 address.
@@ -288,6 +304,19 @@ conflicts:
   type: list
   elements: dict
   sample: [{load_balancer: lb1, address: 198.51.100.10, port: 80, holder: other, holder_bind: v4.http.other}]
+allow_sources_bypasses:
+  description:
+    - Rules and ACLs under a frontend with an allow-list (O(allow_sources)) that the service did not make and that admit
+      a source the list refuses (see O(allow_sources_bypass)), each with its C(msg).
+    - C(sources) are the networks it matches; C(refused_sources) says, in words, which of them the list refuses (what
+      it matches except what the list admits or an earlier rule refuses); C(named_by), for an ACL, the service's
+      accept rule that names it; C(owner) the owner of this O(tag_prefix) and C(owner_tags) every owner tag it carries.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{load_balancer: lb1, frontend: https.shop, type: rule, name: open-all, index: 0, owner: other,
+            owner_tags: [anxlb-svc=other], sources: [0.0.0.0/0], refused_sources: "0.0.0.0/0 except 10.0.0.0/8",
+            msg: "rule 'open-all' (...) accepts if ACL 'open-all' (0.0.0.0/0), before the service's reject rules; ..."}]
 declaration_hash:
   description: Hash of the normalized declaration, as the marker tag records it.
   returned: always
@@ -319,6 +348,7 @@ class ServiceModule(AnxcloudModule):
             allow_sources=dict(type="list", elements="str"),
         )),
         allow_sources=dict(type="list", elements="str"),
+        allow_sources_bypass=dict(type="str", choices=["warn", "fail"], default="warn"),
         addresses=dict(type="list", elements="str", default=[]),
         servers=dict(type="list", elements="dict", default=[], options=dict(
             name=dict(type="str", required=True),

@@ -34,7 +34,7 @@ def service(ports, nodes, state="present"):
 def playbook(engine, tmp_path, declared, *args, output=False, path=None):
     """Runs playbooks/service_loadbalancer.yml (or ``path``) for a vars file declaring ``declared`` (a
     service, or a list of them: the live set); the Engine's writes during the run (and the output, with
-    ``output``)."""
+    ``output``: stdout then stderr, where the controller prints warnings)."""
     vars_file = tmp_path / ("vars-%d.yml" % len(list(tmp_path.iterdir())))
     vars_file.write_text(yaml.safe_dump({"lbaas_services": declared if isinstance(declared, list) else [declared]}))
     env = dict(os.environ, ANEXIA_API_URL=engine.url, ANEXIA_TOKEN=engine.token, ANSIBLE_NOCOLOR="1",
@@ -48,7 +48,7 @@ def playbook(engine, tmp_path, declared, *args, output=False, path=None):
                           env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, check=False)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     writes = sum(n for method, n in engine.requests()["by_method"].items() if method in MUTATING)
-    return (done.stdout, writes) if output else writes
+    return (done.stdout + done.stderr, writes) if output else writes
 
 
 def bound(engine):

@@ -186,7 +186,11 @@ class ServiceObserver:
         not listed again (two listings per port saved on every run of a service without allow_sources). The
         marker vouches when it was written for this very declaration, or says its declaration had no
         allow-list at all ("open"). It is written only after a run's whole plan succeeded; a run it cannot
-        vouch for lists them (so the first run after allow_sources went lists and deletes them)."""
+        vouch for lists them (so the first run after allow_sources went lists and deletes them).
+
+        The skip never hides a rule that voids an allow-list (_bypasses): a port that declares one is never
+        closed, so its frontend's ACLs and rules are listed on every run, also those another owner added since
+        the marker was written; a port without one has no allow-list to void."""
         if self.digest is None:
             return set()
         markers = Marker.find(self.prefix, self.service, self.lb_tags.get(lb_id, ()))

@@ -23,6 +23,8 @@ controller, k8s-anexia-ccm, tears down every frontend, bind and server when one 
   bind of a frontend with an allow-list for its rules (``Action.needs``); when an allow-list shrinks or goes,
   the deletes of accept rules and their ACLs come last (after the reject rules went, and after the accept
   rules the plan creates), while a frontend that goes takes them in its own delete levels;
+- an allow-list that does not hold: another owner's rule or ACL under a guarded frontend, left alone as every
+  foreign object, that admits a source the list refuses (_bypasses), is reported (``LbPlan.bypasses``);
 - each object found is converged by the shared planner (_lbaas._planner): update, tag, redeploy, wait;
 - everything of ours that nothing claims (a removed port or node, a duplicate and its children, an
   orphan, everything on a load balancer the service no longer names) is deleted. Nothing else is
@@ -34,6 +36,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner imp
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import ACL, BACKEND, BIND, FRONTEND, KINDS, RULE, SERVER
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import CREATE, DELETE, Action, Plan
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._bypasses import bypasses, report
 
 
 class LbPlan:
@@ -45,6 +48,7 @@ class LbPlan:
         self.binds_to_check = []   # (address, port, name) of binds created or moved: conflict candidates
         self.warnings = []
         self.taken = []            # desired names held by foreign objects, and deletes they block: a failure
+        self.bypasses = []         # rules and ACLs not of ours that admit what an allow-list refuses (_bypasses)
 
 
 def _index(objs, parent):
@@ -91,6 +95,7 @@ class LbPlanner:
         self.binds_of = _by_port(desired.binds)
         self.acls_of = _by_port(getattr(desired, "acls", {}))
         self.rules_of = _by_port(getattr(desired, "rules", {}))
+        self.guarded = {}   # port name -> id of its frontend, for the ports with an allow-list
 
     def _add(self, plan, premise=None):
         """Takes a plan of the shared planner (_lbaas._planner) into this one; ``premise``: whose ownership
@@ -187,6 +192,8 @@ class LbPlanner:
             self._match(SERVER, server, servers.get((backend_id, server["name"]), []), backend_id,
                         "no server '%s' in its backend" % server["name"])
         guards = self._allow_list(port, frontend_id, indexes[4:])
+        if port in self.rules_of:
+            self.guarded[port] = frontend_id
         for bind in self.binds_of.get(port, ()):
             before = len(self.out.actions)
             self._match(BIND, bind, binds.get((frontend_id, bind["name"]), []), frontend_id,
@@ -254,6 +261,20 @@ class LbPlanner:
                 if child.get(KINDS[child["kind"]].parent) == action.id and is_foreign(child, self.tag):
                     self._taken(action.obj, "it cannot be deleted: it holds", by=child)
 
+    def _bypasses(self):
+        """Rules and ACLs under a guarded frontend that the plan leaves there and are not ours (another owner's:
+        the plan deletes the untagged ones), that admit a source the port's allow-list refuses. They were read by
+        observation and their tags confirmed by the plan's first round, which planned their deletes: no request."""
+        deleting = set(a.id for a in self.out.actions if a.op == DELETE)
+        for port, frontend_id in sorted(self.guarded.items()):
+            def stays(objs):
+                return [o for o in objs if o.get("frontend") == frontend_id and o["id"] not in self.out.claimed
+                        and o["id"] not in deleting]
+            for finding in bypasses(self.desired.allow_sources(port), self.acls_of[port], self.rules_of[port],
+                                    stays(self.obs.acls), stays(self.obs.rules)):
+                self.out.bypasses.append(report(finding, self.obs.lb, self.desired.frontends[port]["name"], frontend_id,
+                                                self.tag, self.prefix))
+
     def plan(self):
         """Linear in the number of objects: candidates are looked up in indexes by (parent, name)."""
         obs = self.obs
@@ -266,6 +287,7 @@ class LbPlanner:
             self._port(port, indexes)
         self._unclaimed()
         self._held_children()
+        self._bypasses()
         for obj in obs.untagged_named:
             self.out.warnings.append(UNTAGGED_NAMED % (obj["kind"], obj["name"], obj["id"], obs.lb["name"]))
         return self.out

@@ -59,8 +59,9 @@ class ServiceRun:
         self.check_mode = check_mode
         self.warn = warn
         self.anywhere = anywhere
-        self.result = {"changed": False, "conflicts": []}
+        self.result = {"changed": False, "conflicts": [], "allow_sources_bypasses": []}
         self.renumber_warned = False
+        self.bypasses_warned = set()
 
     @classmethod
     def removal(cls, client, owner, prefix, warn, lease_timeout, lease_holder, wait_timeout):
@@ -178,7 +179,27 @@ class ServiceRun:
         self._renumbered(plan)
         self._conflicts(state, planners)
         self._blocked(planners)
+        self._bypassed(planners)
         return plan
+
+    def _bypassed(self, planners):
+        """Rules and ACLs of others under a frontend with an allow-list that admit what the list refuses
+        (_bypasses): listed in the result, and each a warning (once per run), or, with allow_sources_bypass=fail,
+        a failure before any write, in check mode too. Found in what observation and planning read: no request."""
+        found = [b for planner in planners for b in planner.out.bypasses]
+        self.result["allow_sources_bypasses"] = found
+        if not found:
+            return
+        fix = ("this service never writes another owner's rule or ACL: have whoever made it remove it or give it an "
+               "index above the service's reject rules")
+        if self.params.get("allow_sources_bypass") == "fail":
+            raise Failure("service %s: allow_sources do not hold, so nothing was written (allow_sources_bypass=fail): %s; %s"
+                          % (self.params["name"], "; ".join(b["msg"] for b in found), fix), allow_sources_bypasses=found)
+        for bypass in found:
+            if bypass["id"] not in self.bypasses_warned:
+                self.bypasses_warned.add(bypass["id"])
+                self.warn("service %s: allow_sources do not hold: %s; %s (allow_sources_bypass=fail stops the run "
+                          "before any write instead)" % (self.params["name"], bypass["msg"], fix))
 
     def _taken(self, planners):
         """A desired name held by a foreign object (one carrying an owner tag of another owner or prefix), or
