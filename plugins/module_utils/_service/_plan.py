@@ -24,7 +24,7 @@ controller, k8s-anexia-ccm, tears down every frontend, bind and server when one 
   the deletes of accept rules and their ACLs come last (after the reject rules went, and after the accept
   rules the plan creates), while a frontend that goes takes them in its own delete levels;
 - an allow-list that does not hold: another owner's rule or ACL under a guarded frontend, left alone as every
-  foreign object, that admits a source the list refuses (_bypasses), is reported (``LbPlan.bypasses``);
+  foreign object, that admits a source the list refuses (_bypasses), is reported (``LbDecisions.bypasses``);
 - each object found is converged by the shared planner (_lbaas._planner): update, tag, redeploy, wait;
 - everything of ours that nothing claims (a removed port or node, a duplicate and its children, an
   orphan, everything on a load balancer the service no longer names) is deleted. Nothing else is
@@ -39,7 +39,10 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan im
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._bypasses import bypasses, report
 
 
-class LbPlan:
+class LbDecisions:
+    """What the planner decided for one load balancer: its actions and waits, and what it found on the way
+    (claims, warnings, conflicts, bypassed allow-lists). Not a ``Plan``: ``ServiceRun`` makes one of these."""
+
     def __init__(self):
         self.actions = []
         self.waits = []
@@ -89,7 +92,7 @@ class LbPlanner:
         self.obs = observed
         self.tag = tag
         self.prefix = prefix
-        self.out = LbPlan()
+        self.out = LbDecisions()
         self.by_id = dict((o["id"], o) for o in observed.objects())
         self.servers_of = _by_port(desired.servers)   # port name -> its desired servers
         self.binds_of = _by_port(desired.binds)
