@@ -3,6 +3,7 @@ _views.tree), so a kind declared tomorrow is covered with no edit."""
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._blockers import blockers
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import describe, noun
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._relations import child_kinds, referrers
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tree
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model import _kind, _kinds
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND, FRONTEND, KINDS, Kind
 
@@ -77,3 +78,19 @@ def test_a_link_the_engine_does_not_filter_by_is_read_on_the_shared_parent_only(
                                               ("frontend", {"identifier": ids["frontend"], "name": "80.web"})]
     assert [c for c in client.calls if c[0] == "LIST"][-1] == ("LIST", "frontend", (("load_balancer", LB),))
     assert sorted(c[2] for c in client.calls if c[0] == "GET") == sorted([ids["frontend"], ids["other"]])
+
+
+def test_tree_nests_every_kind_under_its_parent_by_name():
+    client, ids = frontend_with_acl_and_rule()
+    client.tags[ids["frontend"]] = ["anxlb-svc=web"]
+    lb = {"kind": "loadbalancer", "id": LB, "name": "lb1"}
+    out = tree(client, lb)
+    assert sorted(out) == ["backends", "frontends"]
+    web, other = out["frontends"]
+    assert (web["name"], web["default_backend"], web["owner"]) == ("80.web", "80.web", "web")
+    assert [(a["name"], a["frontend"], a["owner"]) for a in web["acls"]] == [("office", "80.web", "web")]
+    assert [(r["name"], r["owner"]) for r in web["rules"]] == [("accept-office", "web")]
+    assert [(a["name"], a["owner"]) for a in other["acls"]] == [("elsewhere", None)]
+    (backend,) = out["backends"]
+    assert [(s["name"], s["backend"]) for s in backend["servers"]] == [("n1", "80.web")]
+    assert backend["acls"] == backend["rules"] == []
