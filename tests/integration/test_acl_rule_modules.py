@@ -320,3 +320,15 @@ def test_a_frontend_whose_acls_and_rules_earlier_tasks_delete_goes_in_check_mode
     assert [real[i]["plan"][0]["action"] for i in range(3)] == ["delete"] * 3
     assert listed(engine, "acl") == listed(engine, "rule") == {}
     assert [f["name"] for f in es.objects(engine, "frontend")] == []
+
+
+def test_the_parent_options_come_from_the_declaration_and_are_named_when_missing(engine, module):
+    """frontend and backend (the parent kinds the declaration gives ACLs and rules) are the parent options: one is
+    required, both at once are refused, each message naming them (module processes, no controller)."""
+    engine.reset_requests()
+    assert module("acl", {"load_balancer": "lb1", "name": "office"}).message() == (
+        "one of frontend or backend is required unless id is given")
+    assert module("rule_info", {"load_balancer": "lb1"}).message() == "one of frontend, backend, id or owner is required"
+    assert module("acl_info", {"frontend": "80.web", "backend": "80.web"}).message() == (
+        "parameters are mutually exclusive: frontend|backend")
+    assert engine.mutating_requests() == 0

@@ -16,7 +16,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._object_modu
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import (
     ACL, RULE, normalize_acl_value)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._parent_type import PARENT_TYPES, chosen_kind, parent_options
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._parent_type import (
+    PARENT_TYPES, chosen_kind, given_parent, parent_options)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import CREATE, DELETE, UPDATE
 
 
@@ -30,8 +31,8 @@ class ParentTypedModule(LbaasObjectModule):
         super().run()
 
     def resolve_parent(self):
-        if self.params["id"] is None and not any(self.params.get(p) is not None for p in PARENT_TYPES):
-            raise Failure("one of frontend or backend is required unless id is given")
+        if self.params["id"] is None and given_parent(self.params) is None:
+            raise Failure("one of %s is required unless id is given" % " or ".join(PARENT_TYPES))
         return super().resolve_parent()
 
     def validate(self):
@@ -41,7 +42,7 @@ class ParentTypedModule(LbaasObjectModule):
 
     def desired_fields(self):
         out = super().desired_fields()
-        if any(self.params.get(p) is not None for p in PARENT_TYPES):
+        if given_parent(self.params) is not None:
             out["parent_type"] = self.kind.parent_kind
         return out
 
