@@ -38,6 +38,16 @@ def object_argument_spec(parents, fields):
     return spec
 
 
+def field_options(kind, skip=(), **overrides):
+    """One option per field of ``kind`` a task sets, typed by the declaration (``Kind.option_type``): every field
+    but its links (set through their own options) and ``skip``; ``overrides``: option -> spec where a module
+    takes a field otherwise (choices, aliases)."""
+    out = dict((field, dict(type=kind.option_type(field))) for field in kind.fields
+               if field not in kind.links and field not in skip)
+    out.update(overrides)
+    return out
+
+
 def check_port(params, option="port"):
     port = params.get(option)
     if port is not None and not 1 <= port <= 65535:

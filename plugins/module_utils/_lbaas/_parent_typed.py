@@ -12,7 +12,7 @@ ACL a rule names is neither renamed nor deleted under it (the Engine answers 409
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import describe, find_by_name
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._object_module import (
-    LbaasObjectModule, object_argument_spec)
+    LbaasObjectModule, field_options, object_argument_spec)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import (
     ACL, RULE, normalize_acl_value)
@@ -61,7 +61,7 @@ class AclModule(ParentTypedModule):
     module_kwargs = dict(ParentTypedModule.module_kwargs, required_together=[("criterion", "value")])
     argument_spec = object_argument_spec(
         parents=parent_options(),
-        fields=dict(criterion=dict(type="str"), value=dict(type="str"), index=dict(type="int")),
+        fields=field_options(ACL, skip=("parent_type",)),   # set by the parent option given
     )
 
     def desired_fields(self):
@@ -105,10 +105,7 @@ class RuleModule(ParentTypedModule):
     generic = kind = RULE
     argument_spec = object_argument_spec(
         parents=parent_options(),
-        fields=dict(index=dict(type="int"), condition=dict(type="str"), condition_test=dict(type="str"),
-                    type=dict(type="str"), action=dict(type="str"), redirection_type=dict(type="str"),
-                    redirection_code=dict(type="str"), redirection_value=dict(type="str"),
-                    rule_type=dict(type="str")),
+        fields=field_options(RULE, skip=("parent_type",)),
     )
 
     def validate(self):

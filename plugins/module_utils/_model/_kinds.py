@@ -124,6 +124,9 @@ def _opt_count(value):
     return None if value in (None, "", 0, "0") else int(value)
 
 
+# The Ansible option type a module takes a field in, by the field's normaliser; every other field is text.
+OPTION_TYPES = {_int: "int", _opt_count: "int", _bool: "bool"}
+
 # Keys of an Engine answer a client never sends back (go-anxcloud drops them from request bodies).
 READ_ONLY = ("customer_identifier", "reseller_identifier", "state", "automation_rules")
 
@@ -142,6 +145,10 @@ class Kind(ReconciledKind):
         self.derive = derive              # fn(flat): fields normalized by another field (an ACL's value)
         self.names = tuple(names)         # kinds this kind names by their name, not by a link (a rule its ACL)
         self.variants = {}                # parent kind -> this kind under it, for a kind with several (under())
+
+    def option_type(self, field):
+        """The type of the module option that sets ``field`` (int, bool or str), from its normaliser."""
+        return OPTION_TYPES.get(self.fields[field], "str")
 
     def under(self, parent_kind):
         """This kind as a child of ``parent_kind``: ACLs and rules have a frontend or a backend as parent,
