@@ -46,6 +46,9 @@ options:
       - Whether the backend should exist.
       - V(absent) is ok and unchanged when the backend, its parent or its load balancer does not exist, so a teardown
         can run twice.
+      - V(absent) on a backend that still holds servers, ACLs or rules, or that a frontend uses as its default
+        backend, fails before any write, in check mode too, naming them (the Engine refuses such a delete); delete
+        them first, in earlier tasks.
     type: str
     choices: [present, absent]
     default: present
@@ -96,6 +99,8 @@ options:
       - Whether the frontend should exist.
       - V(absent) is ok and unchanged when the frontend, its parent or its load balancer does not exist, so a teardown
         can run twice.
+      - V(absent) on a frontend that still holds binds, ACLs or rules fails before any write, in check mode too,
+        naming them (the Engine refuses such a delete); delete them first, in earlier tasks.
     type: str
     choices: [present, absent]
     default: present

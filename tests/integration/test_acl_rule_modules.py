@@ -300,3 +300,35 @@ def test_check_mode_under_a_frontend_an_earlier_task_creates(engine, ansible):
     assert check[1]["acl"]["frontend"] == "(new frontend 81.web)"
     assert real[2]["rule"]["frontend"] == real[0]["frontend"]["id"]
     assert listed(engine, "rule")["accept-office"]["frontend"]["name"] == "81.web"
+
+
+def test_a_frontend_whose_acls_and_rules_earlier_tasks_delete_goes_in_check_mode_as_for_real(engine, ansible):
+    """Issue 28, the other way round: once the play's earlier tasks delete the rule and the ACL, nothing blocks the
+    frontend any more, in check mode (from the earlier tasks' predictions) as in the real run; a third run finds
+    nothing to do."""
+    ids = setup(engine, owner="web")
+    post(engine, "acl", name="office", parent_type="frontend", frontend=ids["frontend"], criterion="src",
+         value="10.0.0.0/8", index=0)
+    post(engine, "rule", name="accept-office", parent_type="frontend", frontend=ids["frontend"], index=0,
+         condition="if", condition_test="office", type="connection", action="accept")
+    parent = {"load_balancer": "lb1", "frontend": "80.web", "owner": "web", "state": "absent"}
+    teardown = [{"anxcloud.lbaas.rule": dict(parent, name="accept-office")},
+                {"anxcloud.lbaas.acl": dict(parent, name="office")},
+                {"anxcloud.lbaas.frontend": {"load_balancer": "lb1", "name": "80.web", "owner": "web",
+                                             "state": "absent"}}]
+    check, real = check_then_real(ansible, engine, teardown)
+    assert [real[i]["plan"][0]["action"] for i in range(3)] == ["delete"] * 3
+    assert listed(engine, "acl") == listed(engine, "rule") == {}
+    assert [f["name"] for f in es.objects(engine, "frontend")] == []
+
+
+def test_the_parent_options_come_from_the_declaration_and_are_named_when_missing(engine, module):
+    """frontend and backend (the parent kinds the declaration gives ACLs and rules) are the parent options: one is
+    required, both at once are refused, each message naming them (module processes, no controller)."""
+    engine.reset_requests()
+    assert module("acl", {"load_balancer": "lb1", "name": "office"}).message() == (
+        "one of frontend or backend is required unless id is given")
+    assert module("rule_info", {"load_balancer": "lb1"}).message() == "one of frontend, backend, id or owner is required"
+    assert module("acl_info", {"frontend": "80.web", "backend": "80.web"}).message() == (
+        "parameters are mutually exclusive: frontend|backend")
+    assert engine.mutating_requests() == 0

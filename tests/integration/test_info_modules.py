@@ -36,10 +36,11 @@ def test_loadbalancer_info_tree_and_type_info_by_parent_id_and_owner(engine, ans
     assert [lb["name"] for lb in run[0]["load_balancers"]] == ["lb1", "lb2"]
     (lb,) = run[1]["load_balancers"]
     assert [b["name"] for b in lb["backends"]] == ["80.web", "81.shop"]
-    assert lb["backends"][0]["servers"] == [{"id": ids["server"], "name": "n1.80.web", "backend": ids["backend"],
-                                             "ip": "127.0.0.2", "port": 18080, "check": "enabled", "state": "Deployed"}]
+    assert lb["backends"][0]["servers"] == [{"id": ids["server"], "name": "n1.80.web", "backend": "80.web",
+                                             "ip": "127.0.0.2", "port": 18080, "check": "enabled", "state": "Deployed",
+                                             "tags": ["anxlb-svc=web"], "owner": "web"}]
     assert lb["frontends"][0]["binds"][0]["address"] == "127.0.0.1"
-    assert lb["frontends"][0]["default_backend"] == ids["backend"]
+    assert lb["frontends"][0]["default_backend"] == "80.web"   # parents and links by name, as the diffs show them
     # <type>_info by parent, owner and id
     assert [b["name"] for b in run[2]["backends"]] == ["80.web", "81.shop"]
     assert [(b["name"], b["owner"], b["tags"]) for b in run[3]["backends"]] == [("80.web", "web", ["anxlb-svc=web"])]
@@ -48,6 +49,60 @@ def test_loadbalancer_info_tree_and_type_info_by_parent_id_and_owner(engine, ans
     assert run[6]["frontends"] == []
     assert run.failed(7) and run[7]["msg"] == "one of load_balancer, id or owner is required"
     assert engine.mutating_requests() == 0   # read-only, in check mode and out of it
+
+
+def test_loadbalancer_info_tree_shows_every_kind_under_its_parent_by_name_with_owners(engine, module):
+    """Issue 28: the tree follows the kinds' declaration: ACLs and rules under their frontends and backends
+    (ACLs and rules in index order), parents and links by name, each object with its tags and owner (a child
+    carrying no owner tag is its parent's owner's; one carrying another owner's tag is not)."""
+    lb = es.lb_id(engine)
+    b = es.create(engine, "backend", name="80.web", mode="tcp", load_balancer=lb)
+    es.tag(engine, b, "anxlb-svc=web")
+    es.create(engine, "server", name="n1.80.web", ip="127.0.0.2", port=18080, check="enabled", backend=b)
+    hc = es.create(engine, "ACL", name="health", parent_type="backend", backend=b, criterion="src",
+                   value="10.0.0.0/8", index=0)
+    f = es.create(engine, "frontend", name="80.web", mode="tcp", load_balancer=lb, default_backend=b)
+    es.tag(engine, f, "anxlb-svc=web")
+    es.create(engine, "bind", name="v4.80.web", address="127.0.0.1", port=8080, frontend=f)
+    for name, value, index in (("office", "10.0.0.0/8", 1), ("any-v4", "0.0.0.0/0", 0)):
+        es.create(engine, "ACL", name=name, parent_type="frontend", frontend=f, criterion="src", value=value,
+                  index=index)
+    accept = es.create(engine, "rule", name="accept-office", parent_type="frontend", frontend=f, index=0,
+                       condition="if", condition_test="office", type="connection", action="accept")
+    reject = es.create(engine, "rule", name="reject-v4", parent_type="frontend", frontend=f, index=1,
+                       condition="if", condition_test="any-v4", type="connection", action="reject")
+    es.tag(engine, reject, "other-svc=shop")
+    es.create(engine, "frontend", name="81.shop", mode="tcp", load_balancer=lb)
+    engine.reset_requests()
+    runs = [module("loadbalancer_info", {"name": "lb1", "tree": True}, check=check) for check in (True, False)]
+    assert runs[0].result == runs[1].result and not runs[0].failed, runs[0]
+    (tree,) = runs[0]["load_balancers"]
+    (backend,) = tree["backends"]
+    assert sorted(backend) == ["acls", "health_check", "id", "load_balancer", "mode", "name", "owner", "rules",
+                               "server_timeout", "servers", "state", "tags"]
+    assert (backend["load_balancer"], backend["owner"], backend["tags"]) == ("lb1", "web", ["anxlb-svc=web"])
+    assert [(s["name"], s["backend"], s["owner"], s["tags"]) for s in backend["servers"]] == [
+        ("n1.80.web", "80.web", "web", [])]
+    assert [(a["id"], a["backend"], a["frontend"], a["value"], a["owner"]) for a in backend["acls"]] == [
+        (hc, "80.web", None, "10.0.0.0/8", "web")]
+    assert backend["rules"] == []
+    frontend, shop = tree["frontends"]
+    assert (frontend["name"], frontend["default_backend"], frontend["owner"]) == ("80.web", "80.web", "web")
+    assert [(x["name"], x["frontend"], x["owner"]) for x in frontend["binds"]] == [("v4.80.web", "80.web", "web")]
+    assert [(a["name"], a["index"], a["frontend"], a["owner"]) for a in frontend["acls"]] == [
+        ("any-v4", 0, "80.web", "web"), ("office", 1, "80.web", "web")]
+    assert [(r["id"], r["condition_test"], r["frontend"], r["owner"], r["tags"]) for r in frontend["rules"]] == [
+        (accept, "office", "80.web", "web", []), (reject, "any-v4", "80.web", None, ["other-svc=shop"])]
+    assert (shop["name"], shop["owner"], shop["binds"], shop["acls"], shop["rules"]) == ("81.shop", None, [], [], [])
+    assert engine.mutating_requests() == 0
+    # per object below lb1 (10) its details and its tags; one listing per parent and kind it can hold
+    paths = [r["path"].split("?")[0] for r in runs[1].requests(engine)]
+    assert len([p for p in paths if p.startswith("/api/core/v1/resource.json/")]) == 10
+    listings = [p for p in paths if p.startswith("/api/LBaaS/v1/") and p.endswith(".json")]
+    assert sorted(set(listings)) == ["/api/LBaaS/v1/ACL.json", "/api/LBaaS/v1/backend.json", "/api/LBaaS/v1/bind.json",
+                                     "/api/LBaaS/v1/frontend.json", "/api/LBaaS/v1/loadbalancer.json",
+                                     "/api/LBaaS/v1/rule.json", "/api/LBaaS/v1/server.json"]
+    assert len(listings) == 12, paths   # lb1 by name, lb1's 2 kinds, 3 kinds of 1 backend, 3 of 2 frontends
 
 
 def modules_without_their_own_wait():

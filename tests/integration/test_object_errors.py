@@ -140,3 +140,46 @@ def test_moving_a_server_by_name_with_recreate_creates_before_it_deletes(engine,
     assert rerun["changed"] is False and play.writes(engine, 2) == 0
     servers = es.objects(engine, "server")
     assert [(s["name"], s["backend"]["name"]) for s in servers] == [("n1", "81.web")]   # moved, not copied
+
+
+def acl_body(name, parent_type, parent, index=0, value="10.0.0.0/8"):
+    return {"name": name, "parent_type": parent_type, parent_type: parent, "criterion": "src", "value": value,
+            "index": index}
+
+
+def test_a_parent_holding_acls_and_rules_fails_alike_in_check_mode_and_for_real(engine, module):
+    """Issue 28: a frontend holding an ACL and a rule, a backend holding a server and an ACL. What blocks a delete
+    comes from the kinds' declaration (children of every kind, objects linking to it): check mode fails as the
+    real run does, with the same message naming every child, and neither sends a write (the Engine read back)."""
+    lb = es.lb_id(engine)
+    backend_id = es.create(engine, "backend", name="80.web", mode="tcp", load_balancer=lb)
+    server = es.create(engine, "server", name="n1.80.web", ip="127.0.0.1", port=80, backend=backend_id)
+    backend_acl = es.create(engine, "ACL", **acl_body("health", "backend", backend_id))
+    frontend = es.create(engine, "frontend", name="80.web", mode="tcp", load_balancer=lb, default_backend=backend_id)
+    office = es.create(engine, "ACL", **acl_body("office", "frontend", frontend))
+    rule = es.create(engine, "rule", name="accept-office", parent_type="frontend", frontend=frontend, index=0,
+                     condition="if", condition_test="office", type="connection", action="accept")
+    before = engine.dump()
+    engine.reset_requests()
+    runs = {}
+    for kind in ("frontend", "backend"):
+        args = {"load_balancer": "lb1", "name": "80.web", "state": "absent"}
+        runs[kind] = [module(kind, args, check=True), module(kind, args)]
+    for kind, (check, real) in runs.items():
+        assert check.message() == real.message(), kind
+        assert check.writes(engine) == real.writes(engine) == 0, kind
+        assert check["blockers"] == real["blockers"]
+    assert runs["frontend"][0].message() == (
+        "frontend '80.web' (%s) cannot be deleted: ACL 'office' (%s), rule 'accept-office' (%s) still use it; "
+        "delete those first" % (frontend, office, rule))
+    assert runs["backend"][0].message() == (
+        "backend '80.web' (%s) cannot be deleted: server 'n1.80.web' (%s), ACL 'health' (%s), frontend '80.web' (%s) "
+        "still use it; delete those first" % (backend_id, server, backend_acl, frontend))
+    assert runs["frontend"][0]["blockers"] == [{"type": "acl", "id": office, "name": "office"},
+                                               {"type": "rule", "id": rule, "name": "accept-office"}]
+    assert engine.mutating_requests() == 0
+    assert engine.dump() == before
+    # one listing per kind that can point at it (bind, ACL, rule), and no reads of the children's details
+    frontend_check = [r["path"].split("?")[0] for r in runs["frontend"][0].requests(engine)]
+    assert not [p for p in frontend_check if p.startswith(("/api/LBaaS/v1/ACL.json/", "/api/LBaaS/v1/rule.json/",
+                                                           "/api/LBaaS/v1/bind.json/"))], frontend_check

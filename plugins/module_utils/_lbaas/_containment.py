@@ -18,9 +18,11 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership i
 
 
 def is_child(kind):
-    """An object inside a backend or frontend (a bind, a server): ours by containment, never owner-tagged."""
+    """An object inside a backend or frontend (a bind, a server, an ACL, a rule): ours by containment, never
+    owner-tagged. Read from the declaration: a kind whose parent kind lives inside another object itself."""
     kind = KINDS[kind] if isinstance(kind, str) else kind
-    return kind.parent_kind in ("backend", "frontend")
+    parent = KINDS.get(kind.parent_kind)
+    return parent is not None and parent.parent_kind is not None
 
 
 def carries(obj, tag):

@@ -9,19 +9,21 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure imp
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS, looks_like_id
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import not_found, not_unique
 
-LABELS = {"loadbalancer": "load balancer", "backend": "backend", "frontend": "frontend", "bind": "bind", "server": "server",
-          "acl": "ACL", "rule": "rule"}
+
+def noun(kind):
+    """What messages call one object of ``kind`` (a Kind or its name): the declaration's ``Kind.noun``."""
+    return (KINDS[kind] if isinstance(kind, str) else kind).noun
 
 
 def describe(kind, obj):
-    return "%s '%s'" % (LABELS[kind], obj.get("name") or obj.get("id"))
+    return "%s '%s'" % (noun(kind), obj.get("name") or obj.get("id"))
 
 
 def get_by_id(client, kind, ident, option):
     try:
         return KINDS[kind].from_engine(client.lbaas_get(kind, ident))
     except NotFoundError:
-        raise Failure("%s: no %s with id %s exists" % (option, LABELS[kind], ident))
+        raise Failure("%s: no %s with id %s exists" % (option, noun(kind), ident))
 
 
 def find_by_name(client, kind, name, parent=None, option="name"):
@@ -45,9 +47,9 @@ def find_one(client, kind, ref, parent=None, option="name", missing_ok=False, al
     found = find_by_name(client, kind, ref, parent, option)
     where = " on %s" % describe(parent["kind"], parent) if parent else ""
     if len(found) > 1:
-        raise not_unique(option, LABELS[kind], ref, [o["id"] for o in found], where)
+        raise not_unique(option, noun(kind), ref, [o["id"] for o in found], where)
     if not found:
         if missing_ok:
             return None
-        raise not_found(option, LABELS[kind], ref, where)
+        raise not_found(option, noun(kind), ref, where)
     return found[0]

@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""The per-object modules (backend, frontend, bind, server): one object, identified inside its parent.
+"""The per-object modules (backend, frontend, bind, server, and through _parent_typed ACL and rule): one object, identified inside its parent.
 
 openstack.cloud's StateMachine shape: find the parent and the object, compare only the fields the
 user set (normalized), then predict (check mode) or apply and wait, through the shared Reconciler.
@@ -14,9 +14,10 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure imp
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._durations import to_ms
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import LABELS, describe, find_by_name, find_one
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import describe, find_by_name, find_one, noun
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags, owner_tag, split_owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import frontends_using, is_child
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._blockers import blockers
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import is_child
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import converge, create, diff, refused_delete
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import DELETE, Action, Plan, placeholder
@@ -35,6 +36,16 @@ def object_argument_spec(parents, fields):
     spec.update(parents)
     spec.update(fields)
     return spec
+
+
+def field_options(kind, skip=(), **overrides):
+    """One option per field of ``kind`` a task sets, typed by the declaration (``Kind.option_type``): every field
+    but its links (set through their own options) and ``skip``; ``overrides``: option -> spec where a module
+    takes a field otherwise (choices, aliases)."""
+    out = dict((field, dict(type=kind.option_type(field))) for field in kind.fields
+               if field not in kind.links and field not in skip)
+    out.update(overrides)
+    return out
 
 
 def check_port(params, option="port"):
@@ -92,7 +103,7 @@ class LbaasObjectModule(AnxcloudModule):
     def missing(self, kind, ref, option):
         """Check mode may plan under a parent an earlier task would create: predict, with a warning."""
         self.module.warn("%s: no %s named '%s' exists yet; predicting as if an earlier task created it"
-                         % (option, LABELS[kind], ref))
+                         % (option, noun(kind), ref))
         return {"kind": kind, "id": placeholder(kind, ref), "name": ref, "missing": True}
 
     def lookup(self, kind, ref, option, parent=None):
@@ -137,7 +148,7 @@ class LbaasObjectModule(AnxcloudModule):
                     # recreate=true replaced the object: from now on it is the one with this name.
                     return find_one(self.client, self.kind.name, self.recreated, parent=parent, missing_ok=True,
                                     allow_id=False)
-                raise Failure("id: no %s with id %s exists" % (LABELS[self.kind.name], p["id"]))
+                raise Failure("id: no %s with id %s exists" % (noun(self.kind.name), p["id"]))
         if parent is None or parent.get("missing"):
             return None
         found = find_one(self.client, self.kind.name, p["name"], parent=parent, option="name", missing_ok=True,
@@ -156,7 +167,7 @@ class LbaasObjectModule(AnxcloudModule):
             siblings) for o in batch]
         if len(found) > 1:
             raise Failure("name: %d %ss named '%s' on other %ss of this load balancer (ids %s); give the id to move one"
-                          % (len(found), LABELS[kind.name], self.params["name"], LABELS[kind.parent_kind],
+                          % (len(found), noun(kind.name), self.params["name"], noun(kind.parent_kind),
                              ", ".join(sorted(o["id"] for o in found))))
         return found[0] if found else None
 
@@ -180,16 +191,9 @@ class LbaasObjectModule(AnxcloudModule):
         return state
 
     def blockers(self, obj):
-        """What still hangs on the object, which the Engine would refuse to delete it for (409)."""
-        client = self.client
-        if self.kind.name == "frontend":
-            return [("bind", i) for i in client.lbaas_list("bind", frontend=obj["id"])]
-        if self.kind.name == "backend":
-            found = [("server", i) for i in client.lbaas_list("server", backend=obj["id"])]
-            frontends = client.lbaas_get_many("frontend", [
-                i["identifier"] for i in client.lbaas_list("frontend", load_balancer=obj["load_balancer"])])
-            return found + [("frontend", f) for f in frontends_using(frontends, {obj["id"]})]
-        return []
+        """What still points at the object, which the Engine would refuse to delete it for (409): children of
+        every kind and objects linking to it, as the declaration says (_blockers)."""
+        return blockers(self.client, self.kind, obj)
 
     # ---- plan ----------------------------------------------------------------------------------
     def owner_tags(self):
@@ -223,7 +227,7 @@ class LbaasObjectModule(AnxcloudModule):
         theirs = split_owner_tag(others[0])
         raise Failure("%s (%s) %s; refusing to %s: an object carrying another owner tag belongs to that owner. "
                       "Give this task another name (a %s of its own), or, if it is yours to manage, set owner: %s "
-                      "and tag_prefix: %s" % (describe(kind, obj), obj["id"], whose, doing, LABELS[kind],
+                      "and tag_prefix: %s" % (describe(kind, obj), obj["id"], whose, doing, noun(kind),
                                               theirs[1], theirs[0]), owner_tags=others)
 
     def check_parent(self, parent, obj=None):
@@ -234,15 +238,15 @@ class LbaasObjectModule(AnxcloudModule):
         if not is_child(self.kind) or not parent or parent.get("missing"):
             return
         if parent.get("tags"):
-            self.refuse_foreign(parent, self.kind.parent_kind, "write a %s in it" % LABELS[self.kind.name])
+            self.refuse_foreign(parent, self.kind.parent_kind, "write a %s in it" % noun(self.kind.name))
         tags = self.owner_tags()
         if tags and tags[0] not in (parent.get("tags") or []) and tags[0] not in ((obj or {}).get("tags") or []):
             raise Failure("%s (%s) does not carry the owner tag %s; a %s belongs to its %s's owner (ownership by "
                           "containment: the %s carries the tag, the %s none). Give the %s owner: %s first (the %s "
                           "module), or leave owner unset"
-                          % (describe(self.kind.parent_kind, parent), parent["id"], tags[0], LABELS[self.kind.name],
-                             LABELS[self.kind.parent_kind], LABELS[self.kind.parent_kind], LABELS[self.kind.name],
-                             LABELS[self.kind.parent_kind], self.params["owner"], LABELS[self.kind.parent_kind]))
+                          % (describe(self.kind.parent_kind, parent), parent["id"], tags[0], noun(self.kind.name),
+                             noun(self.kind.parent_kind), noun(self.kind.parent_kind), noun(self.kind.name),
+                             noun(self.kind.parent_kind), self.params["owner"], noun(self.kind.parent_kind)))
 
     def plan(self, state):
         obj = state.obj
@@ -256,7 +260,7 @@ class LbaasObjectModule(AnxcloudModule):
         parent_id = state.parent["id"] if state.parent else obj[self.kind.parent]
         if obj is None:
             return Plan([self.create(self.params["name"], parent_id, desired,
-                                     "no %s named '%s' on %s" % (LABELS[self.kind.name], self.params["name"],
+                                     "no %s named '%s' on %s" % (noun(self.kind.name), self.params["name"],
                                                                  describe(self.kind.parent_kind, state.parent)),
                                      self.lb_of(state))])
         self.check_owner(obj, "change")
@@ -283,7 +287,7 @@ class LbaasObjectModule(AnxcloudModule):
         kind = self.kind
         if not self.params["recreate"]:
             raise Failure("%s (%s) cannot be moved to another %s in place; set recreate=true to delete and "
-                          "create it again" % (describe(kind.name, obj), obj["id"], LABELS[kind.parent_kind]))
+                          "create it again" % (describe(kind.name, obj), obj["id"], noun(kind.parent_kind)))
         merged = dict((f, obj.get(f)) for f in kind.fields)
         merged.update(desired)
         self.recreated = self.params["name"] or obj["name"]
@@ -298,7 +302,7 @@ class LbaasObjectModule(AnxcloudModule):
         missing = [self.field_options.get(f, f) for f in kind.required if fields.get(f) is None]
         if missing:   # the Engine would refuse the create (422): say so before any write
             raise Failure("%s required to create %s '%s'" % (" and ".join(missing) + (" are" if len(missing) > 1 else " is"),
-                                                             LABELS[kind.name], name))
+                                                             noun(kind.name), name))
         return create(kind, name, parent_id, fields, reason, tags=self.owner_tags(), lb=lb)
 
     def lb_of(self, state):

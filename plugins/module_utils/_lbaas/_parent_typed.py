@@ -12,11 +12,12 @@ ACL a rule names is neither renamed nor deleted under it (the Engine answers 409
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import describe, find_by_name
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._object_module import (
-    LbaasObjectModule, object_argument_spec)
+    LbaasObjectModule, field_options, object_argument_spec)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import (
     ACL, RULE, normalize_acl_value)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._parent_type import PARENT_TYPES, chosen_kind, parent_options
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._parent_type import (
+    PARENT_TYPES, chosen_kind, given_parent, parent_options)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import CREATE, DELETE, UPDATE
 
 
@@ -30,8 +31,8 @@ class ParentTypedModule(LbaasObjectModule):
         super().run()
 
     def resolve_parent(self):
-        if self.params["id"] is None and not any(self.params.get(p) is not None for p in PARENT_TYPES):
-            raise Failure("one of frontend or backend is required unless id is given")
+        if self.params["id"] is None and given_parent(self.params) is None:
+            raise Failure("one of %s is required unless id is given" % " or ".join(PARENT_TYPES))
         return super().resolve_parent()
 
     def validate(self):
@@ -41,7 +42,7 @@ class ParentTypedModule(LbaasObjectModule):
 
     def desired_fields(self):
         out = super().desired_fields()
-        if any(self.params.get(p) is not None for p in PARENT_TYPES):
+        if given_parent(self.params) is not None:
             out["parent_type"] = self.kind.parent_kind
         return out
 
@@ -60,7 +61,7 @@ class AclModule(ParentTypedModule):
     module_kwargs = dict(ParentTypedModule.module_kwargs, required_together=[("criterion", "value")])
     argument_spec = object_argument_spec(
         parents=parent_options(),
-        fields=dict(criterion=dict(type="str"), value=dict(type="str"), index=dict(type="int")),
+        fields=field_options(ACL, skip=("parent_type",)),   # set by the parent option given
     )
 
     def desired_fields(self):
@@ -104,10 +105,7 @@ class RuleModule(ParentTypedModule):
     generic = kind = RULE
     argument_spec = object_argument_spec(
         parents=parent_options(),
-        fields=dict(index=dict(type="int"), condition=dict(type="str"), condition_test=dict(type="str"),
-                    type=dict(type="str"), action=dict(type="str"), redirection_type=dict(type="str"),
-                    redirection_code=dict(type="str"), redirection_value=dict(type="str"),
-                    rule_type=dict(type="str")),
+        fields=field_options(RULE, skip=("parent_type",)),
     )
 
     def validate(self):

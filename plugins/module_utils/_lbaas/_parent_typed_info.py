@@ -5,7 +5,8 @@
 """acl_info and rule_info: the objects of a frontend or a backend, in the order the Engine applies them."""
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._info_module import LbaasInfoModule, info_argument_spec
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._parent_type import PARENT_TYPES, chosen_kind, parent_options
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._parent_type import (
+    PARENT_TYPES, chosen_kind, given_parent, parent_options)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 
 
@@ -17,11 +18,10 @@ class ParentTypedInfo(LbaasInfoModule):
 
     def run(self):
         self.kind = chosen_kind(self.generic, self.params)
-        if self.params["id"] is None and self.params["owner"] is None and \
-                not any(self.params.get(p) is not None for p in PARENT_TYPES):
-            raise Failure("one of frontend, backend, id or owner is required")
+        if self.params["id"] is None and self.params["owner"] is None and given_parent(self.params) is None:
+            raise Failure("one of %s, id or owner is required" % ", ".join(PARENT_TYPES))
         super().run()
         key = self.generic.name + "s"
         # In the order the Engine applies them: by parent, then index (ties by name)
-        self.result[key].sort(key=lambda o: (o.get("parent_type") or "", o.get("frontend") or o.get("backend") or "",
+        self.result[key].sort(key=lambda o: (o.get("parent_type") or "", o.get(o.get("parent_type") or "") or "",
                                              o.get("index") if o.get("index") is not None else -1, o.get("name") or ""))

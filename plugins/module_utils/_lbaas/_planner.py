@@ -17,7 +17,7 @@ these functions, so they cannot disagree:
   mode too, naming what is in the way.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import LABELS, describe
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import describe, noun
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import is_child
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import state_class
@@ -72,7 +72,7 @@ def refused_delete(kind, obj, blockers):
     one = len(blockers) == 1
     return Failure("%s (%s) cannot be deleted: %s still use%s it; delete %s first" % (
         describe(kind, obj), obj["id"],
-        ", ".join("%s '%s' (%s)" % (LABELS[k], i.get("name"), i.get("identifier")) for k, i in blockers),
+        ", ".join("%s '%s' (%s)" % (noun(k), i.get("name"), i.get("identifier")) for k, i in blockers),
         "s" if one else "", "it" if one else "those"),
         blockers=[dict(type=k, id=i.get("identifier"), name=i.get("name")) for k, i in blockers])
 

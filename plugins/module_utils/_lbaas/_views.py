@@ -5,7 +5,9 @@
 """Read-only views: load balancers with their object trees, and objects of one type by parent or owner."""
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_from_tags, owner_tag, tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags, owner_tag, tag_names
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import is_child
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._relations import child_kinds
 
 
 def render(obj, tags=None, prefix="anxlb", owner=None):
@@ -21,14 +23,16 @@ def render(obj, tags=None, prefix="anxlb", owner=None):
 
 
 def details(client, kind, ids):
-    """Full objects for ``ids``, fetched concurrently, flattened."""
-    return [KINDS[kind].from_engine(obj) for obj in client.lbaas_get_many(kind, ids)]
+    """Full objects for ``ids``, fetched concurrently, flattened (``kind``: a Kind, or the name of one with a
+    single parent kind)."""
+    kind = KINDS[kind] if isinstance(kind, str) else kind
+    return [kind.from_engine(obj) for obj in client.lbaas_get_many(kind.name, ids)]
 
 
 def children(client, kind, parent_id):
-    """All objects of ``kind`` whose parent is ``parent_id`` (one listing, details concurrently)."""
-    spec = KINDS[kind]
-    return details(client, kind, [i["identifier"] for i in client.lbaas_list(kind, **{spec.parent: parent_id})])
+    """All objects of ``kind`` (a Kind, as the variant it is under the parent) whose parent is ``parent_id``
+    (one listing, details concurrently)."""
+    return details(client, kind, [i["identifier"] for i in client.lbaas_list(kind.name, **{kind.parent: parent_id})])
 
 
 def owned_ids(client, kinds, owner, prefix):
@@ -59,20 +63,61 @@ def _kind_of(client, kinds):
     return kind_of
 
 
-def tree(client, lb_id):
-    """Backends (with servers) and frontends (with binds) of one load balancer."""
-    backends = children(client, "backend", lb_id)
-    frontends = children(client, "frontend", lb_id)
-    servers = client.map(lambda b: children(client, "server", b["id"]), backends)
-    binds = client.map(lambda f: children(client, "bind", f["id"]), frontends)
-    out = {"backends": [], "frontends": []}
-    for backend, below in zip(backends, servers):
-        out["backends"].append(dict(render(backend), servers=[render(s) for s in sorted(below, key=_name)]))
-    for frontend, below in zip(frontends, binds):
-        out["frontends"].append(dict(render(frontend), binds=[render(b) for b in sorted(below, key=_name)]))
-    out["backends"].sort(key=_name)
-    out["frontends"].sort(key=_name)
-    return out
+def tree(client, lb, prefix="anxlb"):
+    """Every object of the load balancer ``lb`` (flat) under its parent, as the declaration nests them
+    (``_relations.child_kinds``): each object has, per kind whose parent it can be, a list named by the kind
+    in the plural (``backends``, ``servers``, ``acls``), sorted by ``index`` where the kind has one, then by
+    name. Parents and links show by name (the enclosing object carries the identifier), each object its tags
+    and owner (``render``).
+
+    Requests: per level one listing per parent and child kind, the details of what they list, then the core
+    resource of every object found (its tags), each step concurrently."""
+    below = {}   # parent id -> [(child kind, [flat objects])]
+    level = [(KINDS[lb["kind"]], lb)]
+    found = []
+    while level:
+        pairs = [(obj, kind) for _kind, obj in level for kind in child_kinds(obj["kind"])]
+        lists = client.map(lambda pair: children(client, pair[1], pair[0]["id"]), pairs)
+        for (obj, kind), objs in zip(pairs, lists):
+            below.setdefault(obj["id"], []).append((kind, sorted(objs, key=_order)))
+        level = [(kind, o) for (obj, kind), objs in zip(pairs, lists) for o in objs]
+        found.extend(level)
+    ids = [obj["id"] for _kind, obj in found]
+    tags = dict((i, tag_names(r) if r is not None else []) for i, r in zip(ids, client.resource_get_listed(ids)))
+    shown = TreeView(below, tags, dict((o["id"], o["name"]) for _kind, o in found + [(None, lb)]), prefix)
+    return shown.branches(lb, None)
+
+
+class TreeView:
+    """Renders the objects ``tree`` found: ``below`` (parent id -> [(kind, objects)]), ``tags`` (id -> tag
+    names), ``names`` (id -> name, for parents and links)."""
+
+    def __init__(self, below, tags, names, prefix):
+        self.below = below
+        self.tags = tags
+        self.names = names
+        self.prefix = prefix
+
+    def branches(self, obj, owner):
+        """The lists below ``obj``, keyed by each child kind's plural; ``owner``: ``obj``'s, which its children
+        carrying no owner tag of any prefix share (containment)."""
+        return dict((kind.name + "s", [self.node(kind, child, owner) for child in objs])
+                    for kind, objs in self.below.get(obj["id"], []))
+
+    def node(self, kind, obj, container_owner):
+        tags = self.tags.get(obj["id"], [])
+        contained = is_child(kind) and not foreign_tags(tags)
+        out = render(obj, tags, self.prefix, owner=container_owner if contained else None)
+        for field in [kind.parent] + list(kind.links):
+            if out.get(field) in self.names:
+                out[field] = self.names[out[field]]
+        out.update(self.branches(obj, out["owner"]))
+        return out
+
+
+def _order(obj):
+    """Objects that have an order among their siblings (ACLs, rules: ``index``) by it, then by name."""
+    return (obj.get("index") or 0,) + _name(obj)
 
 
 def _name(obj):

@@ -124,6 +124,9 @@ def _opt_count(value):
     return None if value in (None, "", 0, "0") else int(value)
 
 
+# The Ansible option type a module takes a field in, by the field's normaliser; every other field is text.
+OPTION_TYPES = {_int: "int", _opt_count: "int", _bool: "bool"}
+
 # Keys of an Engine answer a client never sends back (go-anxcloud drops them from request bodies).
 READ_ONLY = ("customer_identifier", "reseller_identifier", "state", "automation_rules")
 
@@ -132,13 +135,20 @@ class Kind(ReconciledKind):
     """One LBaaS object type (the interface: ``_model._kind.Kind``)."""
 
     def __init__(self, name, parent, parent_kind, fields, links=None, resource_type=None, defaults=None,
-                 required=(), derive=None, names=()):
+                 required=(), derive=None, names=(), noun=None):
         super().__init__(name, parent, parent_kind, fields, links, resource_type)
+        # What messages call one object of the kind ("load balancer", "ACL"). Not ``label``: that is the
+        # interface's method naming an action (_model._kind.Kind.label), which an attribute would hide.
+        self.noun = noun or name
         self.defaults = defaults or {}    # field -> value a create sends when the task leaves it unset
         self.required = tuple(required)   # fields a create must have (the Engine refuses it without)
         self.derive = derive              # fn(flat): fields normalized by another field (an ACL's value)
         self.names = tuple(names)         # kinds this kind names by their name, not by a link (a rule its ACL)
         self.variants = {}                # parent kind -> this kind under it, for a kind with several (under())
+
+    def option_type(self, field):
+        """The type of the module option that sets ``field`` (int, bool or str), from its normaliser."""
+        return OPTION_TYPES.get(self.fields[field], "str")
 
     def under(self, parent_kind):
         """This kind as a child of ``parent_kind``: ACLs and rules have a frontend or a backend as parent,
@@ -247,7 +257,7 @@ def state_class(state):
     return "ok"
 
 
-LOADBALANCER = Kind("loadbalancer", None, None, {"ip_address": _str})
+LOADBALANCER = Kind("loadbalancer", None, None, {"ip_address": _str}, noun="load balancer")
 BACKEND = Kind("backend", "load_balancer", "loadbalancer",
                {"mode": _str, "health_check": _opt_text, "server_timeout": _opt_count},
                resource_type="33164a3066a04a52be43c607f0c5dd8c")
@@ -276,7 +286,7 @@ def parent_typed(name, fields, resource_type, **options):
         variants[parent] = Kind(name, parent, parent, own, links={other: other}, resource_type=resource_type,
                                 defaults=dict(options.get("defaults") or {}, parent_type=parent),
                                 required=options.get("required", ()), derive=options.get("derive"),
-                                names=options.get("names", ()))
+                                names=options.get("names", ()), noun=options.get("noun"))
     for kind in variants.values():
         kind.variants = variants
     return register(variants["frontend"])   # the one known by name, as in KINDS
@@ -286,7 +296,7 @@ def parent_typed(name, fields, resource_type, **options):
 # Index is *int for that); the texts the Engine's clients are known to send are checked by the modules.
 # Their core resource type identifiers are not published: no resource_type, found by their own listing.
 ACL = parent_typed("acl", {"criterion": _str, "value": _opt_text, "index": _int},
-                   None, defaults={"index": 0},
+                   None, defaults={"index": 0}, noun="ACL",
                    required=("criterion", "value"), derive=_acl_fields)
 RULE = parent_typed("rule", {"index": _int, "condition": _str, "condition_test": _str, "type": _str, "action": _str,
                              "redirection_type": _opt_text, "redirection_code": _opt_text,
