@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Creates a virtual environment and installs a requirements file into it; reinstalls only when the
+# Creates a virtual environment and installs a requirements file into it; makes it anew only when the
 # requirements change.   scripts/venv.sh [DIR [REQUIREMENTS]]   (default: .venv requirements-dev.txt)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,11 +8,16 @@ UV_VERSION=0.13.9
 venv=${1:-.venv}
 requirements=${2:-requirements-dev.txt}
 stamp=$venv/.requirements.sha256
-want=$(cat requirements.txt "$requirements" scripts/zipimport_once.py | sha256sum | cut -d' ' -f1)
+want=$(cat requirements.txt "$requirements" | sha256sum | cut -d' ' -f1)
 if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
   exit 0
 fi
 echo "== setting up $venv from $requirements (${PYTHON})"
+# Made anew, not installed over: what an earlier install left there (packages dropped from the requirements,
+# files put into site-packages by older versions of this script) must not stay in what the tests run.
+if [ -e "$venv" ] || [ -L "$venv" ]; then
+  rm -rf "$venv"
+fi
 # uv makes the environment and installs the requirements in a fraction of pip's CPU time (in native
 # code, in parallel). It compiles the bytecode at install time as pip does: left to the first imports,
 # every process that starts at once (pytest's workers, their local Engines and ansible-playbook runs, the
@@ -37,9 +42,4 @@ if [ -z "$uv" ] || ! "$uv" pip install --quiet --compile-bytecode --python "$ven
   "${pip[@]}" install --quiet --upgrade pip
   "${pip[@]}" install --quiet -r "$requirements"
 fi
-# CPython's pending fix for a double compile in zipimport (scripts/zipimport_once.py), loaded by every process
-# of this environment through a .pth file: Ansible's module runs (the tests' thousands) pay for it otherwise.
-site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-cp scripts/zipimport_once.py "$site/_anxlb_zipimport_once.py"
-echo "import _anxlb_zipimport_once" > "$site/_anxlb_zipimport_once.pth"
 echo "$want" > "$stamp"

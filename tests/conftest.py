@@ -22,10 +22,6 @@ DEFAULT_SEED = os.path.join(ROOT, "tests", "engine", "seeds", "default.yml")
 # responsiveness. The playbook runs of the tests mostly wait for modules: 0.01 took 3.6 % off the CPU time
 # of the gc role and fault soak tests (measured), and adds at most 10 ms to a task.
 os.environ.setdefault("ANSIBLE_INTERNAL_POLL_INTERVAL", "0.01")
-# The bytecode of the modules' AnsiballZ imports, kept across the tests' module runs (scripts/zipimport_once.py,
-# which scripts/venv.sh installs): Python caches none for a zip, and every module run compiled ansible-core's
-# module_utils and ours again. Only compiling is saved; the same code runs.
-os.environ.setdefault("ANXLB_ZIPIMPORT_CACHE", os.path.join(ROOT, ".build", "zipimport-cache"))
 # What a test's ansible-playbook run adds to its environment so that the runs of the session share the module
 # payloads ansible-core builds (tests/integration/callback_plugins/shared_ansiballz.py): ansible-core keeps them
 # per process and built each again in every run, 0.2-0.45 s of CPU per module and run. ANXLB_ANSIBALLZ_CACHE

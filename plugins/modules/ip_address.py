@@ -225,10 +225,11 @@ diff:
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._run import AddressRun
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._group_options import with_ignored_wait
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predicting import predicting_client
 
 
 class IpAddressModule(AnxcloudModule):
-    predicts = True
+    predicts = staticmethod(predicting_client)
     argument_spec = with_ignored_wait(dict(
         pool=dict(type="list", elements="str"),
         owner=dict(type="str", required=True),

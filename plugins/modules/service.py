@@ -325,11 +325,12 @@ declaration_hash:
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predicting import predicting_client
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import ServiceRun
 
 
 class ServiceModule(AnxcloudModule):
-    predicts = True
+    predicts = staticmethod(predicting_client)
     wait_options = True
     argument_spec = dict(
         name=dict(type="str", required=True),

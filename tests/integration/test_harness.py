@@ -10,7 +10,7 @@ from . import engine_state as es
 
 
 def payload_files():
-    shared = os.path.join(os.environ["ANXLB_ANSIBALLZ_CACHE"], "ansible-core-" + __version__)
+    shared = os.path.join(os.environ["ANXLB_ANSIBALLZ_CACHE"], "ansible-core-%s-*" % __version__)
     return {path: os.stat(path) for path in glob.glob(os.path.join(shared, "*.frontend_info-*"))
             if not path.endswith(".lock")}
 

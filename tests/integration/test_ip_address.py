@@ -73,7 +73,10 @@ def cycle(play, engine, first=0):
 
 def test_allocate_rerun_and_release(engine, ansible):
     seeded = addresses(engine)
-    play = ansible.run([task(owner="api", pool=["127.0.10.0/24"])] + cycle_tasks({}))   # a pool entry by CIDR
+    # one ansible-playbook run, played one play at a time: allocate, then release
+    plays = ansible.session([([task(owner="api", pool=["127.0.10.0/24"])] + cycle_tasks({}), {}),   # a pool entry by CIDR
+                             (cycle_tasks({"state": "absent"}), {})])
+    play = plays.next()
     assert not play.failed(0), play
     other = play[0]["addresses"]
     assert [a["address"] for a in other] == ["127.0.10.2"]
@@ -87,7 +90,7 @@ def test_allocate_rerun_and_release(engine, ansible):
     assert tags_of(engine, allocated["id"]) == ["anxlb-svc=web"]
     assert side(check, "before") == {"owner": "web", "family": "v4", "addresses": []}
     assert side(check, "after") == {"owner": "web", "family": "v4", "addresses": [allocated["address"]]}
-    check, real = cycle(ansible.run(cycle_tasks({"state": "absent"})), engine)
+    check, real = cycle(plays.next(), engine)
     assert [(a["action"], a["address"]) for a in check["plan"]] == [("release", allocated["address"])]
     assert real["addresses"] == [] and addresses(engine) == taken_before   # api's address is still there
     assert tags_of(engine, other[0]["id"]) == ["anxlb-svc=api"]

@@ -232,7 +232,9 @@ def test_removing_optional_fields_resets_them_and_mode_switches_equal_a_fresh_cr
     assert fields("lb1")["backend"]["http.web"]["health_check"] == '"adv_check": "tcp-check"'
 
 
-def test_bad_declarations_fail_before_any_request(engine, ansible):
+def test_bad_declarations_fail_before_any_request(engine, module):
+    """A matrix of the module's own refusals: each case runs the module as its own process, in check mode (the
+    playbook path of a refused service is proved in test_teardown_results.py)."""
     engine.reset_requests()
     cases = [
         (dict(SERVICE, addresses=[""]),
@@ -241,8 +243,8 @@ def test_bad_declarations_fail_before_any_request(engine, ansible):
          "ports[0].ssl_certificate_path is required when ports[0].ssl is true"),
         (dict(SERVICE, load_balancers=["lb1", ""]), "load_balancers[1] must not be empty"),
     ]
-    play = ansible.run([dict(task(service), check_mode=True, ignore_errors=True) for service, _msg in cases])
-    assert len(play.records) == len(cases), play
-    for index, (_service, msg) in enumerate(cases):
-        assert play.failed(index) and play[index]["msg"] == msg, play
+    runs = [module("service", service, check=True) for service, _msg in cases]
+    assert len(runs) == len(cases), runs
+    for run, (_service, msg) in zip(runs, cases):
+        assert run.message() == msg, run   # failed, with this message and no traceback
     assert engine.requests()["total"] == 0

@@ -204,12 +204,14 @@ def test_a_create_that_landed_unanswered_is_adopted_and_waited_for(engine, ansib
 
 def test_gc_that_removed_part_of_an_owner_then_failed_reports_changed(engine, ansible):
     service = dict(SERVICE, ports=[SERVICE["ports"][0]], servers=[SERVICE["servers"][0]])
-    setup = ansible.run({"anxcloud.lbaas.service": service})
+    plays = ansible.session([([{"anxcloud.lbaas.service": service}], {}),
+                             ([{"anxcloud.lbaas.gc": {"remove": ["web"], "api_retries": 0}}], {})])
+    setup = plays.next()
     assert not setup.failed(), setup
     # The children go; every delete of the backend then fails: the owner is left half removed.
     engine.set_faults({"script": [{"method": "DELETE", "path": "/api/LBaaS/v1/backend.json/*", "status": 500,
                                    "count": 100}]})
-    play = ansible.run({"anxcloud.lbaas.gc": {"remove": ["web"], "api_retries": 0}})
+    play = plays.next()
     engine.clear_faults()
     assert play.failed(), play
     assert play.last["changed"] is True and play.last["msg"].startswith("gc could not remove everything of web: ")

@@ -21,6 +21,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import converge, create, diff, refused_delete
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import DELETE, Action, Plan, placeholder
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predicting import predicting_client
 
 
 def object_argument_spec(parents, fields):
@@ -67,7 +68,7 @@ class ObjectState:
 
 class LbaasObjectModule(AnxcloudModule):
     kind = None             # a Kind from _objects
-    predicts = True
+    predicts = staticmethod(predicting_client)
     scope_option = None     # option naming the load balancer a parent is looked up in (bind, server)
     wait_options = True
     module_kwargs = dict(required_one_of=[("name", "id")])

@@ -4,7 +4,6 @@
 
 """The module base class: connection options, one Engine client per run, every error as ``fail_json``."""
 
-import importlib
 import traceback
 
 from ansible.module_utils.basic import env_fallback, missing_required_lib
@@ -35,9 +34,6 @@ except ImportError:
     NETADDR_IMPORT_ERROR = traceback.format_exc()
 
 DEFAULT_API_URL = "https://engine.anexia-it.com"
-# Named as text, not imported: Ansible ships a module with what its files import, and a read-only
-# module must not carry the planning side. Every predicting module imports it itself (``record``).
-PREDICTIONS = "ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions"
 
 
 def engine_argument_spec():
@@ -77,7 +73,9 @@ class AnxcloudModule:
     argument_spec = {}
     module_kwargs = {}
     wait_options = False
-    predicts = False        # takes and returns check mode predictions across tasks (_predictions.py)
+    # A module that takes and returns check mode predictions across tasks sets this to
+    # staticmethod(_reconcile._predicting.predicting_client): this class sits below _reconcile.
+    predicts = None
 
     def __init__(self, module):
         self.module = module
@@ -96,9 +94,7 @@ class AnxcloudModule:
         self.predictions = None
         if self.predicts and self.check_mode and self.params.get("check_mode_predictions") is not None:
             # Check mode only: observe the Engine as the play's earlier check-mode tasks predicted it.
-            predicting = importlib.import_module(PREDICTIONS)
-            self.predictions = predicting.Predictions(self.params["check_mode_predictions"], self.params["api_url"])
-            self.client = predicting.PredictedEngine(self.client, self.predictions)
+            self.predictions, self.client = self.predicts(self.client, self.params["check_mode_predictions"], self.params["api_url"])
 
     @classmethod
     def full_argument_spec(cls):
