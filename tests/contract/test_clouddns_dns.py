@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from localengine.testing import RUN
+from localengine.testing import RUN, LocalEngine
 
-from .conftest import ZONE, ZONES, definition, resolve, wait_editable, zone_path
+from .conftest import ZONE, ZONES, definition, knotd, resolve, wait_editable, zone_path
 from .helpers import ok
 
 
@@ -16,7 +16,7 @@ def create(engine, name, rtype, rdata, ttl=None):
     """A record made after waiting for the zone to be editable, as Terraform does before each write."""
     wait_editable(engine)
     return ok(engine.api("POST", zone_path(ZONE, "records"), json={"name": name, "type": rtype, "rdata": rdata,
-                                                                  "region": "default", "ttl": ttl}))
+                                                                   "region": "default", "ttl": ttl}))
 
 
 def test_the_seeded_zone_is_served_with_its_soa_and_ns(dns_engine):
@@ -72,7 +72,7 @@ def test_a_deleted_record_and_a_deleted_zone_stop_resolving(dns_engine):
     ok(dns_engine.api("POST", ZONES, json=definition("second.test")))
     wait_editable(dns_engine, "second.test")   # a new zone deploys its first revision too
     ok(dns_engine.api("POST", zone_path("second.test", "records"), json={"name": "@", "type": "A",
-                                                                        "rdata": "127.0.0.3"}))
+                                                                         "rdata": "127.0.0.3"}))
     wait_editable(dns_engine, "second.test")
     assert resolve(dns_engine, "second.test", "A")[1] == ["127.0.0.3"]
     ok(dns_engine.api("DELETE", zone_path(ZONE)))
@@ -95,3 +95,24 @@ def test_a_missing_knot_is_a_clear_error():
     proc = subprocess.run([sys.executable, RUN, "--token", "t", "--listen", "127.0.0.1:0", "--dns", "127.0.0.1:0",
                            "--knot-bin", "/nonexistent/knotd"], capture_output=True, text=True, timeout=20, check=False)
     assert proc.returncode == 2 and "scripts/apt-deps.sh knot" in proc.stderr
+
+
+def test_a_revision_knot_refuses_reads_failed_and_the_other_zones_are_served(tmp_path):
+    """The API refuses a CNAME beside other data; a seed is not checked that way, so it can hand knot a
+    zone its semantic checks refuse."""
+    seed = tmp_path / "seed.yml"
+    seed.write_text("zones:\n  - name: good.test\n    records: [{name: www, type: A, rdata: 127.0.0.5}]\n"
+                    "  - name: bad.test\n    records: [{name: www, type: A, rdata: 127.0.0.5},\n"
+                    "                          {name: www, type: CNAME, rdata: web.example.com.}]\n")
+    with LocalEngine(seed=str(seed), dns=True, extra_args=["--knot-bin", knotd()]) as engine:
+        bad = ok(engine.api("GET", zone_path("bad.test")))
+        assert (bad["is_editable"], bad["deployment_level"], bad["revisions"][0]["state"]) == (True, 0, "failed")
+        status = engine.dns()
+        assert status["zones"] == {"good.test": 1} and [e["zone"] for e in status["errors"]] == ["bad.test"]
+        assert resolve(engine, "www.good.test", "A")[1] == ["127.0.0.5"]
+        assert resolve(engine, "www.bad.test", "A")[0] in ("SERVFAIL", "REFUSED")   # not loaded, or dropped
+        # the fix is a write: the next revision deploys
+        (cname,) = ok(engine.api("GET", zone_path("bad.test", "records"), params={"type": "CNAME"}))
+        ok(engine.api("DELETE", zone_path("bad.test", "records", cname["identifier"])))
+        wait_editable(engine, "bad.test")
+        assert resolve(engine, "www.bad.test", "A")[1] == ["127.0.0.5"]

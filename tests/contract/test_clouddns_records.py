@@ -61,16 +61,16 @@ def test_the_legacy_client_leaves_the_ttl_out_and_gets_the_zones_default(engine,
     assert find_in_zone(answer, "www", "A", "127.0.0.1", 0)["ttl"] is None
     # the generic client sends 0 for an unset ttl (record_types.go TTL int), external-dns leaves region empty
     ok(engine.api("POST", zone_path(zone, "records"), json={"name": "w2", "type": "A", "rdata": "127.0.0.2",
-                                                           "region": "", "ttl": 0}))
+                                                            "region": "", "ttl": 0}))
     assert [(r["name"], r["ttl"], r["region"]) for r in mine(engine)] == [("www", None, "default"),
-                                                                        ("w2", None, "default")]
+                                                                          ("w2", None, "default")]
 
 
 def test_the_list_is_a_plain_array_filtered_by_name_type_and_data(engine, zone):
     for name, rtype, rdata in (("@", "A", "127.0.0.1"), ("@", "AAAA", "::1"), ("www", "A", "127.0.0.1"),
                                ("www", "AAAA", "::1"), ("test1", "TXT", "test record")):
         ok(engine.api("POST", zone_path(zone, "records"), json={"name": name, "type": rtype, "rdata": rdata,
-                                                               "region": "default", "ttl": 300}))
+                                                                "region": "default", "ttl": 300}))
     everything = records(engine)
     assert isinstance(everything, list) and len(everything) == 5 + 3   # and SOA, two NS
     assert [(r["name"], r["type"]) for r in records(engine, name="www")] == [("www", "A"), ("www", "AAAA")]
@@ -105,7 +105,7 @@ def test_every_write_makes_a_revision_with_new_record_identifiers(engine, zone):
 
 def test_put_replaces_a_record_and_delete_removes_it_both_answering_the_zone(engine, zone):
     answer = ok(engine.api("POST", zone_path(zone, "records"), json={"name": "www", "type": "A", "rdata": "127.0.0.1",
-                                                                    "ttl": 300, "comment": "by me"}))
+                                                                     "ttl": 300, "comment": "by me"}))
     record = find_in_zone(answer, "www", "A", "127.0.0.1", 300)
     # the generic client's Update sends the whole Record, identifier included
     changed = dict(record, rdata="127.0.0.9", ttl=600)
@@ -184,12 +184,12 @@ def test_bad_records_are_400_naming_the_field_and_change_nothing(engine, zone, b
 def test_a_cname_stands_alone_and_not_at_the_apex(engine, zone):
     ok(engine.api("POST", zone_path(zone, "records"), json={"name": "www", "type": "A", "rdata": "127.0.0.1"}))
     error_of(engine.api("POST", zone_path(zone, "records"), json={"name": "www", "type": "CNAME",
-                                                                 "rdata": "web.example.com."}), 400)
+                                                                  "rdata": "web.example.com."}), 400)
     error_of(engine.api("POST", zone_path(zone, "records"), json={"name": "@", "type": "CNAME",
-                                                                 "rdata": "web.example.com."}), 400)
+                                                                  "rdata": "web.example.com."}), 400)
     ok(engine.api("POST", zone_path(zone, "records"), json={"name": "alias", "type": "CNAME", "rdata": "www"}))
     error_of(engine.api("POST", zone_path(zone, "records"), json={"name": "alias", "type": "CNAME",
-                                                                 "rdata": "other.example.com."}), 400)
+                                                                  "rdata": "other.example.com."}), 400)
 
 
 def test_duplicates_are_not_refused(engine, zone):

@@ -46,7 +46,7 @@ def test_the_generic_client_lists_and_creates_with_a_trailing_slash(engine):
 
 def test_the_soa_and_ns_records_are_the_zones_own(engine):
     zone = ok(engine.api("POST", ZONES, json=definition("shop.test", dns_servers=[{"server": "ns1.example.net",
-                                                                                    "alias": ""}])))
+                                                                                   "alias": ""}])))
     records = zone["revisions"][0]["records"]
     assert [(r["name"], r["type"], r["immutable"]) for r in records] == [("@", "SOA", True), ("@", "NS", True)]
     soa = records[0]["rdata"].split()

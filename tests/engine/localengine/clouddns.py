@@ -96,6 +96,41 @@ def stored_zone_name(body):
         raise bad_request("Validation failed: zone_name.", {"zone_name": "Required (zone_name or zoneName): %s" % exc})
 
 
+def soa_problems(body):
+    problems = {}
+    if body.get("master") is not True:
+        problems["master"] = ("Required: true (CloudDNS as master; slave zones are not emulated)."
+                              if not is_bool(body.get("master")) else "Slave zones are not emulated here.")
+    if body.get("dnssec_mode") not in DNSSEC_MODES:
+        problems["dnssec_mode"] = "Required: one of %s." % ", ".join(DNSSEC_MODES)
+    email = body.get("admin_email")
+    if not isinstance(email, str) or email.count("@") != 1 or not email.split("@")[0]:
+        problems["admin_email"] = "Required: an e-mail address (the SOA's RNAME)."
+    for key in SOA_FIELDS:
+        if not is_int(body.get(key)) or not 1 <= body[key] <= 2147483647:
+            problems[key] = "Required: a positive integer (seconds)."
+    return problems
+
+
+def server_problems(body):
+    """master_ns, notify_allowed_ips, dns_servers: optional, checked when given."""
+    problems = {}
+    ips = body.get("notify_allowed_ips") or []
+    if not isinstance(ips, list) or not all(parse_ip(ip) for ip in ips):
+        problems["notify_allowed_ips"] = "Must be a list of IP addresses."
+    servers = body.get("dns_servers") or []
+    if not isinstance(servers, list) or not all(isinstance(s, dict) and isinstance(s.get("server"), str) for s in servers):
+        problems["dns_servers"] = "Must be a list of {server, alias}."
+        servers = []
+    for key, value in [("master_ns", body.get("master_ns"))] + [("dns_servers", s["server"]) for s in servers]:
+        try:
+            if value is not None and (value or key == "dns_servers"):
+                rdata.host_name(value, "a name server's host name")
+        except rdata.RdataError as exc:
+            problems[key] = str(exc)
+    return problems
+
+
 class CloudDns:
     def __init__(self, engine):
         self.engine = engine
@@ -162,41 +197,14 @@ class CloudDns:
         Definition); 400 naming each problem."""
         body = require_object(body)
         name = stored_zone_name(body)
-        problems, fields = {}, {"name": name}
-        if body.get("master") is not True:
-            problems["master"] = ("Required: true (CloudDNS as master; slave zones are not emulated)."
-                                  if not is_bool(body.get("master")) else "Slave zones are not emulated here.")
-        if body.get("dnssec_mode") not in DNSSEC_MODES:
-            problems["dnssec_mode"] = "Required: one of %s." % ", ".join(DNSSEC_MODES)
-        email = body.get("admin_email")
-        if not isinstance(email, str) or email.count("@") != 1 or not email.split("@")[0]:
-            problems["admin_email"] = "Required: an e-mail address (the SOA's RNAME)."
-        for key in SOA_FIELDS:
-            if not is_int(body.get(key)) or not 1 <= body[key] <= 2147483647:
-                problems[key] = "Required: a positive integer (seconds)."
-        if body.get("master_ns"):
-            try:
-                rdata.host_name(body["master_ns"], "a name server's host name")
-            except rdata.RdataError as exc:
-                problems["master_ns"] = str(exc)
-        ips = body.get("notify_allowed_ips") or []
-        if not isinstance(ips, list) or not all(parse_ip(ip) for ip in ips):
-            problems["notify_allowed_ips"] = "Must be a list of IP addresses."
-        servers = body.get("dns_servers") or []
-        if not isinstance(servers, list) or not all(isinstance(s, dict) and isinstance(s.get("server"), str)
-                                                      and s["server"] for s in servers):
-            problems["dns_servers"] = "Must be a list of {server, alias}."
-        else:
-            for server in servers:
-                try:
-                    rdata.host_name(server["server"], "a name server's host name")
-                except rdata.RdataError as exc:
-                    problems["dns_servers"] = str(exc)
+        problems = dict(soa_problems(body), **server_problems(body))
         if problems:
             raise bad_request("Validation failed: %s." % ", ".join(sorted(problems)), problems)
+        fields = {"name": name}
         fields.update(dict((k, body[k]) for k in ("master", "dnssec_mode", "admin_email") + SOA_FIELDS))
-        fields.update({"master_ns": body.get("master_ns") or "", "notify_allowed_ips": ips,
-                       "dns_servers": [{"server": s["server"], "alias": s.get("alias") or ""} for s in servers]})
+        fields.update({"master_ns": body.get("master_ns") or "", "notify_allowed_ips": body.get("notify_allowed_ips") or [],
+                       "dns_servers": [{"server": s["server"], "alias": s.get("alias") or ""}
+                                       for s in body.get("dns_servers") or []]})
         return fields
 
     def create_zone(self, body, seeded_records=None):

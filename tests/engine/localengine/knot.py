@@ -92,17 +92,18 @@ class DnsMode:
             return "refused" if self.refused.get(zone) == revision else "pending"
 
     # ---- one round ----------------------------------------------------------------------------------
-    def tick(self):
-        if self.stopping.is_set() or not self.process.running():
-            return
+    def wanted(self):
+        """{zone name: the revision knot should serve}: each zone's newest revision deployed by the clock."""
         now, delay = time.time(), self.engine.dns_deploy_delay
         with self.engine.store.transaction():
             zones = self.engine.store.all("dnszone")
-        wanted = {}   # zone name -> the revision knot should serve
-        for zone in zones:
-            live = revisions.live(zone, delay, now)
-            if live is not None:
-                wanted[zone["name"]] = live
+        lives = [(zone["name"], revisions.live(zone, delay, now)) for zone in zones]
+        return dict((name, live) for name, live in lives if live is not None)
+
+    def tick(self):
+        if self.stopping.is_set() or not self.process.running():
+            return
+        wanted = self.wanted()
         with self.lock:
             served, refused = dict(self.served), dict(self.refused)
         changed = [name for name, rev in wanted.items()
@@ -114,16 +115,19 @@ class DnsMode:
             self.process.write_zone(name, zone_file(name, wanted[name]["records"]))
         for name in set(served) - set(names):
             self.process.remove_zone(name)
-        ok, problem = self.process.apply(names, [n for n in changed if n in served])
+        ok, problem = self.process.apply(names, changed)
         serials = self._await(dict((name, wanted[name]["serial"]) for name in changed))
         with self.lock:
-            self.served = dict((name, served[name]) for name in names if name in served and name not in changed)
+            # a zone knot refused a revision of keeps serving the one before, if any
+            self.served = dict((name, served[name]) for name in names if name in served)
             for name in changed:
-                rev = wanted[name]
-                if serials.get(name) == rev["serial"]:
-                    self.served[name] = (rev["serial"], rev["identifier"])
-                else:
-                    self._refuse(name, rev, problem if not ok else self.process.log_tail(600))
+                self._settle(name, wanted[name], serials, problem if not ok else self.process.log_tail(600))
+
+    def _settle(self, name, revision, serials, problem):
+        if serials.get(name) == revision["serial"]:
+            self.served[name] = (revision["serial"], revision["identifier"])
+        else:
+            self._refuse(name, revision, problem)
 
     def _await(self, serials, timeout=3.0):
         """What knot serves, once it serves ``serials`` ({zone: serial}) or after ``timeout`` seconds (a
