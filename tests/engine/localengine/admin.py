@@ -68,6 +68,7 @@ class Admin:
             self.engine.store.wipe()
             if self.seed_path:
                 seed.load(self.engine, self.seed_path)
+        self.engine.clouddns.changed()
         self.engine.faults.set({})
         self.engine.options = dict(self.engine.start_options)
         self.log.reset()

@@ -135,6 +135,14 @@ class CloudDns:
     def __init__(self, engine):
         self.engine = engine
         self.store = engine.store
+        self.version = 0   # counts zone writes, so --dns (knot.py) reads the zones only after one
+
+    def changed(self):
+        self.version += 1
+
+    def save(self, zone):
+        self.store.put("dnszone", zone)
+        self.changed()
 
     @property
     def delay(self):
@@ -219,7 +227,7 @@ class CloudDns:
             zone["_created"] = zone["_updated"] = now
         else:
             self.new_revision(zone, [])
-        self.store.put("dnszone", zone)
+        self.save(zone)
         return self.view(zone)
 
     def new_revision(self, zone, records):
@@ -242,12 +250,13 @@ class CloudDns:
         zone = self.writable(fields["name"])
         zone.update(fields)
         self.new_revision(zone, revisions.user_records(zone["_revisions"][-1]))
-        self.store.put("dnszone", zone)
+        self.save(zone)
         return self.view(zone)
 
     def delete_zone(self, name):
         zone = self.writable(name)
         self.store.remove(zone["identifier"])
+        self.changed()
         return {}
 
     def handle_zones(self, method, name, query, body):
@@ -293,7 +302,7 @@ class CloudDns:
         records = revisions.user_records(zone["_revisions"][-1]) + [record]
         self.checked(zone, records, [record])
         self.new_revision(zone, records)
-        self.store.put("dnszone", zone)
+        self.save(zone)
         return self.view(zone)
 
     def _own(self, zone, ident):
@@ -318,7 +327,7 @@ class CloudDns:
         records[index] = record
         self.checked(zone, records, [record])
         self.new_revision(zone, records)
-        self.store.put("dnszone", zone)
+        self.save(zone)
         return self.view(zone)
 
     def delete_record(self, name, ident):
@@ -327,7 +336,7 @@ class CloudDns:
         records = revisions.user_records(zone["_revisions"][-1])
         del records[index]
         self.new_revision(zone, records)
-        self.store.put("dnszone", zone)
+        self.save(zone)
         return self.view(zone)
 
     # ---- changesets ----------------------------------------------------------------------------
@@ -362,7 +371,7 @@ class CloudDns:
             raise error
         records += [r for _i, r in created]
         revision = self.new_revision(zone, records)
-        self.store.put("dnszone", zone)
+        self.save(zone)
         return revision["records"]
 
     @staticmethod

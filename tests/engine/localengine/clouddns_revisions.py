@@ -15,7 +15,7 @@ import time
 
 from .store import new_id
 
-KEEP = 5   # revisions kept (and answered) per zone, newest first
+KEEP = 3   # revisions kept (and answered) per zone, newest first: the live one, the one before, a new one
 FIELDS = ("name", "type", "rdata", "region", "ttl", "comment", "immutable")
 
 

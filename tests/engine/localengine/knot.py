@@ -57,6 +57,7 @@ class DnsMode:
         self.served = {}      # zone name -> (serial, revision identifier) knot serves
         self.refused = {}     # zone name -> revision identifier knot refused (not tried again)
         self.errors = []
+        self.seen_version, self.deploying = None, False   # what wanted() saw last
         self.stopping = threading.Event()
         self.thread = None
 
@@ -93,17 +94,31 @@ class DnsMode:
 
     # ---- one round ----------------------------------------------------------------------------------
     def wanted(self):
-        """{zone name: the revision knot should serve}: each zone's newest revision deployed by the clock."""
+        """{zone name: the revision knot should serve}: each zone's newest revision deployed by the clock;
+        None when nothing can have changed since the last look (no zone write, no revision deploying):
+        zones of a thousand records are not parsed ten times a second for nothing."""
+        version = self.engine.clouddns.version
+        if version == self.seen_version and not self.deploying:
+            return None
         now, delay = time.time(), self.engine.dns_deploy_delay
         with self.engine.store.transaction():
             zones = self.engine.store.all("dnszone")
+        self.deploying = any(not revisions.ready(z["_revisions"][-1], delay, now) and
+                             z["_revisions"][-1].get("_outcome") == "ok" for z in zones)
         lives = [(zone["name"], revisions.live(zone, delay, now)) for zone in zones]
         return dict((name, live) for name, live in lives if live is not None)
 
     def tick(self):
         if self.stopping.is_set() or not self.process.running():
             return
+        version = self.engine.clouddns.version
         wanted = self.wanted()
+        if wanted is None:
+            return
+        self._apply(wanted)
+        self.seen_version = version   # only once applied: a round that failed is tried again
+
+    def _apply(self, wanted):
         with self.lock:
             served, refused = dict(self.served), dict(self.refused)
         changed = [name for name, rev in wanted.items()
