@@ -1,5 +1,8 @@
 """Contract: --dns, the local Engine's CloudDNS zones served by knot on loopback (tests/engine/README.md,
 "DNS mode"), asked with dnspython over UDP and TCP."""
+import os
+import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -116,3 +119,41 @@ def test_a_revision_knot_refuses_reads_failed_and_the_other_zones_are_served(tmp
         ok(engine.api("DELETE", zone_path("bad.test", "records", cname["identifier"])))
         wait_editable(engine, "bad.test")
         assert resolve(engine, "www.bad.test", "A")[1] == ["127.0.0.5"]
+
+
+def test_zones_persist_with_state_and_knot_serves_them_after_a_restart(tmp_path):
+    state = str(tmp_path / "engine.db")
+    with LocalEngine(state=state, dns=True, extra_args=["--knot-bin", knotd()]) as engine:
+        ok(engine.api("POST", ZONES, json=definition("kept.test")))
+        wait_editable(engine, "kept.test")
+        ok(engine.api("POST", zone_path("kept.test", "records"), json={"name": "www", "type": "A", "rdata": "127.0.0.4"}))
+        before = wait_editable(engine, "kept.test")
+    with LocalEngine(state=state, dns=True, extra_args=["--knot-bin", knotd()]) as engine:
+        assert wait_editable(engine, "kept.test")["revisions"] == before["revisions"]   # identifiers too
+        assert resolve(engine, "www.kept.test", "A")[1] == ["127.0.0.4"]
+
+
+def test_knot_stops_with_the_engine_even_when_the_engine_is_killed():
+    engine = LocalEngine(dns=True, extra_args=["--knot-bin", knotd()]).start()
+    try:
+        status = engine.dns()
+        with open(os.path.join(status["work_dir"], "knot.pid")) as handle:
+            knot_pid = int(handle.read().strip())
+        assert os.path.exists("/proc/%d" % knot_pid)
+    finally:
+        engine.proc.send_signal(signal.SIGKILL)   # no cleanup of its own: the parent-death signal must do it
+        engine.proc.wait(10)
+        engine.stop()
+    deadline = time.monotonic() + 10
+    while os.path.exists("/proc/%d" % knot_pid) and not _zombie(knot_pid):
+        assert time.monotonic() < deadline, "knotd %d outlived the Engine" % knot_pid
+        time.sleep(0.05)
+    shutil.rmtree(status["work_dir"], ignore_errors=True)   # the killed Engine could not remove its temp dir
+
+
+def _zombie(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as handle:
+            return handle.read().split(")")[-1].split()[0] == "Z"
+    except OSError:
+        return True

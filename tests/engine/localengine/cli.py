@@ -95,8 +95,9 @@ def main(argv=None):
         if args.haproxy:
             engine.haproxy = HAProxyMode(engine, args.haproxy_bin, args.haproxy_dir).start()
         if args.dns:
-            engine.dns = DnsMode(engine, args.dns[0], args.dns[1], args.knot_bin, knotc_of(args.knot_bin),
-                                 args.dns_dir).start()
+            # assigned before it starts, so a start that fails still removes its temp dir below
+            engine.dns = DnsMode(engine, args.dns[0], args.dns[1], args.knot_bin, knotc_of(args.knot_bin), args.dns_dir)
+            engine.dns.start()
         server = EngineServer(args.listen, engine, args.token, seed_path=args.seed, quiet=args.quiet)
     except (FaultError, SeedError, StoreError, HAProxyError, KnotError, OSError, yaml.YAMLError) as exc:
         if engine is not None and engine.haproxy:
