@@ -8,8 +8,10 @@ import re
 
 import pytest
 
+from localengine.testing import LocalEngine
+
 from .conftest import ZONES, definition, zone_path
-from .helpers import error_of, ok
+from .helpers import EXAMPLE_SEED, error_of, ok
 
 RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 ZONE_KEYS = {"name", "master", "dnssec_mode", "admin_email", "refresh", "retry", "expire", "ttl", "master_ns",
@@ -100,3 +102,18 @@ def test_unknown_zones_are_404_and_a_deleted_zone_is_gone(engine):
     assert ok(engine.api("DELETE", zone_path("shop.test"))) == {}
     error_of(engine.api("GET", zone_path("shop.test")), 404)
     error_of(engine.api("DELETE", zone_path("shop.test")), 404)
+
+
+def test_the_example_seed_has_a_zone_with_its_records_and_reseeding_adds_nothing(tmp_path):
+    state = str(tmp_path / "engine.db")
+    for _start in range(2):
+        with LocalEngine(seed=EXAMPLE_SEED, state=state) as engine:
+            zones = ok(engine.api("GET", ZONES))["results"]
+            assert [z["name"] for z in zones] == ["example.test"] and len(zones[0]["revisions"]) == 1
+            records = [(r["name"], r["type"], r["rdata"], r["ttl"], r["immutable"])
+                       for r in ok(engine.api("GET", zone_path("example.test", "records")))]
+    assert records == [
+        ("@", "SOA", "ns1.example.test. hostmaster.example.test. 1 3600 600 604800 300", None, True),
+        ("@", "NS", "ns1.example.test.", None, True), ("@", "NS", "ns2.example.test.", None, True),
+        ("www", "A", "127.0.20.2", 60, False), ("www", "AAAA", "fd00:20::2", None, False),
+        ("@", "MX", "10 mail.example.test.", None, False), ("@", "TXT", '"v=spf1 -all"', None, True)]

@@ -1,10 +1,10 @@
-"""Seeding from YAML (--seed; format in README.md): load balancers with optional LBaaS children, and
-IPAM prefixes with their VLAN and location.
+"""Seeding from YAML (--seed; format in README.md): load balancers with optional LBaaS children, IPAM
+prefixes with their VLAN and location, and CloudDNS zones with their records.
 
 Seeding creates what is missing and never changes what exists, so seeding a state file again adds
 nothing twice: an entry matches an existing object by ``identifier`` when it has one, else by name
-(and parent; prefixes by CIDR). Tags are attached when the object is created. Seeded objects are
-deployed (LBaaS) or active (IPAM) at once. Unknown keys are errors, to catch typos.
+(and parent; prefixes by CIDR; zones by name). Tags are attached when the object is created. Seeded
+objects are deployed (LBaaS, zones) or active (IPAM) at once. Unknown keys are errors, to catch typos.
 """
 import ipaddress
 import re
