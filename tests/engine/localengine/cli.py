@@ -49,7 +49,7 @@ def parser():
                    help="HOST:PORT on loopback (port 0: any free port); default 127.0.0.1:8765")
     p.add_argument("--token", required=True, help="the API token clients must send (Authorization: Token ...)")
     p.add_argument("--state", help="SQLite file to keep state in across restarts (default: in memory)")
-    p.add_argument("--seed", help="YAML file with load balancers and IPAM prefixes to create if missing")
+    p.add_argument("--seed", help="YAML file with load balancers, IPAM prefixes and CloudDNS zones to create if missing")
     p.add_argument("--deploy-delay", type=seconds, default=0.0, help="seconds new objects stay pending")
     p.add_argument("--update-delay", type=seconds, default=0.0, help="seconds updated objects stay Updating")
     p.add_argument("--delete-delay", type=seconds, default=0.0, help="seconds deleted objects stay readable")
