@@ -30,7 +30,7 @@ export ANSIBLE_COLLECTIONS_PATH; ANSIBLE_COLLECTIONS_PATH=$(scripts/collection-p
 workers=${PYTEST_WORKERS:-3}
 
 if [ "${1:-}" = "--only" ]; then
-  [ "${2:-}" != "e2e" ] || scripts/apt-deps.sh haproxy
+  [ "${2:-}" != "e2e" ] || scripts/apt-deps.sh haproxy knot
   exec python -m pytest -q -n "$workers" --dist worksteal "tests/$2"
 fi
 
@@ -46,7 +46,7 @@ step() {  # step NAME COMMAND...: runs COMMAND, remembers how long it took; retu
 setup() {  # .venv (make test no longer runs `make venv` first) while the Debian packages install: both
   # mostly wait on downloads, and on a fresh machine each takes a good part of a minute
   local apt rc=0
-  scripts/apt-deps.sh shellcheck haproxy & apt=$!
+  scripts/apt-deps.sh shellcheck haproxy knot & apt=$!
   scripts/venv.sh || rc=$?
   wait "$apt" || rc=$?
   return "$rc"

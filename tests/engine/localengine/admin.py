@@ -15,6 +15,8 @@ GET  /_local/dump                every object (bookkeeping keys included) with i
                                  the tag entities with the number of resources carrying each
 GET  /_local/haproxy             with --haproxy: the configuration per load balancer, server health
                                  from HAProxy's stats socket, recent rejections (haproxy.py)
+GET  /_local/dns                 with --dns: knot's address, the serial it serves per zone, recent
+                                 refusals (knot.py)
 """
 import json
 import re
@@ -66,6 +68,7 @@ class Admin:
             self.engine.store.wipe()
             if self.seed_path:
                 seed.load(self.engine, self.seed_path)
+        self.engine.clouddns.changed()
         self.engine.faults.set({})
         self.engine.options = dict(self.engine.start_options)
         self.log.reset()
@@ -132,6 +135,10 @@ class Admin:
             if not self.engine.haproxy:
                 raise ApiError(404, "The local Engine runs without --haproxy.")
             return self.engine.haproxy.status()
+        if (method, path) == ("GET", "/_local/dns"):
+            if not self.engine.dns:
+                raise ApiError(404, "The local Engine runs without --dns.")
+            return self.engine.dns.status()
         if (method, path) == ("GET", "/_local/dump"):
             return self.dump()
         raise ApiError(404, "No such admin endpoint: %s %s" % (method, path))

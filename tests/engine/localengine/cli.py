@@ -1,6 +1,7 @@
 """tests/engine/run: start the local Engine in the foreground (options in README.md)."""
 import argparse
 import ipaddress
+import os
 import shutil
 import signal
 import sys
@@ -13,6 +14,7 @@ from .engine import Engine
 from .faults import FaultError
 from .options import OPTIONS, flag
 from .haproxy import HAProxyError, HAProxyMode
+from .knot import DnsMode, KnotError
 from .seed import SeedError
 from .server import EngineServer
 from .store import StoreError
@@ -47,7 +49,7 @@ def parser():
                    help="HOST:PORT on loopback (port 0: any free port); default 127.0.0.1:8765")
     p.add_argument("--token", required=True, help="the API token clients must send (Authorization: Token ...)")
     p.add_argument("--state", help="SQLite file to keep state in across restarts (default: in memory)")
-    p.add_argument("--seed", help="YAML file with load balancers and IPAM prefixes to create if missing")
+    p.add_argument("--seed", help="YAML file with load balancers, IPAM prefixes and CloudDNS zones to create if missing")
     p.add_argument("--deploy-delay", type=seconds, default=0.0, help="seconds new objects stay pending")
     p.add_argument("--update-delay", type=seconds, default=0.0, help="seconds updated objects stay Updating")
     p.add_argument("--delete-delay", type=seconds, default=0.0, help="seconds deleted objects stay readable")
@@ -60,7 +62,20 @@ def parser():
     p.add_argument("--haproxy-bin", default=shutil.which("haproxy") or "/usr/sbin/haproxy",
                    help="the HAProxy binary for --haproxy (default: haproxy on PATH, else /usr/sbin/haproxy)")
     p.add_argument("--haproxy-dir", help="work dir for --haproxy's configuration and sockets (default: a temp dir)")
+    p.add_argument("--dns", type=listen_address, metavar="HOST:PORT",
+                   help="serve the CloudDNS zones with knot on this loopback address, UDP and TCP (port 0: any free port)")
+    p.add_argument("--dns-deploy-delay", type=seconds, default=0.0,
+                   help="seconds a CloudDNS revision takes to validate and deploy (is_editable false meanwhile)")
+    p.add_argument("--knot-bin", default=shutil.which("knotd") or "/usr/sbin/knotd",
+                   help="knotd for --dns (default: knotd on PATH, else /usr/sbin/knotd); knotc is taken from its directory")
+    p.add_argument("--dns-dir", help="work dir for --dns's configuration, zone files and socket (default: a temp dir)")
     return p
+
+
+def knotc_of(knotd):
+    """knotc beside knotd (Debian installs both in /usr/sbin), else the one on PATH."""
+    beside = os.path.join(os.path.dirname(knotd), "knotc")
+    return beside if os.path.isfile(beside) else shutil.which("knotc") or beside
 
 
 def main(argv=None):
@@ -74,15 +89,21 @@ def main(argv=None):
             with open(args.faults) as handle:
                 faults = yaml.safe_load(handle) or {}   # YAML reads JSON too
         engine = Engine(args.state, args.deploy_delay, args.update_delay, args.delete_delay, faults,
-                        dict((name, getattr(args, name)) for name in OPTIONS))
+                        dict((name, getattr(args, name)) for name in OPTIONS), dns_deploy_delay=args.dns_deploy_delay)
         if args.seed:
             seed.load(engine, args.seed)
         if args.haproxy:
             engine.haproxy = HAProxyMode(engine, args.haproxy_bin, args.haproxy_dir).start()
+        if args.dns:
+            # assigned before it starts, so a start that fails still removes its temp dir below
+            engine.dns = DnsMode(engine, args.dns[0], args.dns[1], args.knot_bin, knotc_of(args.knot_bin), args.dns_dir)
+            engine.dns.start()
         server = EngineServer(args.listen, engine, args.token, seed_path=args.seed, quiet=args.quiet)
-    except (FaultError, SeedError, StoreError, HAProxyError, OSError, yaml.YAMLError) as exc:
+    except (FaultError, SeedError, StoreError, HAProxyError, KnotError, OSError, yaml.YAMLError) as exc:
         if engine is not None and engine.haproxy:
             engine.haproxy.stop()
+        if engine is not None and engine.dns:
+            engine.dns.stop()
         print("tests/engine/run: error: %s" % exc, file=sys.stderr)
         return 2
 
@@ -99,5 +120,7 @@ def main(argv=None):
         server.server_close()
         if engine.haproxy:
             engine.haproxy.stop()
+        if engine.dns:
+            engine.dns.stop()
         engine.close()
     return 0

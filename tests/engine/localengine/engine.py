@@ -6,6 +6,7 @@ import time
 from urllib.parse import unquote
 
 from .addresses import Addresses
+from .clouddns import CloudDns
 from .core import Core
 from .errors import ApiError, not_allowed
 from .faults import Faults
@@ -28,11 +29,17 @@ ROUTES = [
     (re.compile(r"^/api/ipam/v1/address/filtered\.json$"), "filtered"),
     (re.compile(r"^/api/ipam/v1/address/reserve/ip/count\.json$"), "reserve"),
     (re.compile(r"^/api/vlan/v1/vlan\.json%s$" % ID), "vlan"),
+    # CloudDNS: the collection also with a trailing slash (go-anxcloud's generic client lists and creates
+    # at ".../zone.json/"); a zone's records and changeset below its name
+    (re.compile(r"^/api/clouddns/v1/zone\.json/?()()()$"), "clouddns"),
+    (re.compile(r"^/api/clouddns/v1/zone\.json/([^/]+)()()$"), "clouddns"),
+    (re.compile(r"^/api/clouddns/v1/zone\.json/([^/]+)/(records|changeset)(?:/([^/]+))?$"), "clouddns"),
 ]
 
 
 class Engine:
-    def __init__(self, state=None, deploy_delay=0.0, update_delay=0.0, delete_delay=0.0, faults=None, options=None):
+    def __init__(self, state=None, deploy_delay=0.0, update_delay=0.0, delete_delay=0.0, faults=None, options=None,
+                 dns_deploy_delay=0.0):
         self.store = Store(state)
         self.faults = Faults(faults)
         self.start_options = validated(options or {})   # OptionError names a bad one
@@ -44,7 +51,10 @@ class Engine:
         self.core = Core(self)
         self.ipam = Ipam(self)
         self.addresses = Addresses(self)
+        self.dns_deploy_delay = dns_deploy_delay
+        self.clouddns = CloudDns(self)
         self.haproxy = None   # HAProxyMode with --haproxy (haproxy.py): real traffic, states follow HAProxy
+        self.dns = None       # DnsMode with --dns (knot.py): deployed zone revisions served by knot
 
     # ---- asynchronous deletion: readable (and listed) for --delete-delay seconds, then 404 -------
     @staticmethod
@@ -81,6 +91,8 @@ class Engine:
         raise ApiError(404, "No such endpoint: %s" % path)
 
     def _dispatch(self, route, method, args, query, body, has_body):
+        if route == "clouddns":
+            return self.clouddns.handle(method, args[0] or None, args[1] or None, args[2] or None, query, body)
         if route == "lbaas":
             return self.lbaas.handle(method, KIND_OF_PATH[args[0]], args[1], query, body)
         if route == "tags":

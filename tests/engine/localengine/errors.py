@@ -8,9 +8,10 @@ class ApiError(Exception):
         self.status = status
         self.message = message
         self.validation = validation or {}
+        self.extra = {}   # more keys of the error object (a CloudDNS changeset's per-entry "create"/"delete")
 
     def body(self):
-        return {"error": {"code": self.status, "message": self.message, "validation": self.validation}}
+        return {"error": dict(self.extra, code=self.status, message=self.message, validation=self.validation)}
 
 
 def invalid(errors):

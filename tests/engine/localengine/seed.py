@@ -1,16 +1,17 @@
-"""Seeding from YAML (--seed; format in README.md): load balancers with optional LBaaS children, and
-IPAM prefixes with their VLAN and location.
+"""Seeding from YAML (--seed; format in README.md): load balancers with optional LBaaS children, IPAM
+prefixes with their VLAN and location, and CloudDNS zones with their records.
 
 Seeding creates what is missing and never changes what exists, so seeding a state file again adds
 nothing twice: an entry matches an existing object by ``identifier`` when it has one, else by name
-(and parent; prefixes by CIDR). Tags are attached when the object is created. Seeded objects are
-deployed (LBaaS) or active (IPAM) at once. Unknown keys are errors, to catch typos.
+(and parent; prefixes by CIDR; zones by name). Tags are attached when the object is created. Seeded
+objects are deployed (LBaaS, zones) or active (IPAM) at once. Unknown keys are errors, to catch typos.
 """
 import ipaddress
 import re
 
 import yaml
 
+from . import clouddns
 from .errors import ApiError
 from .lbaas_types import FIELDS
 from .tags import name_problem
@@ -27,6 +28,11 @@ PREFIX_KEYS = ("cidr", "identifier", "description", "create_empty", "type", "loc
 LOCATION_KEYS = ("code", "identifier", "name", "country", "city_code", "lat", "lon")
 VLAN_KEYS = ("name", "identifier", "description")
 IDENTIFIER = re.compile(r"^[0-9a-f]{32}$")
+ZONE_KEYS = ("name", "admin_email", "refresh", "retry", "expire", "ttl", "dnssec_mode", "master_ns", "dns_servers",
+             "records")
+ZONE_DEFAULTS = {"master": True, "dnssec_mode": "unvalidated", "refresh": 3600, "retry": 600, "expire": 604800,
+                 "ttl": 300}
+RECORD_KEYS = ("name", "type", "rdata", "ttl", "region", "comment", "immutable")
 
 
 class SeedError(ValueError):
@@ -68,12 +74,37 @@ def load(engine, path):
 
 
 def apply(engine, data):
-    _check_keys(data, ("loadbalancers", "prefixes"), "seed")
+    _check_keys(data, ("loadbalancers", "prefixes", "zones"), "seed")
     with engine.store.transaction():
         for i, spec in enumerate(_list(data, "loadbalancers", "")):
             _lbaas(engine, "loadbalancer", spec, "loadbalancers[%d]" % i, None)
         for i, spec in enumerate(_list(data, "prefixes", "")):
             _prefix(engine, spec, "prefixes[%d]" % i)
+        for i, spec in enumerate(_list(data, "zones", "")):
+            _zone(engine, spec, "zones[%d]" % i)
+
+
+def _zone(engine, spec, where):
+    """A CloudDNS zone with its records, deployed long ago; SOA defaults as below. A record may be
+    ``immutable: true`` (cannot be changed through the API)."""
+    _check_keys(spec, ZONE_KEYS, where)
+    if engine.clouddns.find(str(spec.get("name"))):
+        return
+    body = dict(ZONE_DEFAULTS, zone_name=spec.get("name"), admin_email="hostmaster@%s" % spec.get("name"))
+    body.update(dict((k, v) for k, v in spec.items() if k not in ("name", "records")))
+    records = []
+    for i, entry in enumerate(_list(spec, "records", where + ".")):
+        at = "%s.records[%d]" % (where, i)
+        _check_keys(entry, RECORD_KEYS, at)
+        record, problems = clouddns.record_problems(dict((k, v) for k, v in entry.items() if k != "immutable"))
+        if problems:
+            raise SeedError("%s: %s" % (at, "; ".join("%s: %s" % item for item in sorted(problems.items()))))
+        record["immutable"] = bool(entry.get("immutable", False))
+        records.append(record)
+    try:
+        engine.clouddns.create_zone(body, seeded_records=records)
+    except ApiError as exc:
+        raise _failed(where, exc)
 
 
 def _existing(store, kind, spec, parent_field, parent_id, where):

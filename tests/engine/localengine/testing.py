@@ -6,7 +6,9 @@
         engine.set_options(put="merge")   # until the next reset
 
 Behaviour options (options.py: put, deploy_on, tag_match, tag_names, tag_delete) are keyword
-arguments; None leaves the strict default (or what ``extra_args`` says).
+arguments; None leaves the strict default (or what ``extra_args`` says). ``dns=True`` serves the
+CloudDNS zones with knot on a free loopback port (``engine.dns_port``); ``dns_deploy_delay`` is the
+seconds a zone revision takes to deploy.
 """
 import os
 import subprocess
@@ -26,11 +28,12 @@ TIMEOUT = 10   # seconds for any one HTTP call
 
 class LocalEngine:
     def __init__(self, token="test-token", seed=None, deploy_delay=0.0, update_delay=0.0, delete_delay=0.0,
-                 state=None, extra_args=(), **options):
+                 state=None, extra_args=(), dns=False, dns_deploy_delay=0.0, **options):
         self.token = token
         self.args = [sys.executable, RUN, "--listen", "127.0.0.1:0", "--token", token, "--quiet",
                      "--deploy-delay", str(deploy_delay), "--update-delay", str(update_delay),
-                     "--delete-delay", str(delete_delay)]
+                     "--delete-delay", str(delete_delay), "--dns-deploy-delay", str(dns_deploy_delay)]
+        self.args += ["--dns", "127.0.0.1:0"] if dns else []   # knot on a free loopback port: dns_port
         self.args += ["--seed", seed] if seed else []
         self.args += ["--state", state] if state else []
         for name, value in sorted(options.items()):
@@ -40,6 +43,7 @@ class LocalEngine:
         self.args += list(extra_args)
         self.proc = None
         self.url = None
+        self.dns_port = None   # with dns=True: the loopback port (UDP and TCP) knot answers on
         self.http = None
         self._out = self._err = None
 
@@ -62,6 +66,8 @@ class LocalEngine:
             time.sleep(0.02)
         self.url = line[len(READY):].strip()
         self.http = requests.Session()
+        if "--dns" in self.args:
+            self.dns_port = self.dns()["port"]
         return self
 
     def stderr(self):
@@ -136,6 +142,10 @@ class LocalEngine:
     def haproxy(self):
         """With --haproxy: {"config": {lb name: text}, "servers": [{name, status, ...}], "errors": [...], ...}."""
         return self.admin("GET", "haproxy")
+
+    def dns(self):
+        """With dns=True: {"host", "port", "zones": {name: serial knot serves}, "errors": [...], ...}."""
+        return self.admin("GET", "dns")
 
     # ---- Engine API with the token -------------------------------------------------------------
     def api(self, method, path, **kw):
