@@ -13,9 +13,10 @@ options:
         earlier check-mode tasks on this host predicted (objects deleted or created, addresses allocated or
         released), so that this task predicts from the world they left, as a real run would find it.
         Any value given in a task is dropped.
-      - The module returns its own predictions back to the action plugin, which keeps them for the rest of
-        the playbook run as the host fact C(anxcloud_lbaas_predictions). A task of the collection that runs
-        for real clears them.
+      - The module returns its own predictions back to the action plugin, which takes them out of the result
+        and keeps them for the rest of the playbook run in the controller's temporary directory (per host;
+        removed when C(ansible-playbook) ends), so they are neither printed nor set as a fact. A task of the
+        collection that runs for real clears them.
     type: list
     elements: dict
 attributes:
