@@ -22,6 +22,9 @@ options:
 attributes:
   action:
     description: Runs through an action plugin of the same name, which carries check mode predictions from task
-      to task on the controller.
+      to task on the controller. A task that sets the variable C(anxcloud_lbaas_result_verbosity) (a number, e.g.
+      in the task's C(vars)) has its whole result printed only from that many C(-v) on; below, Ansible prints its
+      status line, warnings and diff (the role C(anxcloud.lbaas.service_loadbalancer) sets 3, as it prints a
+      summary of its own). The registered result is whole either way.
     support: full
 """

@@ -16,6 +16,11 @@ and the module's own predictions back:
 * a task that runs for real changes the Engine, so the predictions made before it no longer hold:
   that file is removed.
 
+And a task whose result something else presents (the role ``service_loadbalancer`` prints a summary per
+service) may set the variable ``anxcloud_lbaas_result_verbosity``: below that ``-v`` count Ansible prints
+only the task's status line (and warnings, and the diff), not its whole result. Ansible's own setup module
+does the same (``_ansible_verbose_override``).
+
 Why a file and not a host fact (which is how Ansible carries data from task to task): a fact is part of
 the task's result, so every check-mode task printed the whole record at ``-v`` (tens of KB of internals
 for two small services), and a persistent fact cache kept it after the run. The controller's temporary
@@ -32,8 +37,10 @@ import tempfile
 
 from ansible import constants as C
 from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
 
 OPTION = "check_mode_predictions"
+RESULT_VERBOSITY = "anxcloud_lbaas_result_verbosity"
 
 
 def plain(value):
@@ -49,6 +56,15 @@ def plain(value):
     if isinstance(value, float):
         return float(value)
     return str(value)
+
+
+def quiet(shown_from, verbosity):
+    """Whether the result is left out at this verbosity: ``shown_from`` (the task's ``anxcloud_lbaas_result_verbosity``,
+    unset: 1, Ansible's own) is the ``-v`` count from which it is printed."""
+    try:
+        return shown_from is not None and verbosity < int(shown_from)
+    except (TypeError, ValueError):
+        return False   # not a number: printed as usual
 
 
 class PredictionStore:
@@ -112,6 +128,8 @@ class PredictingAction(ActionBase):
         elif not check and records:
             store.clear()
         result.update(out)
+        if quiet(task_vars.get(RESULT_VERBOSITY), Display().verbosity):
+            result["_ansible_verbose_override"] = True   # the status line only; registered results are whole
         if not wrap_async:
             self._remove_tmp_path(self._connection._shell.tmpdir)
         return result

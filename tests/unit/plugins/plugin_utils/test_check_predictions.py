@@ -2,7 +2,7 @@
 kept between tasks. The whole round trip through ansible-playbook is tests/integration/test_check_across_tasks.py."""
 import os
 
-from ansible_collections.anxcloud.lbaas.plugins.plugin_utils._check_predictions import PredictionStore, plain
+from ansible_collections.anxcloud.lbaas.plugins.plugin_utils._check_predictions import PredictionStore, plain, quiet
 
 RECORDS = [{"api_url": "http://127.0.0.1:1", "allocated": [{"owner": "one"}]}]
 
@@ -47,3 +47,8 @@ def test_plain_data():
         pass
     assert plain({Text("a"): [Text("b"), 1, 2.5, True, None, (3,)]}) == {"a": ["b", 1, 2.5, True, None, [3]]}
     assert type(plain([Text("b")])[0]) is str  # pylint: disable=unidiomatic-typecheck  # exactly str, not a subclass
+
+
+def test_a_result_is_left_out_below_the_verbosity_its_task_names():
+    assert quiet(3, 0) and quiet(3, 2) and quiet("3", 1)
+    assert not quiet(3, 3) and not quiet(None, 0) and not quiet("loud", 0)
