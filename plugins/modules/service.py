@@ -276,9 +276,45 @@ RETURN = r"""
 summary:
   description:
     - One line per load balancer the task touches, Terraform's plan line; tag adoptions and redeploys count as changes.
+    - Check mode says what the run would do (C(3 to add, 1 to change, 0 to destroy)), a real run what it did
+      (C(3 added, 1 changed, 0 destroyed)).
+    - In diff mode it is also the header of the diff's after side (C(+++ after) line), so C(--diff) shows it at the
+      default verbosity, where Ansible prints only C(changed) or C(ok) for the task otherwise.
   returned: always
   type: str
   sample: "lb1: 3 to add, 1 to change, 0 to destroy; lb2: 0 to add, 0 to change, 6 to destroy"
+diff:
+  description:
+    - In diff mode (C(--diff)), the service's objects before and after the task as YAML text, which Ansible prints
+      as a unified diff. Both sides are one tree, load balancer then group, sorted by name; a group is a
+      port's backend and frontend (one name, C(<port>.<name>)) with their C(servers) and C(binds) (and C(acls) and
+      C(rules) with an allow-list), each object one line of its fields, keyed by its name.
+    - What every object has in common is said once. The load balancer is the key the groups are under. The owner
+      tag is named in the header of the before side (C(objects carry anxlb-svc=web unless they show an owner));
+      an object shows C(owner) only when it is not the service's, V((untagged\)) for an object without an owner
+      tag that the run adopts. C(deployment) shows a redeploy the run requests or a failed deployment.
+    - A load balancer the service no longer names is on both sides, empty after. Fields that are not set are
+      left out. A task that changes nothing has equal sides (Ansible then prints no diff).
+    - C(after_header) is RV(summary).
+  returned: when diff mode is on
+  type: dict
+  contains:
+    before:
+      description: The objects as observed, as YAML text.
+      type: str
+      sample: "lb1: {}\n"
+    after:
+      description: The objects as the task leaves them (predicted in check mode), as YAML text.
+      type: str
+      sample: "lb1:\n  http.shop:\n    backend: {mode: tcp}\n    servers:\n      node1.http.shop: {ip: 192.0.2.11, port: 80, check: enabled}\n"
+    before_header:
+      description: The service and the owner tag its objects carry unless they show another owner.
+      type: str
+      sample: "shop as observed (objects carry anxlb-svc=shop unless they show an owner)"
+    after_header:
+      description: RV(summary).
+      type: str
+      sample: "lb1: 3 to add, 0 to change, 0 to destroy"
 status:
   description:
     - Per load balancer, the ports each address listens on; C(all) holds what every load balancer serves.

@@ -11,42 +11,40 @@ and the module's own predictions back:
 
 * in check mode the module gets what was recorded for this host in this playbook run (option
   ``check_mode_predictions``), observes the Engine with it laid over (module_utils/_reconcile/_predictions.py)
-  and returns the record with its own plan added, which is kept as the host fact
-  ``anxcloud_lbaas_predictions``. Facts are what Ansible carries from task to task (tasks run in
-  forked workers; within a loop, from item to item too);
+  and returns the record with its own plan added. The plugin takes it out of the result and keeps it
+  in a file of the controller's own temporary directory (``PredictionStore``), one per host;
 * a task that runs for real changes the Engine, so the predictions made before it no longer hold:
-  they are cleared (only when there are any; otherwise a real run's result is untouched).
+  that file is removed.
 
-The record names the playbook run it belongs to, so a persistent fact cache never hands one run's
-predictions to the next. The value is a list, so that no ``hash_behaviour`` merges an old record
-into a new one.
+And a task whose result something else presents (the role ``service_loadbalancer`` prints a summary per
+service) may set the variable ``anxcloud_lbaas_result_verbosity``: below that ``-v`` count Ansible prints
+only the task's status line (and warnings, and the diff), not its whole result. Ansible's own setup module
+does the same (``_ansible_verbose_override``).
+
+Why a file and not a host fact (which is how Ansible carries data from task to task): a fact is part of
+the task's result, so every check-mode task printed the whole record at ``-v`` (tens of KB of internals
+for two small services), and a persistent fact cache kept it after the run. The controller's temporary
+directory (``DEFAULT_LOCAL_TMP``) is made once per ``ansible-playbook`` process, before the workers that
+run the tasks are forked (each task of a host, and each item of a loop, runs in such a worker), is shared
+by all of them (Ansible keeps its module cache there too), and is removed when the run ends: so the
+record is this run's and no other's, without naming the run in it.
 """
 
+import hashlib
+import json
+import os
+import tempfile
+
+from ansible import constants as C
 from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
 
-FACT = "anxcloud_lbaas_predictions"
 OPTION = "check_mode_predictions"
-
-
-def run_id(task):
-    """The playbook run: every task's uuid starts with the controller process's random part (the
-    same for every task and play of one run, another in the next run); only the counter after the
-    last dash differs between tasks."""
-    return str(getattr(task, "_uuid", "") or "").rsplit("-", 1)[0]
-
-
-def latest(task_vars, run):
-    """This run's newest record: the host fact, or, between the items of a loop, where the executor
-    puts an item's facts for the next one (``ansible_facts.ansible_facts``, and the fact as a variable
-    when facts are injected as variables). ``seq`` counts the run's updates."""
-    facts = task_vars.get("ansible_facts") or {}
-    found = [facts.get(FACT), (facts.get("ansible_facts") or {}).get(FACT), task_vars.get(FACT)]
-    found = [f for f in found if isinstance(f, dict) and f.get("run") == run]
-    return max(found, key=lambda f: int(f.get("seq") or 0)) if found else {}
+RESULT_VERBOSITY = "anxcloud_lbaas_result_verbosity"
 
 
 def plain(value):
-    """The recorded value as plain data (facts come back as the templating engine's own types)."""
+    """The recorded value as plain data (task arguments come back as the templating engine's own types)."""
     if isinstance(value, dict):
         return dict((str(k), plain(v)) for k, v in value.items())
     if isinstance(value, (list, tuple)):
@@ -60,6 +58,49 @@ def plain(value):
     return str(value)
 
 
+def quiet(shown_from, verbosity):
+    """Whether the result is left out at this verbosity: ``shown_from`` (the task's ``anxcloud_lbaas_result_verbosity``,
+    unset: 1, Ansible's own) is the ``-v`` count from which it is printed."""
+    try:
+        return shown_from is not None and verbosity < int(shown_from)
+    except (TypeError, ValueError):
+        return False   # not a number: printed as usual
+
+
+class PredictionStore:
+    """One host's predictions in this playbook run: a JSON file in the controller's temporary directory.
+
+    The tasks of one host run one after another (in any strategy), so there is one writer at a time; the
+    file is replaced whole, so a reader never sees half of one."""
+
+    def __init__(self, host, root=None):
+        root = root or os.path.join(C.DEFAULT_LOCAL_TMP, "anxcloud_lbaas_predictions")
+        # the host name as a file name: hashed, so that any inventory name is one safe file name
+        self.path = os.path.join(root, hashlib.sha256(str(host).encode("utf-8")).hexdigest() + ".json")
+
+    def load(self):
+        """The records, or none (no check-mode task of this host predicted anything yet in this run)."""
+        try:
+            with open(self.path) as handle:
+                records = json.load(handle)
+        except (OSError, ValueError):
+            return []
+        return records if isinstance(records, list) else []
+
+    def save(self, records):
+        os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+        fd, part = tempfile.mkstemp(dir=os.path.dirname(self.path), suffix=".part")
+        with os.fdopen(fd, "w") as handle:
+            json.dump(records, handle)
+        os.replace(part, self.path)
+
+    def clear(self):
+        try:
+            os.remove(self.path)
+        except FileNotFoundError:
+            pass
+
+
 class PredictingAction(ActionBase):
 
     _supports_check_mode = True
@@ -70,25 +111,25 @@ class PredictingAction(ActionBase):
         del tmp  # tmp no longer has any effect
         task_vars = task_vars or {}
         wrap_async = self._task.async_val and not self._connection.has_native_async
-        run = run_id(self._task)
-        kept = latest(task_vars, run)
-        records = plain(kept.get("records") or [])
-        seq = int(kept.get("seq") or 0) + 1
+        store = PredictionStore(task_vars.get("inventory_hostname") or "")
 
         args = dict(self._task.args)
         args.pop(OPTION, None)   # never the user's: only what this run predicted
         check = bool(self._task.check_mode)
+        records = store.load()
         if check:
-            args[OPTION] = records
+            args[OPTION] = plain(records)
         out = self._execute_module(module_name=self._task.action, module_args=args, task_vars=task_vars,
                                    wrap_async=wrap_async)
-        predicted = out.pop(OPTION, None)
-        ((out.get("invocation") or {}).get("module_args") or {}).pop(OPTION, None)   # internal: not in results
+        predicted = out.pop(OPTION, None)   # internal: kept in the store, never in the result Ansible shows
+        ((out.get("invocation") or {}).get("module_args") or {}).pop(OPTION, None)
         if check and predicted is not None and predicted != records:
-            out["ansible_facts"] = {FACT: {"run": run, "seq": seq, "records": predicted}}
+            store.save(predicted)
         elif not check and records:
-            out["ansible_facts"] = {FACT: {"run": run, "seq": seq, "records": []}}
+            store.clear()
         result.update(out)
+        if quiet(task_vars.get(RESULT_VERBOSITY), Display().verbosity):
+            result["_ansible_verbose_override"] = True   # the status line only; registered results are whole
         if not wrap_async:
             self._remove_tmp_path(self._connection._shell.tmpdir)
         return result

@@ -210,6 +210,12 @@ def side(result, which):
     return yaml.safe_load(text) if isinstance(text, str) else text
 
 
+def sides(result):
+    """Both sides of a module's diff as printed, without its headers (a real run's summary there says "added"
+    where check mode's says "to add")."""
+    return result["diff"]["before"], result["diff"]["after"]
+
+
 @pytest.fixture
 def ansible(engine, tmp_path):
     harness = Ansible(engine, tmp_path)

@@ -90,7 +90,7 @@ def test_from_shop_and_api_to_shop_with_distinct_predicted_addresses_and_the_inv
                           "released": [], "changed": True, "summary": got["api"]["summary"], "status": {
                               "load_balancers": {"lb1": {"127.0.10.3": [9090]}, "lb2": {"127.0.10.3": [9090]}},
                               "all": {"127.0.10.3": [9090]}}}
-    assert got["api"]["summary"] == "lb1: 4 to add, 0 to change, 0 to destroy; lb2: 4 to add, 0 to change, 0 to destroy"
+    assert got["api"]["summary"] == "lb1: 4 added, 0 changed, 0 destroyed; lb2: 4 added, 0 changed, 0 destroyed"
     assert pool(engine) == ["127.0.10.2", "127.0.10.3"]
 
     # The inventory.

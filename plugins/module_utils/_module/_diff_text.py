@@ -16,6 +16,7 @@ from importlib.util import find_spec
 # PyYAML is imported where a diff is rendered, not with this file: every module imports it (through
 # _base), but only a run in diff mode has a diff, and importing yaml costs every other run ~15 ms.
 HAS_YAML = find_spec("yaml") is not None   # PyYAML comes with ansible-core; JSON text without it
+LINE = 1 << 16   # an inline leaf is never folded onto a second line
 
 
 def drop_unset(value):
@@ -27,8 +28,11 @@ def drop_unset(value):
     return value
 
 
-def as_text(value):
-    """YAML block text, keys in the order the module built them; JSON text without PyYAML."""
+def as_text(value, inline_leaves=False):
+    """YAML block text, keys in the order the module built them; JSON text without PyYAML.
+
+    ``inline_leaves``: a mapping or list of plain values is one line (``n1: {ip: 127.0.0.1, port: 80}``),
+    never folded, so that a tree of many objects is a line per object and a diff line names its object."""
     value = drop_unset(value)
     if HAS_YAML:
         try:
@@ -37,6 +41,8 @@ def as_text(value):
         except ImportError:  # pragma: no cover - found but broken: JSON text then
             pass
         else:
+            if inline_leaves:
+                return yaml.safe_dump(value, default_flow_style=None, width=LINE, sort_keys=False, allow_unicode=True)
             return yaml.safe_dump(value, default_flow_style=False, sort_keys=False, allow_unicode=True)
     return json.dumps(value, indent=2) + "\n"
 

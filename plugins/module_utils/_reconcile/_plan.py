@@ -111,9 +111,11 @@ class Plan(list):
         rest = sorted((a for a in self if a.effect != DELETE), key=lambda a: (a.kind.rank(a), a.owner or ""))
         return self._new(deletes(False) + rest + deletes(True))
 
-    def summary(self, lbs=()):
-        """Terraform's plan line per load balancer: "lb1: 3 to add, 1 to change, 0 to destroy".
+    def summary(self, lbs=(), done=False):
+        """Terraform's plan line per load balancer: "lb1: 3 to add, 1 to change, 0 to destroy"; ``done`` (a real
+        run that applied the plan): "lb1: 3 added, 1 changed, 0 destroyed".
         Tag adoptions and redeploys are changes; ``lbs`` lists load balancers to show even when untouched."""
+        line = "%s: %d added, %d changed, %d destroyed" if done else "%s: %d to add, %d to change, %d to destroy"
         counts = {}
         order = [lb.get("name") for lb in lbs]
         for action in self:
@@ -122,8 +124,7 @@ class Plan(list):
                 order.append(name)
             slot = counts.setdefault(name, [0, 0, 0])
             slot[{CREATE: 0, DELETE: 2}.get(action.effect, 1)] += 1
-        return "; ".join("%s: %d to add, %d to change, %d to destroy" % ((name or "-",) + tuple(counts.get(name, (0, 0, 0))))
-                         for name in order)
+        return "; ".join(line % ((name or "-",) + tuple(counts.get(name, (0, 0, 0)))) for name in order)
 
     def predict(self, world):
         """The objects (``{id: flat object}``) as they will be after the plan ran (each kind's ``predict``)."""

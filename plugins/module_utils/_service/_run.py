@@ -24,7 +24,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._desired i
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._guard import ServiceGuard
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observe import ServiceObserver
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._plan import LbPlanner
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._tree import status, tree
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._tree import diff as service_diff, status, tree
 
 CONFIRM_ROUNDS = 4   # each round can only take ownership away, so a handful settles any plan
 
@@ -138,15 +138,15 @@ class ServiceRun:
         self.result.update(
             changed=outcome.changed,
             plan=outcome.plan.to_list(),
-            summary=outcome.plan.summary(shown),
+            summary=outcome.plan.summary(shown, done=not self.check_mode),
             objects=tree(outcome.after, shown, with_ids=True, prefix=p["tag_prefix"]),
             status=status(outcome.after, self.lbs),
         )
         if outcome.interruptions:
             self.result["interruptions"] = outcome.interruptions
         if diff:
-            self.result["diff"] = dict(before=tree(outcome.before, shown, prefix=p["tag_prefix"]),
-                                       after=tree(predicted, shown, prefix=p["tag_prefix"]))
+            self.result["diff"] = service_diff(outcome.before, predicted, shown, p["name"], self.tag,
+                                               self.result["summary"], prefix=p["tag_prefix"])
         return self.result
 
     def observe(self):

@@ -4,12 +4,17 @@
 
 """Rendering a service's objects (``{id: flat object}``) as a tree per load balancer, and its status.
 
-The same rendering serves ``diff.before`` and ``diff.after``, so every write shows: a field change,
-an owner tag added (``owner``), a redeploy (``deployment``), a delete on a load balancer the service
-no longer names. Every node names its load balancer, so a diff hunk says where it is.
+``tree`` is the result's ``objects``: every node whole, with its identifier and state. ``diff_tree`` is
+what ``--diff`` shows, the same rendering for ``diff.before`` and ``diff.after``, so every write shows: a
+field change, an owner tag added (``owner``), a redeploy (``deployment``), a delete on a load balancer the
+service no longer names. It states what is common once: the load balancer is the key the groups are
+under, a port's backend and frontend (one name) are one group with their servers and binds, the
+service's own owner is said in the diff's header and a node shows ``owner`` only when it has another.
+Each node is one line, so a diff line names one object and what changes on it.
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import state_class
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._diff_text import as_text
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags
 
 CONFIG = {
@@ -39,18 +44,28 @@ def lb_of(world, obj):
     return lb_of(world, parent) if parent else None
 
 
-def _render(obj, lb, names, with_ids, prefix, parent=None):
-    """One node; a bind or server carrying no owner tag shows its parent's owner (ownership by containment)."""
-    out = {"load_balancer": lb}
-    if with_ids:
-        out["id"] = obj["id"]
-    for field in CONFIG[obj["kind"]]:
-        value = obj.get(field)
-        out[field] = names.get(value, value) if field == "default_backend" else value
+def _owner(obj, prefix, parent):
+    """The owner (a list when several) a node shows; a bind or server carrying no owner tag shows its
+    parent's owner (ownership by containment)."""
     owners = owner_from_tags(obj.get("tags") or [], prefix)
     if not owners and parent is not None and not foreign_tags(obj.get("tags")):
         owners = owner_from_tags(parent.get("tags") or [], prefix)
-    out["owner"] = owners[0] if len(owners) == 1 else (owners or None)
+    return owners[0] if len(owners) == 1 else (owners or None)
+
+
+def _fields(obj, names):
+    """The configuration a node shows; links by name."""
+    return [(field, names.get(obj.get(field), obj.get(field)) if field == "default_backend" else obj.get(field))
+            for field in CONFIG[obj["kind"]]]
+
+
+def _render(obj, lb, names, with_ids, prefix, parent=None):
+    """One node of ``objects``."""
+    out = {"load_balancer": lb}
+    if with_ids:
+        out["id"] = obj["id"]
+    out.update(_fields(obj, names))
+    out["owner"] = _owner(obj, prefix, parent)
     out.update(_deployment(obj, with_ids))
     return out
 
@@ -119,6 +134,101 @@ def _strays(out, world, objs, lb_names, render):
             node["kind"] = obj["kind"]
             node[PARENT[obj["kind"]]] = obj.get(PARENT[obj["kind"]])
             out[lb].setdefault("stray", []).append(node)
+
+
+UNTAGGED = "(untagged)"   # the owner a diff shows for an object that carries no owner tag (yet)
+
+
+def diff_tree(world, lbs, owner, prefix="anxlb"):
+    """One side of the service's diff: ``{lb name: {group: {"backend": {..}, "servers": {name: {..}},
+    "frontend": {..}, "binds": {name: {..}}, "acls": .., "rules": ..}}}``, groups and children sorted by name.
+
+    A group is a backend and the frontend of its name (a port of the service); a node leaves out its name
+    (the key), its load balancer (the key above) and its owner when that is ``owner``. Binds and servers of
+    ours whose parent is not in ``world`` are in the group ``(no parent)``, with the parent's identifier."""
+    lb_names = dict((lb["id"], lb["name"]) for lb in lbs)
+    out = dict((lb["name"], {}) for lb in lbs)
+    objs = sorted(world.values(), key=_key)
+    leaf = _leaf_renderer(dict((i, o.get("name")) for i, o in world.items()), owner, prefix)
+    placed = set()
+    for kind in ("backend", "frontend"):
+        for lb, parent, children in _parents(world, objs, kind, lb_names):
+            group = _slot(out[lb], parent.get("name") or "", kind)
+            group[kind] = leaf(parent)
+            for plural, below in children:
+                if below:
+                    group[plural] = _by_name((c, leaf(c, parent)) for c in below)
+                placed.update(c["id"] for c in below)
+    _diff_strays(world, [o for o in objs if o["kind"] in PARENT and o["id"] not in placed], lb_names, out, leaf)
+    return dict((lb, dict(sorted(groups.items()))) for lb, groups in out.items())
+
+
+def _parents(world, objs, kind, lb_names):
+    """``(lb name, parent, [(plural, children)])`` of each parent of ``kind`` on one of the load balancers."""
+    children = dict((child, _by_parent(objs, child, kind)) for child, _plural in CHILDREN[kind])
+    for parent in (o for o in objs if o["kind"] == kind):
+        lb = lb_names.get(lb_of(world, parent))
+        if lb is not None:
+            yield lb, parent, [(plural, children[child].get(parent["id"], [])) for child, plural in CHILDREN[kind]]
+
+
+def _leaf_renderer(names, owner, prefix):
+    """One line of the diff: an object's fields without its name and load balancer (keys above it), its owner
+    only when that is not ``owner``, and a deployment a person acts on."""
+    def leaf(obj, parent=None):
+        node = dict((f, v) for f, v in _fields(obj, names) if f != "name")
+        shown = _owner(obj, prefix, parent)
+        if shown != owner:
+            node["owner"] = shown or UNTAGGED
+        node.update(_deployment(obj, False))
+        return node
+    return leaf
+
+
+def _diff_strays(world, objs, lb_names, out, leaf):
+    """Binds and servers whose parent is not in ``world``: the group ``(no parent)``, with the parent's identifier."""
+    for obj in objs:
+        lb = lb_names.get(lb_of(world, obj))
+        if lb is not None:
+            link = PARENT[obj["kind"]]
+            plural = dict(CHILDREN[link])[obj["kind"]]
+            _slot_item(out[lb].setdefault("(no parent)", {}).setdefault(plural, {}), obj.get("name") or "",
+                       dict(leaf(obj), **{link: obj.get(link)}))
+
+
+def _slot(groups, name, kind):
+    """The group of ``name`` with no ``kind`` yet (a second backend of one name: ``name #2``)."""
+    key, number = name, 1
+    while kind in groups.get(key, {}):
+        number += 1
+        key = "%s #%d" % (name, number)
+    return groups.setdefault(key, {})
+
+
+def _slot_item(items, name, node):
+    key, number = name, 1
+    while key in items:
+        number += 1
+        key = "%s #%d" % (name, number)
+    items[key] = node
+
+
+def _by_name(pairs):
+    """Children keyed by name, in the order given (sorted by name); two of one name both shown."""
+    out = {}
+    for obj, node in pairs:
+        _slot_item(out, obj.get("name") or "", node)
+    return out
+
+
+def diff(before, after, lbs, owner, tag, summary, prefix="anxlb"):
+    """The service's ``diff``: both sides as text (``diff_tree``, a node per line) and headers that say
+    what the sides leave out (the owner tag every object carries unless it shows another owner) and the
+    plan line per load balancer, which Ansible prints above the diff at the default verbosity."""
+    return dict(before=as_text(diff_tree(before, lbs, owner, prefix), inline_leaves=True),
+                after=as_text(diff_tree(after, lbs, owner, prefix), inline_leaves=True),
+                before_header="%s as observed (objects carry %s unless they show an owner)" % (owner, tag),
+                after_header=summary)
 
 
 def _listening(world, lbs):

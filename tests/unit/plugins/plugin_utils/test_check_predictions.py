@@ -1,40 +1,45 @@
-"""The action side of check mode across tasks (plugin_utils/_check_predictions.py): which record a task
-starts from. The whole round trip through ansible-playbook is tests/integration/test_check_across_tasks.py."""
-from ansible_collections.anxcloud.lbaas.plugins.plugin_utils._check_predictions import FACT, latest, plain, run_id
+"""The action side of check mode across tasks (plugin_utils/_check_predictions.py): where a host's record is
+kept between tasks. The whole round trip through ansible-playbook is tests/integration/test_check_across_tasks.py."""
+import os
+
+from ansible_collections.anxcloud.lbaas.plugins.plugin_utils._check_predictions import PredictionStore, plain, quiet
+
+RECORDS = [{"api_url": "http://127.0.0.1:1", "allocated": [{"owner": "one"}]}]
 
 
-class Task:
-    def __init__(self, uuid):
-        self._uuid = uuid
+def test_no_record_yet(tmp_path):
+    assert PredictionStore("localhost", root=str(tmp_path / "none")).load() == []
 
 
-def record(run, seq, owner):
-    return {"run": run, "seq": seq, "records": [{"api_url": "http://127.0.0.1:1", "allocated": [{"owner": owner}]}]}
+def test_a_record_round_trips_per_host(tmp_path):
+    one, two = PredictionStore("localhost", root=str(tmp_path)), PredictionStore("web-1", root=str(tmp_path))
+    one.save(RECORDS)
+    assert one.load() == RECORDS and two.load() == []
+    one.save(RECORDS + RECORDS)   # replaced whole, no partial file left beside it
+    assert one.load() == RECORDS + RECORDS
+    assert [p for p in os.listdir(str(tmp_path)) if p.endswith(".part")] == []
+    one.clear()
+    one.clear()   # clearing what is not there is no error
+    assert one.load() == []
 
 
-def test_every_task_of_a_run_shares_the_run_id_and_the_next_run_differs():
-    assert run_id(Task("02fc0000-0001-5741-bdcf-000000000012")) == run_id(Task("02fc0000-0001-5741-bdcf-0000000000a0"))
-    assert run_id(Task("02fc0000-0001-5741-bdcf-000000000012")) != run_id(Task("02fc0000-0001-9e1c-0b2a-000000000012"))
+def test_any_host_name_is_one_file_in_the_store(tmp_path):
+    store = PredictionStore("../../etc/passwd host:22/x", root=str(tmp_path))
+    assert os.path.dirname(store.path) == str(tmp_path)
 
 
-def test_no_record_yet():
-    assert latest({}, "run") == {}
-    assert latest({"ansible_facts": {}}, "run") == {}
+def test_a_damaged_record_counts_as_none(tmp_path):
+    store = PredictionStore("localhost", root=str(tmp_path))
+    store.save(RECORDS)
+    with open(store.path, "w") as handle:
+        handle.write("{not json")
+    assert store.load() == []
 
 
-def test_a_record_of_another_run_is_ignored():
-    """A persistent fact cache hands the last run's record to the next one: it must not count."""
-    assert latest({"ansible_facts": {FACT: record("old", 7, "one")}}, "new") == {}
-
-
-def test_the_newest_of_the_places_a_record_can_be_in():
-    """Host fact (earlier tasks), the executor's nested ansible_facts and the injected variable (earlier
-    items of a loop): the highest seq of this run wins."""
-    host = record("run", 1, "one")
-    item = record("run", 2, "two")
-    task_vars = {"ansible_facts": {FACT: host, "ansible_facts": {FACT: item}}, FACT: item}
-    assert latest(task_vars, "run") == item
-    assert latest({"ansible_facts": {FACT: host}, FACT: record("old", 9, "x")}, "run") == host
+def test_the_store_is_in_the_controllers_temporary_directory():
+    """Made once per ansible-playbook process before the workers fork, removed when it ends."""
+    from ansible import constants as C   # pylint: disable=import-outside-toplevel
+    assert PredictionStore("localhost").path.startswith(os.path.join(C.DEFAULT_LOCAL_TMP, ""))
 
 
 def test_plain_data():
@@ -42,3 +47,8 @@ def test_plain_data():
         pass
     assert plain({Text("a"): [Text("b"), 1, 2.5, True, None, (3,)]}) == {"a": ["b", 1, 2.5, True, None, [3]]}
     assert type(plain([Text("b")])[0]) is str  # pylint: disable=unidiomatic-typecheck  # exactly str, not a subclass
+
+
+def test_a_result_is_left_out_below_the_verbosity_its_task_names():
+    assert quiet(3, 0) and quiet(3, 2) and quiet("3", 1)
+    assert not quiet(3, 3) and not quiet(None, 0) and not quiet("loud", 0)

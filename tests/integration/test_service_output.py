@@ -1,0 +1,122 @@
+"""What a person reads (issue 30, points 5 and 6), measured on the output of real ansible-playbook runs:
+
+- the diff of a service is a tree per load balancer and port, a line per object, with the per-load-balancer
+  summary in its header: the 3 ports x 3 servers x 2 load balancers create is at most 80 lines as printed;
+- the diff still shows what a real run writes: a tag adoption, a redeploy, the deletes on a load balancer
+  the service no longer names;
+- ``-v`` prints no internals: the role's check-mode output of the user guide's two services is under 10 KB
+  and carries nothing of check mode's cross-task predictions.
+"""
+import os
+
+import yaml
+
+from . import engine_state as es
+from .conftest import ROOT, side
+from .test_user_guide import BLOCKS
+
+PLAYBOOK = os.path.join(ROOT, "playbooks", "service_loadbalancer.yml")
+INTERNAL = ("anxcloud_lbaas_predictions", "check_mode_predictions")
+WEB = {"name": "web", "load_balancers": ["lb1", "lb2"], "addresses": ["127.0.10.5"],
+       "ports": [{"name": "http", "port": 8080, "target_port": 18080}, {"name": "https", "port": 8443, "target_port": 18443},
+                 {"name": "admin", "port": 9000}],
+       "servers": [{"name": "n%d" % n, "address": "127.0.0.%d" % n} for n in (1, 2, 3)]}
+
+
+def task(name, service, **keywords):
+    return dict({"name": name, "anxcloud.lbaas.service": service}, **keywords)
+
+
+def printed(output, name):
+    """What the default callback printed for the task called ``name``: its lines up to the next banner."""
+    lines = output.splitlines()
+    start = [i for i, line in enumerate(lines) if line.startswith("TASK [%s]" % name)][0]
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith(("TASK [", "PLAY "))), len(lines))
+    return lines[start + 1:end]
+
+
+def diff_section(lines):
+    """The unified diff Ansible printed: from ``--- before`` to the blank line after it (none: [])."""
+    if not any(line.startswith("--- before") for line in lines):
+        return []
+    start = [i for i, line in enumerate(lines) if line.startswith("--- before")][0]
+    end = lines.index("", start)
+    return lines[start:end]
+
+
+def test_the_diff_of_a_three_by_three_by_two_service_is_a_short_tree_with_the_summary_on_top(engine, ansible):
+    before = es.snapshot(engine)
+    engine.reset_requests()
+    check = ansible.run([task("Reconcile web", WEB)], check=True, diff=True)
+    assert check.rc == 0, check
+    assert engine.mutating_requests() == 0 and es.snapshot(engine) == before
+    shown = diff_section(printed(check.proc.stdout, "Reconcile web"))
+    assert 36 <= len(shown) <= 80, "\n".join(shown)   # 36 objects, a line each
+    summary = "lb1: 18 to add, 0 to change, 0 to destroy; lb2: 18 to add, 0 to change, 0 to destroy"
+    assert shown[1] == "+++ after: " + summary and check[0]["summary"] == summary
+    assert shown[0] == "--- before: web as observed (objects carry anxlb-svc=web unless they show an owner)"
+    assert "+      n3.admin.web: {ip: 127.0.0.3, port: 9000, check: enabled}" in shown
+    assert not [line for line in shown if "load_balancer" in line or "owner:" in line]
+
+    # for real: the same sides, the header says what was done; then in sync: no diff at all
+    real = ansible.run([task("Apply web", WEB, diff=True), task("Again web", WEB, diff=True)])
+    assert real.rc == 0, real
+    applied = diff_section(printed(real.proc.stdout, "Apply web"))
+    assert applied[1] == "+++ after: lb1: 18 added, 0 changed, 0 destroyed; lb2: 18 added, 0 changed, 0 destroyed"
+    assert applied[2:] == shown[2:]
+    assert (real[0]["diff"]["before"], real[0]["diff"]["after"]) == (check[0]["diff"]["before"], check[0]["diff"]["after"])
+    assert diff_section(printed(real.proc.stdout, "Again web")) == [] and real[1]["changed"] is False
+    assert real[1]["diff"]["before"] == real[1]["diff"]["after"] == check[0]["diff"]["after"]
+
+
+def test_the_diff_shows_an_adoption_a_redeploy_and_a_load_balancer_left(engine, ansible):
+    small = dict(WEB, ports=WEB["ports"][:1], servers=WEB["servers"][:1])
+    set_up = ansible.run([task("Set up", small)])
+    assert set_up.rc == 0, set_up
+    lb1 = es.lb_id(engine, "lb1")
+    # a backend made by hand (no owner tag) with the name a new port wants, and one of ours failed to deploy
+    es.create(engine, "backend", name="metrics.web", mode="tcp", load_balancer=lb1)
+    (failed,) = [o["identifier"] for o in es.objects(engine, "backend")
+                 if o["name"] == "http.web" and o["load_balancer"]["identifier"] == lb1]
+    engine.set_state(failed, "DeploymentError")
+    moved = dict(small, load_balancers=["lb1"], ports=small["ports"] + [{"name": "metrics", "port": 9100}])
+    before = es.snapshot(engine)
+    engine.reset_requests()
+    check = ansible.run([task("Preview web", moved)], check=True, diff=True)
+    assert check.rc == 0, check
+    assert engine.mutating_requests() == 0 and es.snapshot(engine) == before
+    shown = diff_section(printed(check.proc.stdout, "Preview web"))
+    assert "-    backend: {mode: tcp, owner: (untagged)}" in shown   # adopted: tagged anxlb-svc=web (and its check set)
+    assert side(check[0], "after")["lb1"]["metrics.web"]["backend"] == {"mode": "tcp", "health_check": '"adv_check": "tcp-check"'}
+    assert "-    backend: {mode: tcp, health_check: '\"adv_check\": \"tcp-check\"', deployment: DeploymentError}" in shown
+    assert "+    backend: {mode: tcp, health_check: '\"adv_check\": \"tcp-check\"', deployment: redeploy requested}" in shown
+    assert "-lb2:" in shown and "+lb2: {}" in shown   # everything of ours on lb2 goes
+    assert "-      v4.http.web: {address: 127.0.10.5, port: 8080, ssl: false}" in shown
+    assert side(check[0], "after")["lb2"] == {} and list(side(check[0], "before")["lb2"]) == ["http.web"]
+    summary = "lb1: 3 to add, 2 to change, 0 to destroy; lb2: 0 to add, 0 to change, 4 to destroy"
+    assert check[0]["summary"] == summary and shown[1] == "+++ after: " + summary
+
+
+def guide_services(tmp_path):
+    """The user guide's two services (services.yml and api.yml) in one vars file."""
+    files = dict((b.name, b.text) for b in BLOCKS if b.kind == "file")
+    services = [s for name in ("services.yml", "api.yml") for s in yaml.safe_load(files[name])["lbaas_services"]]
+    assert [s["name"] for s in services] == ["web", "api"]
+    path = tmp_path / "both.yml"
+    path.write_text(yaml.safe_dump({"lbaas_services": services}))
+    return str(path)
+
+
+def test_the_roles_verbose_check_mode_output_of_the_guides_two_services_is_short(engine, ansible, tmp_path):
+    before = es.snapshot(engine)
+    engine.reset_requests()
+    out = ansible.playbook(PLAYBOOK, check=True, extra_args=["-v", "-e", "lbaas_vars_file=%s" % guide_services(tmp_path)])
+    assert out.rc == 0, out
+    assert engine.mutating_requests() == 0 and es.snapshot(engine) == before
+    size = len(out.proc.stdout.encode("utf-8"))
+    assert size < 10 * 1024, "%d bytes:\n%s" % (size, out.proc.stdout)
+    assert not [word for word in INTERNAL if word in out.proc.stdout]
+    # what it says instead: each service's summary, from the registered results the role prints nothing else of
+    assert '        "summary: lb1: 5 to add, 0 to change, 0 to destroy",' in out.proc.stdout.splitlines()
+    assert '        "summary: lb1: 4 to add, 0 to change, 0 to destroy",' in out.proc.stdout.splitlines()
+    assert printed(out.proc.stdout, "anxcloud.lbaas.service_loadbalancer : Reconcile web") == ["changed: [localhost]", ""]
