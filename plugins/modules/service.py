@@ -16,43 +16,9 @@ description:
   - Planning is per port; a change to one port never touches the objects of the others. Mutable fields
     are updated in place. An untagged object with exactly a desired name is adopted (tagged); duplicates
     of ours under the same parent are removed; objects of ours that the declaration no longer needs are deleted.
-  - Ownership. An object belongs to the load balancer it is on. A backend or frontend is ours when it carries
-    the owner tag. A bind or server is ours when it carries the owner tag or sits under a frontend or backend of
-    ours, tagged or not (a create whose tag write failed never leaks); a wanted untagged one is tagged, an
-    unwanted one deleted. Nothing else is ever changed or deleted. Before a write that relies on the owner tag,
-    the object's own tags are read to confirm it (the Engine's tag listing is not known to match exactly).
-  - Other owners. Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's; an object carrying
-    one other than this service's (a bind or server also when its parent does) is never adopted, changed, moved,
-    tagged or deleted. A desired name taken by such an object on the same parent (the same service name under
-    another O(tag_prefix), for example) fails the run before any write, in check mode too, naming the tag found;
-    give the service a O(name_suffix) to tell its objects apart.
-  - Load balancers. Every load balancer the owner tag is found on is observed, not only the ones named in
-    O(load_balancers); on a load balancer no longer named, everything of ours is deleted (children first), and
-    that shows in the plan and the diff like any other write.
-  - 'The whole declared state is owned. An option left out stands for what a fresh create gives, and is reset to
-    it on the Engine: O(ports[].server_timeout), O(ports[].client_timeout) and O(ports[].ssl_certificate_path)
-    unset, O(ports[].ssl=false), O(servers[].check=enabled), and the health check of the port''s mode
-    (see O(ports[].health_check)).'
-  - A bind this run would create or move onto an address and port that another owner's (or an untagged)
-    bind holds is a conflict; the module then fails without writing anything and returns RV(conflicts).
-  - A run that is about to write takes an advisory lease on each of the service's load balancers, a tag
-    C(<tag_prefix>-lease=<holder>@<expiry>), and removes it when done; while another run's lease is live the
-    module fails naming its holder. A released lease tag is detached and its account-level tag entity deleted,
-    so leases leave nothing behind. The lease is advisory (the Engine cannot swap tags atomically), so two runs
-    that attach at the same moment both give way. Set the task keyword C(throttle) to 1 on loops
-    that reconcile services sharing a load balancer. A run that only reads takes no lease.
-  - After a run that changed something, a tag C(<tag_prefix>-reconciled.<name>=<scheme>,<version>,<hash>,<time>,<open|allow>)
-    on each load balancer records the collection version, the hash of the declaration it applied and whether that
-    declaration had an allow-list (O(allow_sources)); a port without one lists its frontend's ACLs and rules only
-    until such a marker vouches that none of the service is left there. When that
-    marker was written by a newer collection with an incompatible naming scheme, the module refuses to act.
-    A replaced marker's tag entity is deleted once no load balancer carries it, so each service leaves at most
-    one marker per load balancer.
-  - A marker write that fails after the plan was applied does not undo the run, which reports C(changed=true) with a
-    warning naming the tag (the next writing run writes the marker again). Only when a replaced marker could be
-    neither replaced nor removed does the run fail, still C(changed=true), naming the tag to remove by hand.
-  - After a rate limit answer (HTTP 429) from the Engine the module sends no further request and fails with
-    a message saying so; the Engine expects clients to back off for a long time.
+  - Everything of the service is its own by the owner tag (backends and frontends) or by containment (their binds,
+    servers, ACLs and rules); nothing another owner holds is ever changed. The rules, the lease and the bookkeeping
+    tags are in the notes, after the options.
 author:
   - anxcloud.lbaas contributors (@anxcloud)
 options:
@@ -219,6 +185,44 @@ options:
     type: str
     choices: [present, absent]
     default: present
+notes:
+  - Ownership. An object belongs to the load balancer it is on. A backend or frontend is ours when it carries
+    the owner tag. A bind or server is ours when it carries the owner tag or sits under a frontend or backend of
+    ours, tagged or not (a create whose tag write failed never leaks); a wanted untagged one is tagged, an
+    unwanted one deleted. Nothing else is ever changed or deleted. Before a write that relies on the owner tag,
+    the object's own tags are read to confirm it (the Engine's tag listing is not known to match exactly).
+  - Other owners. Every owner tag C(<anything>-svc=<owner>), of any O(tag_prefix), is an owner's; an object carrying
+    one other than this service's (a bind or server also when its parent does) is never adopted, changed, moved,
+    tagged or deleted. A desired name taken by such an object on the same parent (the same service name under
+    another O(tag_prefix), for example) fails the run before any write, in check mode too, naming the tag found;
+    give the service a O(name_suffix) to tell its objects apart.
+  - Load balancers. Every load balancer the owner tag is found on is observed, not only the ones named in
+    O(load_balancers); on a load balancer no longer named, everything of ours is deleted (children first), and
+    that shows in the plan and the diff like any other write.
+  - 'The whole declared state is owned. An option left out stands for what a fresh create gives, and is reset to
+    it on the Engine: O(ports[].server_timeout), O(ports[].client_timeout) and O(ports[].ssl_certificate_path)
+    unset, O(ports[].ssl=false), O(servers[].check=enabled), and the health check of the port''s mode
+    (see O(ports[].health_check)).'
+  - A bind this run would create or move onto an address and port that another owner's (or an untagged)
+    bind holds is a conflict; the module then fails without writing anything and returns RV(conflicts).
+  - A run that is about to write takes an advisory lease on each of the service's load balancers, a tag
+    C(<tag_prefix>-lease=<holder>@<expiry>), and removes it when done; while another run's lease is live the
+    module fails naming its holder. A released lease tag is detached and its account-level tag entity deleted,
+    so leases leave nothing behind. The lease is advisory (the Engine cannot swap tags atomically), so two runs
+    that attach at the same moment both give way. Set the task keyword C(throttle) to 1 on loops
+    that reconcile services sharing a load balancer. A run that only reads takes no lease.
+  - After a run that changed something, a tag C(<tag_prefix>-reconciled.<name>=<scheme>,<version>,<hash>,<time>,<open|allow>)
+    on each load balancer records the collection version, the hash of the declaration it applied and whether that
+    declaration had an allow-list (O(allow_sources)); a port without one lists its frontend's ACLs and rules only
+    until such a marker vouches that none of the service is left there. When that
+    marker was written by a newer collection with an incompatible naming scheme, the module refuses to act.
+    A replaced marker's tag entity is deleted once no load balancer carries it, so each service leaves at most
+    one marker per load balancer.
+  - A marker write that fails after the plan was applied does not undo the run, which reports C(changed=true) with a
+    warning naming the tag (the next writing run writes the marker again). Only when a replaced marker could be
+    neither replaced nor removed does the run fail, still C(changed=true), naming the tag to remove by hand.
+  - After a rate limit answer (HTTP 429) from the Engine the module sends no further request and fails with
+    a message saying so; the Engine expects clients to back off for a long time.
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
   - anxcloud.lbaas.wait
@@ -264,6 +268,31 @@ EXAMPLES = r"""
     addresses: [198.51.100.11]
     servers:
       - {name: node1, address: 192.0.2.11}
+
+- name: An IPv4 address from the pool of prefixes tagged anxlb-pool=public
+  anxcloud.lbaas.ip_address:
+    pool: [anxlb-pool=public]
+    owner: admin
+    family: v4
+  register: admin_v4
+
+- name: A service on that address, open to two networks only
+  anxcloud.lbaas.service:
+    name: admin
+    load_balancers: [lb1]
+    ports:
+      - {name: https, port: 443, target_port: 30443}
+    addresses: "{{ admin_v4.address_list }}"
+    allow_sources: [10.0.0.0/8, "2001:db8::/32"]
+    servers:
+      - {name: node1, address: 192.0.2.11}
+  register: admin
+
+- name: Reading the registered result
+  ansible.builtin.debug:
+    msg: >-
+      {{ admin.summary }}; listening: {{ admin.status.all }};
+      servers on lb1: {{ admin.objects.lb1.backends | map(attribute='servers') | flatten | map(attribute='name') | list }}
 
 - name: Remove it
   anxcloud.lbaas.service:
@@ -323,10 +352,34 @@ status:
   sample: {load_balancers: {lb1: {198.51.100.10: [80, 443]}}, all: {198.51.100.10: [80, 443]}}
 objects:
   description:
-    - The service's objects per load balancer, with identifiers and deployment states (predicted in check mode).
+    - The service's objects per load balancer (the key), with identifiers and deployment states (predicted in check mode).
     - A frontend with an allow-list (O(allow_sources)) also lists its C(acls) and C(rules).
   returned: always
   type: dict
+  contains:
+    backends:
+      description:
+        - The service's backends on that load balancer, sorted by name, each with its C(servers).
+        - Every object has C(load_balancer), C(id), its fields (links by name), C(owner) and C(state), the Engine's
+          deployment state (V(NewlyCreated) for what check mode would create).
+      type: list
+      elements: dict
+    frontends:
+      description: The service's frontends on that load balancer, sorted by name, each with its C(binds) (and C(acls), C(rules)).
+      type: list
+      elements: dict
+  sample:
+    lb1:
+      backends:
+        - {load_balancer: lb1, id: 2f9c0d5e6b7a48c1a3d4e5f60718293a, name: http.shop, mode: tcp, health_check: null,
+           server_timeout: null, owner: shop, state: Deployed,
+           servers: [{load_balancer: lb1, id: 7c1d2e3f4a5b46c7d8e9f0a1b2c3d4e5, name: node1.http.shop, ip: 192.0.2.11,
+                      port: 30080, check: enabled, owner: shop, state: Deployed}]}
+      frontends:
+        - {load_balancer: lb1, id: 9a8b7c6d5e4f43a2b1c0d9e8f7a6b5c4, name: http.shop, mode: tcp, default_backend: http.shop,
+           client_timeout: null, owner: shop, state: Deployed,
+           binds: [{load_balancer: lb1, id: 1a2b3c4d5e6f47a8b9c0d1e2f3a4b5c6, name: v4.http.shop, address: 198.51.100.10,
+                    port: 80, ssl: false, ssl_certificate_path: null, owner: shop, state: Deployed}]}
 plan:
   description:
     - The actions the task decided on, each naming its load balancer, with the fields that differ and why.
@@ -334,6 +387,35 @@ plan:
   returned: always
   type: list
   elements: dict
+  contains:
+    load_balancer:
+      description: The load balancer the object is on.
+      type: str
+    action:
+      description: V(create), V(update), V(tag) (an adoption), V(redeploy) or V(delete).
+      type: str
+    type:
+      description: The kind of object (V(backend), V(frontend), V(bind), V(server), V(acl), V(rule)).
+      type: str
+    name:
+      description: The object's name.
+      type: str
+    id:
+      description: Its identifier; a placeholder for an object the plan creates.
+      type: str
+    changes:
+      description: Field -> C(before) and C(after), for the fields that differ.
+      type: dict
+    tags:
+      description: The owner tags the action writes.
+      type: list
+      elements: str
+    reason:
+      description: Why, in words.
+      type: str
+  sample:
+    - {load_balancer: lb1, action: update, type: server, name: node1.http.shop, id: 7c1d2e3f4a5b46c7d8e9f0a1b2c3d4e5,
+       changes: {port: {before: 30080, after: 30081}}, tags: [], reason: differs in port}
 conflicts:
   description: Binds of other owners (or untagged) holding an address and port this service needs.
   returned: always
