@@ -33,22 +33,25 @@ def inventory(client, prefix, load_balancers=(), names=(), now=None, skip=()):
     listing = client.lbaas_list("loadbalancer")
     lb_names = dict((i["identifier"], i.get("name") or i["identifier"]) for i in listing)
     scope = set(lb["id"] for lb in resolve_lbs(listing, load_balancers)) if load_balancers else None
-    ids = sorted(lb_names)
-    lb_resources = dict(zip(ids, client.resource_get_listed(ids)))
-    # a load balancer deleted since the listing (None) has no tags left to report
-    lb_tags = dict((i, tag_names(r) if r is not None else []) for i, r in lb_resources.items())
+    lb_tags, lb_resources = read_lbs(client, sorted(lb_names))
     owners = discover(owner_tag_names(client, prefix), lb_tags, prefix)[0]   # a name we do not write is no service
     owners = [o for o in owners if (not names or o in names) and o not in skip]
-    read = (listing, lb_names, lb_tags, dict((i, r) for i, r in lb_resources.items() if r is not None))
+    read = (listing, lb_names, lb_tags, lb_resources)
+    found = [s for s in client.map(lambda owner: describe(client, owner, prefix, read, now), owners) if s is not None]
     out = []
-    for service in client.map(lambda owner: describe(client, owner, prefix, read, now), owners):
-        if service is None:
-            continue
-        if scope is not None and not scope & set(service.pop("_lb_ids")):
-            continue
-        service.pop("_lb_ids", None)
-        out.append(service)
+    for service in found:
+        lb_ids = set(service.pop("_lb_ids"))
+        if scope is None or scope & lb_ids:
+            out.append(service)
     return out
+
+
+def read_lbs(client, ids):
+    """(lb id -> its tag names, lb id -> its core resource) of the load balancers listed; one deleted since the
+    listing has no tags left to report."""
+    resources = dict(zip(ids, client.resource_get_listed(ids)))
+    return (dict((i, tag_names(r) if r is not None else []) for i, r in resources.items()),
+            dict((i, r) for i, r in resources.items() if r is not None))
 
 
 def observe(client, owner, prefix, listing, lb_tags):
