@@ -17,6 +17,11 @@ description:
     load balancer (naming scheme, collection version, declaration hash, time) and the live leases on its load
     balancers.
   - An owner tag that nothing carries any more (what a collected service leaves in the account) is no service.
+  - The Engine's tag listing is not documented to match exactly; an object counts as a service's only when its own
+    tags carry the owner tag exactly, as for M(anxcloud.lbaas.gc).
+  - A frontend's ACLs and rules are not listed where the service's last-reconciled markers on that load balancer say
+    its declaration had no allow-list, as the service module's own runs do; RV(services[].allow_sources) is then empty
+    for it.
 author:
   - anxcloud.lbaas contributors (@anxcloud)
 options:
@@ -40,11 +45,22 @@ options:
     default: anxlb
   declared:
     description:
-      - The owners the caller declares (for example a role's live set). Each service found that is not among them is
-        listed in RV(undeclared) and warned about, naming where it still listens (what a renamed service leaves behind).
+      - The owners the caller declares (for example a role's live set). The services found that are not among them are
+        listed in RV(undeclared) and named in one warning, with where each still listens (what a renamed service
+        leaves behind).
+      - To keep services that other playbooks manage out of that warning, name them here too.
       - Not given, nothing is reported as undeclared.
     type: list
     elements: str
+  only_undeclared:
+    description:
+      - With O(declared), read only the services it does not name; RV(services) then lists only those. The owners are
+        found as always (the account's owner tags and the markers on the load balancers), which costs a few requests
+        whatever their number; the declared ones are not read at all.
+      - For a caller that has just reconciled the declared services (the role M(anxcloud.lbaas.service_loadbalancer#role)
+        at the end of its run) and wants only the report of the others.
+    type: bool
+    default: false
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
   - anxcloud.lbaas.attributes
@@ -62,6 +78,13 @@ EXAMPLES = r"""
   ansible.builtin.debug:
     msg: "{{ item.name }}: {{ item.not_ok }}"
   loop: "{{ inventory.services | selectattr('not_ok') | list }}"
+
+- name: Services on lb1 and lb2 that neither this play nor the payments team declares (one warning names them)
+  anxcloud.lbaas.service_info:
+    load_balancers: [lb1, lb2]
+    declared: [shop, api, payments-gw]
+    only_undeclared: true
+  register: leftovers
 """
 
 RETURN = r"""
@@ -79,7 +102,7 @@ undeclared:
       allocated: [127.0.10.3]
       message: "pg: not declared, still on lb1 with 127.0.10.3:6432"
 services:
-  description: The services found, sorted by name.
+  description: The services found (with O(only_undeclared), only those O(declared) does not name), sorted by name.
   returned: always
   type: list
   elements: dict
@@ -127,10 +150,11 @@ services:
 
 import time
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._group_options import with_ignored_wait
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._info import inventory, undeclared
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._info import inventory, undeclared, warning
 
 
 class ServiceInfoModule(AnxcloudModule):
@@ -139,6 +163,7 @@ class ServiceInfoModule(AnxcloudModule):
         names=dict(type="list", elements="str", default=[]),
         tag_prefix=dict(type="str", default="anxlb"),
         declared=dict(type="list", elements="str"),
+        only_undeclared=dict(type="bool", default=False),
     ))
 
     def run(self):
@@ -146,11 +171,16 @@ class ServiceInfoModule(AnxcloudModule):
         check_tag_prefix(p["tag_prefix"])
         for index, name in enumerate(p["names"]):
             check_owner(name, "names[%d]" % index)
-        self.result["services"] = inventory(self.client, p["tag_prefix"], p["load_balancers"], p["names"], now=time.time())
+        if p["only_undeclared"] and p["declared"] is None:
+            raise Failure("only_undeclared: true needs declared, the owners not to read; nothing was read")
+        skip = p["declared"] if p["only_undeclared"] else ()
+        self.result["services"] = inventory(self.client, p["tag_prefix"], p["load_balancers"], p["names"], now=time.time(),
+                                            skip=skip)
         if p["declared"] is not None:
             self.result["undeclared"] = undeclared(self.result["services"], p["declared"])
-            for item in self.result["undeclared"]:
-                self.module.warn(item["message"])
+            message = warning(self.result["services"], p["declared"], p["tag_prefix"])
+            if message:
+                self.module.warn(message)
 
 
 def main():

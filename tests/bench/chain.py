@@ -74,3 +74,12 @@ def by_method(log):
     for entry in log:
         counts[entry["method"]] = counts.get(entry["method"], 0) + 1
     return counts
+
+
+def by_path(log):
+    """Requests per ``label`` (method and what it reads or writes, without identifiers)."""
+    counts = {}
+    for entry in log:
+        name = label(entry)
+        counts[name] = counts.get(name, 0) + 1
+    return counts

@@ -9,6 +9,10 @@ the markers on the load balancers. Each is observed as the service module observ
 balancer declared (everything its owner tag is found on, and what sits under its frontends and
 backends), and its address objects are found through its owner tag. An owner tag entity nothing
 carries any more (what a collected service leaves in the account) is no service. Only reads.
+
+What is read of an owner is confirmed on its objects' own tags, and read once (``_info_reads``). Owners in
+``skip`` are found but not read: a role that has just reconciled its services asks only about the others,
+so that its report of undeclared owners costs what finding the owners costs.
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import by_tag
@@ -17,40 +21,44 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease i
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import state_class
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_name_part
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import Owner, discover, owner_tag_names, resolve_lbs
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observe import ServiceObserver
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import discover, owner_tag, owner_tag_names, resolve_lbs
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._info_reads import InfoObserver, OwnerReads
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._tree import lb_of, status
 
 KINDS = ("backend", "frontend", "bind", "server")
 
 
-def inventory(client, prefix, load_balancers=(), names=(), now=None):
+def inventory(client, prefix, load_balancers=(), names=(), now=None, skip=()):
+    """The services of ``prefix`` (only ``names``, when given), without those in ``skip``, sorted by name."""
     listing = client.lbaas_list("loadbalancer")
     lb_names = dict((i["identifier"], i.get("name") or i["identifier"]) for i in listing)
     scope = set(lb["id"] for lb in resolve_lbs(listing, load_balancers)) if load_balancers else None
-    ids = sorted(lb_names)
-    # a load balancer deleted since the listing (None) has no tags left to report
-    lb_tags = dict((i, tag_names(r) if r is not None else []) for i, r in zip(ids, client.resource_get_listed(ids)))
+    lb_tags, lb_resources = read_lbs(client, sorted(lb_names))
     owners = discover(owner_tag_names(client, prefix), lb_tags, prefix)[0]   # a name we do not write is no service
-    if names:
-        owners = [o for o in owners if o in names]
+    owners = [o for o in owners if (not names or o in names) and o not in skip]
+    read = (listing, lb_names, lb_tags, lb_resources)
+    found = [s for s in client.map(lambda owner: describe(client, owner, prefix, read, now), owners) if s is not None]
     out = []
-    for owner in owners:
-        service = describe(client, owner, prefix, listing, lb_names, lb_tags, now)
-        if service is None:
-            continue
-        if scope is not None and not scope & set(service.pop("_lb_ids")):
-            continue
-        service.pop("_lb_ids", None)
-        out.append(service)
+    for service in found:
+        lb_ids = set(service.pop("_lb_ids"))
+        if scope is None or scope & lb_ids:
+            out.append(service)
     return out
 
 
-def observe(client, owner, prefix, listing):
+def read_lbs(client, ids):
+    """(lb id -> its tag names, lb id -> its core resource) of the load balancers listed; one deleted since the
+    listing has no tags left to report."""
+    resources = dict(zip(ids, client.resource_get_listed(ids)))
+    return (dict((i, tag_names(r) if r is not None else []) for i, r in resources.items()),
+            dict((i, r) for i, r in resources.items() if r is not None))
+
+
+def observe(client, owner, prefix, listing, lb_tags):
     """The owner's objects as the service module sees them with no load balancer declared: everything its tag
     is found on, and every bind and server under its backends and frontends (ownership by containment)."""
     check_name_part(owner, "name")   # as the service module would: an owner it cannot name is refused
-    return ServiceObserver.anywhere(client, Owner(owner, prefix), listing).observe([]).world
+    return InfoObserver.of(client, owner, prefix, listing, lb_tags).observe([]).world
 
 
 def count(world, lbs, lb_names):
@@ -110,8 +118,11 @@ def ports_of(listening):
     return sorted(set(p for per_lb in listening.values() for ports in per_lb.values() for p in ports))
 
 
-def describe(client, owner, prefix, listing, lb_names, lb_tags, now):
-    world = observe(client, owner, prefix, listing)
+def describe(client, owner, prefix, read, now):
+    """The owner as ``inventory`` lists it; ``read``: the load balancer listing, their names, tags and resources."""
+    listing, lb_names, lb_tags, lb_resources = read
+    client = OwnerReads(client, owner_tag(owner, prefix), lb_resources)
+    world = observe(client, owner, prefix, listing, lb_tags)
     allocated = by_tag(client, owner, prefix).held
     markers = markers_of(owner, prefix, lb_tags)
     lb_ids = sorted(set(o["lb"] for o in world.values() if o.get("lb")) | set(markers),
@@ -151,15 +162,36 @@ def undeclared(services, declared):
     for service in services:
         if service["name"] in declared:
             continue
-        places = []
-        for lb in service["load_balancers"]:
-            listening = service["listening"].get(lb) or {}
-            ends = [endpoint(a, p) for a in sorted(listening) for p in listening[a]]
-            places.append("%s with %s" % (lb, ", ".join(ends)) if ends else "%s (no listener)" % lb)
-        loose = sorted(a["address"] for a in service["allocated"] if a["address"] not in service["addresses"])
-        if loose:
-            places.append("holding address%s %s" % ("es" if len(loose) > 1 else "", ", ".join(loose)))
         out.append(dict(name=service["name"], load_balancers=service["load_balancers"], listening=service["listening"],
                         allocated=[a["address"] for a in service["allocated"]],
-                        message="%s: not declared, still on %s" % (service["name"], "; ".join(places) or "no load balancer")))
+                        message="%s: not declared, still on %s" % (service["name"], where(service))))
     return out
+
+
+def where(service):
+    """Where a service still is: "lb1 with 127.0.10.3:6432; lb2 (no listener); holding address 127.0.10.9"."""
+    places = []
+    for lb in service["load_balancers"]:
+        listening = service["listening"].get(lb) or {}
+        ends = [endpoint(a, p) for a in sorted(listening) for p in listening[a]]
+        places.append("%s with %s" % (lb, ", ".join(ends)) if ends else "%s (no listener)" % lb)
+    loose = sorted(a["address"] for a in service["allocated"] if a["address"] not in service["addresses"])
+    if loose:
+        places.append("holding address%s %s" % ("es" if len(loose) > 1 else "", ", ".join(loose)))
+    return "; ".join(places) or "no load balancer"
+
+
+HINT = ("A renamed service's old name keeps listening until it is collected (anxcloud.lbaas.gc). Services other "
+        "playbooks manage are left out of this warning once named in declared (the role service_loadbalancer: "
+        "lbaas_keep_owners).")
+
+
+def warning(services, declared, prefix):
+    """One warning for all the services not in ``declared`` (a run speaks once, however many there are), or None:
+    "2 services of tag prefix 'anxlb' are not declared: old (still on lb1 with ...), pg (still on ...). <HINT>"."""
+    found = [s for s in services if s["name"] not in declared]
+    if not found:
+        return None
+    return "%d service%s of tag prefix '%s' %s not declared: %s. %s" % (
+        len(found), "s" if len(found) > 1 else "", prefix, "are" if len(found) > 1 else "is",
+        ", ".join("%s (still on %s)" % (s["name"], where(s)) for s in found), HINT)
