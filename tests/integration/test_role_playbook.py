@@ -302,7 +302,7 @@ def test_the_role_names_each_bad_key_once_with_its_service_before_any_request(en
         "lbaas_services[0] (a)", "lbaas_services[1] (b)", "lbaas_services[1] (b)", "lbaas_services[1] (b)",
         "lbaas_services[2] (c)", "lbaas_services[3] (d)", "lbaas_services[4] (e)", "lbaas_services[5] (f)",
         "lbaas_services"], problems
-    top = ("address_families, address_pool, addresses, allow_sources, load_balancers, name, name_suffix, ports, servers, "
+    top = ("address_families, address_pool, addresses, allow_sources, allow_sources_bypass, load_balancers, name, name_suffix, ports, servers, "
            "state")
     port = "allow_sources, client_timeout, health_check, mode, name, port, server_timeout, ssl, ssl_certificate_path, target_port"
     assert problems[0] == "lbaas_services[0] (a): unknown key prots (did you mean ports?); the keys are: " + top
