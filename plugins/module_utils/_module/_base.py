@@ -9,7 +9,7 @@ import traceback
 from ansible.module_utils.basic import env_fallback, missing_required_lib
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._arguments import ArgumentsModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._diff_text import readable_diff
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._diff_text import readable_diff
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 
 try:

@@ -14,7 +14,7 @@ Each node is one line, so a diff line names one object and what changes on it.
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import state_class
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._diff_text import as_text
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._diff_text import as_text
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags
 
 CONFIG = {

@@ -2,11 +2,13 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""A module's ``diff`` as text a person reads: ``before`` and ``after`` rendered as YAML strings.
+"""A module's ``diff`` as text a person reads: ``before`` and ``after`` rendered as YAML strings. Pure (no I/O,
+nothing of the collection imported), so the module base class and the runs that render a tree of their own (the
+service's) share it from the lowest layer that may hold it.
 
 Ansible shows a string diff as a unified text diff (a dict as one JSON blob each side), so ``--diff``
 points at the lines that change. Unset keys (``None``) are dropped: they are noise, not a difference.
-Every module's diff passes through ``readable_diff`` once, when its result is finished (``_base``);
+Every module's diff passes through ``readable_diff`` once, when its result is finished (``_module._base``);
 the structured data stays in the other result keys (``objects``, ``removed``, ``addresses``, ...).
 """
 

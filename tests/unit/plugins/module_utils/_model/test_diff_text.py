@@ -2,8 +2,8 @@ import json
 
 import yaml
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module import _diff_text
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._diff_text import as_text, drop_unset, readable_diff
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model import _diff_text
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._diff_text import as_text, drop_unset, readable_diff
 
 TREE = {"lb1": {"backends": [{"name": "http.web", "server_timeout": None, "owner": "web",
                               "servers": [{"name": "n1.http.web", "ssl": None, "port": 80}]}], "frontends": []}}
