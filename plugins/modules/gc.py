@@ -151,8 +151,8 @@ attributes:
   diff_mode:
     support: full
     details:
-      - One line per owner collected (why it goes, how many objects), then one line per object it loses and one per
-        group of its objects that stays, with the reason.
+      - One line per owner collected (why it goes, how many objects, where its markers go), then one line per object
+        it loses and one per group of its objects that stays, with the reason.
 """
 
 EXAMPLES = r"""
@@ -257,16 +257,17 @@ would_remove_by_owner:
   sample: {api: 11}
 diff:
   description:
-    - Text, as C(--diff) prints it. Per owner, sorted, one line saying why it goes and how many objects, then one line
-      per object it loses (C(- <load balancer or pool>: <type> <name>)) and one per group of its objects that stays
-      (C(= <place>: <n> stay (<reason>))). RV(removed) and RV(skipped_items) have the same as data.
+    - Text, as C(--diff) prints it. Per owner, sorted, one line saying why it goes, how many objects and where its
+      markers go, then one line per object it loses (C(- <load balancer or pool>: <type> <name>)) and one per group
+      of its objects that stays (C(= <place>: <n> stay (<reason>))). RV(removed) and RV(skipped_items) have the same
+      as data.
   returned: when diff mode is on
   type: dict
   contains:
     prepared: {description: The text., type: str}
   sample:
     prepared: |
-      owner 'api' is not in the live set: 3 to remove
+      owner 'api' is not in the live set: 3 to remove (and its marker on lb1)
         - lb1: bind v4.http.api
         - lb1: frontend http.api
         - pool 127.0.10.0/24: address 127.0.10.3

@@ -135,7 +135,7 @@ def test_an_owner_dropped_from_the_live_set_goes_and_nothing_else_is_written(eng
     assert got["summary"].startswith("lb1: 5 to destroy | owners collected: api")
     assert set(r["reason"].split(";")[0] for r in got["removed"]) == {"owner 'api' is not in the live set"}
     preview = got["diff"]["prepared"].splitlines()
-    assert preview[0] == "owner 'api' is not in the live set: 6 to remove, 6 stay" and "  - lb1: backend http.api" in preview
+    assert preview[0] == "owner 'api' is not in the live set: 5 to remove, 6 stay (and its marker on lb1)" and "  - lb1: backend http.api" in preview
     assert preview[-2:] == ["  = lb2: 5 stay (%s)" % reasons["lb2"], "  = pool 127.0.10.0/24: 1 stay (%s)" % reasons["127.0.10.0/24"]]
 
     real = play[1]

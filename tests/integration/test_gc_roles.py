@@ -116,7 +116,7 @@ def test_from_shop_and_api_to_shop_with_distinct_predicted_addresses_and_the_inv
     assert sorted(r["load_balancer"] for r in planned["removed"] if r["type"] == "marker") == ["lb1", "lb2"]
     assert set(r["owner"] for r in planned["removed"]) == {"api"} and planned["kept"] == {"shop": 5}   # tag carriers: 2 backends, 2 frontends, 1 address
     shown = planned["diff"]["prepared"].splitlines()
-    assert shown[0] == "owner 'api' is not in the live set: 11 to remove" and len(shown) == 12
+    assert shown[0] == "owner 'api' is not in the live set: 9 to remove (and its markers on lb1, lb2)" and len(shown) == 10
     assert "  - pool 127.0.10.0/24: address 127.0.10.3" in shown and "  - lb2: bind v4.grpc.api" in shown
     # with --diff the role's report leaves the objects to the diff
     report = preview.task("Report what goes, per load balancer and pool")["result"]["msg"]

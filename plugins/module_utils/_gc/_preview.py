@@ -8,11 +8,13 @@ A person reads a collection of five owners before it runs; the owners' whole obj
 were hundreds of lines for sixty objects. This is the same content (``removed`` and ``skipped_items`` have it
 as data), at most one line per object plus one per owner::
 
-    owner 'api' is not in the live set: 6 to remove, 5 stay
+    owner 'api' is not in the live set: 2 to remove, 5 stay (and its marker on lb1)
       - lb1: server n1.http.api
-      - lb1: marker anxlb-reconciled.api
       - pool 127.0.10.0/24: address 127.0.10.3
       = lb2: 5 stay (load balancer lb2 is leased by ...)
+
+The owner's markers (tags on load balancers that say when it was last reconciled) go on its line: they are
+bookkeeping, not objects a person looks for.
 
 It is the diff's ``prepared`` text, which Ansible prints as it is (no ``before``/``after`` headers to add).
 """
@@ -24,18 +26,25 @@ def _place(entry, default="(unknown load balancer)"):
     return entry.get("load_balancer") or default
 
 
-def _name(entry):
-    if entry["type"] == "marker":
-        return (entry["name"] or "").split("=", 1)[0]   # the tag's key: its value is the marker's internals
-    return entry["name"]
-
-
 def _header(owner, reason, gone, stay, notes, done):
-    counts = ["%d %s" % (len(gone), "removed" if done else "to remove")]
+    objects = [e for e in gone if e["type"] != "marker"]
+    counts = ["%d %s" % (len(objects), "removed" if done else "to remove")]
     if stay:
         counts.append("%d stay" % stay)
     text = "%s: %s" % (reason or "owner '%s'" % owner, ", ".join(counts))
+    markers = sorted(set(_place(e) for e in gone if e["type"] == "marker"))
+    if markers:
+        text += " (and its marker%s on %s)" % ("s" if len(markers) > 1 else "", ", ".join(markers))
     return text + "".join("; %s" % note for note in notes)
+
+
+def _in_order(entries):
+    """By place, then type in the order of removal (children first), then name: n1 before n2."""
+    types = []
+    for entry in entries:
+        if entry["type"] not in types:
+            types.append(entry["type"])
+    return sorted(entries, key=lambda e: (_place(e), types.index(e["type"]), e["name"] or ""))
 
 
 def preview(removed, skipped, reasons, done=False):
@@ -49,6 +58,6 @@ def preview(removed, skipped, reasons, done=False):
         # a reason without objects (an owner id this collection does not write) goes on the owner's line
         notes = [s["reason"] for s in stays if not s["objects"]]
         lines.append(_header(owner, reasons.get(owner), gone, sum(len(s["objects"]) for s in stays), notes, done))
-        lines.extend("  - %s: %s %s" % (_place(e), e["type"], _name(e)) for e in gone)
+        lines.extend("  - %s: %s %s" % (_place(e), e["type"], e["name"]) for e in _in_order(gone) if e["type"] != "marker")
         lines.extend("  = %s: %d stay (%s)" % (_place(s, "everywhere"), len(s["objects"]), s["reason"]) for s in stays if s["objects"])
     return "".join(line + "\n" for line in lines)
