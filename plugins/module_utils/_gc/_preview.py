@@ -47,17 +47,21 @@ def _in_order(entries):
     return sorted(entries, key=lambda e: (_place(e), types.index(e["type"]), e["name"] or ""))
 
 
+def _owner_lines(owner, reason, gone, stays, done):
+    # a reason without objects (an owner id this collection does not write) goes on the owner's line
+    notes = [s["reason"] for s in stays if not s["objects"]]
+    lines = [_header(owner, reason, gone, sum(len(s["objects"]) for s in stays), notes, done)]
+    lines.extend("  - %s: %s %s" % (_place(e), e["type"], e["name"]) for e in _in_order(gone) if e["type"] != "marker")
+    lines.extend("  = %s: %d stay (%s)" % (_place(s, "everywhere"), len(s["objects"]), s["reason"]) for s in stays if s["objects"])
+    return lines
+
+
 def preview(removed, skipped, reasons, done=False):
     """The text: ``removed`` and ``skipped`` as the result has them, ``reasons``: owner -> why it is collected,
     ``done``: a real run (what went) rather than check mode (what would go)."""
     owners = sorted(set(e["owner"] for e in removed) | set(s["owner"] for s in skipped))
     lines = []
     for owner in owners:
-        gone = [e for e in removed if e["owner"] == owner]
-        stays = [s for s in skipped if s["owner"] == owner]
-        # a reason without objects (an owner id this collection does not write) goes on the owner's line
-        notes = [s["reason"] for s in stays if not s["objects"]]
-        lines.append(_header(owner, reasons.get(owner), gone, sum(len(s["objects"]) for s in stays), notes, done))
-        lines.extend("  - %s: %s %s" % (_place(e), e["type"], e["name"]) for e in _in_order(gone) if e["type"] != "marker")
-        lines.extend("  = %s: %d stay (%s)" % (_place(s, "everywhere"), len(s["objects"]), s["reason"]) for s in stays if s["objects"])
+        lines.extend(_owner_lines(owner, reasons.get(owner), [e for e in removed if e["owner"] == owner],
+                                  [s for s in skipped if s["owner"] == owner], done))
     return "".join(line + "\n" for line in lines)
