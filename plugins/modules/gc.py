@@ -66,7 +66,7 @@ options:
   strict_keep:
     description:
       - Fail before any write (in check mode too) when a name in O(keep) matches no owner of O(tag_prefix). A
-        misspelt name means that the owner it meant is collected (C(keep: [web, shpo]) collects C(shop)), so the
+        misspelt name means that the owner it meant is collected (V(shpo) in O(keep) collects C(shop)), so the
         message names the option, the name, the closest owner and the fix.
       - V(false) only warns. Owners that are alive but not created yet go in O(keep_new), not here.
       - The roles C(anxcloud.lbaas.service_loadbalancer) and C(anxcloud.lbaas.garbage_collection) pass their own
@@ -146,7 +146,7 @@ attributes:
     details:
       - Returns exactly what a real run removes; a real run decides again only if a load balancer's tags changed
         before it took the lease.
-      - Over O(max_delete), check mode does not fail: it returns the plan as its preview and says that the real run
+      - Over O(max_delete), check mode does not fail; it returns the plan as its preview and says that the real run
         would stop there.
   diff_mode:
     support: full
@@ -258,9 +258,9 @@ would_remove_by_owner:
 diff:
   description:
     - Text, as C(--diff) prints it. Per owner, sorted, one line saying why it goes, how many objects and where its
-      markers go, then one line per object it loses (C(- <load balancer or pool>: <type> <name>)) and one per group
-      of its objects that stays (C(= <place>: <n> stay (<reason>))). RV(removed) and RV(skipped_items) have the same
-      as data.
+      markers go, then one line per object it loses (C(- <load balancer or pool>) then C(<type> <name>)) and one per
+      group of its objects that stays (C(= <place>) then how many stay and why). RV(removed) and RV(skipped_items)
+      have the same as data.
   returned: when diff mode is on
   type: dict
   contains:
