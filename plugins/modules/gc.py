@@ -243,12 +243,12 @@ summary:
   sample: "lb1: 10 destroyed; 127.0.10.0/24: 1 released | owners collected: api | kept: 1 owner(s) | skipped: nothing"
 would_remove:
   description: How many objects and addresses the plan removes (markers not counted), the number O(max_delete) bounds.
-  returned: always
+  returned: when the run planned (success, or a real run over O(max_delete))
   type: int
   sample: 11
 over_max_delete:
   description: Whether RV(would_remove) is above O(max_delete) (a real run then fails, check mode only previews).
-  returned: always
+  returned: when the run planned (success, or a real run over O(max_delete))
   type: bool
 would_remove_by_owner:
   description: When a real run stops at O(max_delete), the number of removals per owner (the plan is in the preview).

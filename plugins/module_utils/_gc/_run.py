@@ -71,8 +71,7 @@ class GcRun:
         self.check_mode = check_mode
         self.warn = warn
         self.clock = clock
-        self.result = dict(changed=False, removed=[], kept={}, skipped_items=[], failed_owners=[], keep_unmatched=[],
-                           would_remove=0, over_max_delete=False)
+        self.result = dict(changed=False, removed=[], kept={}, skipped_items=[], failed_owners=[], keep_unmatched=[])
         self.scope = None          # lb ids of load_balancers, when given
         self.prefixes = None       # the prefixes of pools, when given
         self.leases = None         # the leases this run holds (taken before its first write)
@@ -139,6 +138,7 @@ class GcRun:
             failed_owners=[dict(owner=o, msg=m) for o, m in sorted(failed.items())],
             summary=summary(done, decision["skipped"], decision["kept"], done=not self.check_mode),
             would_remove=removals(plan),
+            over_max_delete=False,
         )
         if self.capped is not None:
             self._report_cap(plan)
