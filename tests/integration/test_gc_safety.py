@@ -139,3 +139,26 @@ def test_five_owners_preview_cap_typo_and_collection_as_ansible_playbook_prints_
     assert all(ids_of(engine, owner=name) == set() for name in OWNERS)
     assert ids_of(engine, owner="web") == web
     assert not [w for w in writes(engine) if any(i in w[1] for i in web)]
+
+
+def test_a_misspelt_keep_is_refused_before_any_write_unless_strict_keep_is_false(engine, module):
+    """Module processes (no controller): the typo in check mode and for real, a live set of typos only, keep_new
+    for a service not created yet, and the opt-out; none writes, the Engine reads back as it was."""
+    for index, name in enumerate(("web", "shop")):
+        made = module("service", service(name, index)["anxcloud.lbaas.service"])
+        assert not made.failed, made
+    before = es.snapshot(engine)
+    engine.reset_requests()
+    for check in (True, False):
+        refused = module("gc", {"keep": ["web", "shpo"]}, check=check)
+        assert refused.message().startswith(
+            "keep names owner(s) that tag prefix 'anxlb' does not have: shpo (did you mean shop?)"), refused
+        assert "set strict_keep: false" in refused.message() and refused["keep_unmatched"] == ["shpo"]
+    only_typos = module("gc", {"keep": ["shpo", "wbe"]}, check=True)
+    assert "shpo (did you mean shop?), wbe (did you mean web?)" in only_typos.message()
+    new = module("gc", {"keep": ["web", "shop"], "keep_new": ["cart"]}, check=True)
+    assert not new.failed and new["removed"] == [] and new["changed"] is False, new
+    lenient = module("gc", {"keep": ["web", "shpo"], "strict_keep": False}, check=True)
+    assert not lenient.failed and set(r["owner"] for r in lenient["removed"]) == {"shop"}, lenient
+    assert "shpo (did you mean shop?)" in str(lenient["warnings"])   # a module process returns warnings as events
+    assert writes(engine) == [] and es.snapshot(engine) == before
