@@ -94,10 +94,11 @@ def owner_reason(owner, removing):
     return "owner '%s' is not in the live set" % owner
 
 
-def marker_removal(lb, tag, owner, reason):
-    """Removing a collected owner's marker from a load balancer (and its tag entity); ``reason``: the owner's."""
+def marker_removal(lb, tag, owner, reason=None):
+    """Removing a collected owner's marker from a load balancer (and its tag entity); ``reason``: why the owner goes."""
     return Action(DELETE, MARKER_KIND, dict(kind=MARKER, id="%s/%s" % (lb["id"], tag), name=tag), lb=lb, owner=owner,
-                  reason="%s; its marker goes once nothing of it is left on the load balancer" % reason)
+                  reason=("%s; its marker goes once nothing of it is left on the load balancer" % reason) if reason
+                  else "the owner's marker; nothing of it is left on the load balancer")
 
 
 class GcPlan(Plan):
