@@ -43,8 +43,8 @@ options:
         owners of M(anxcloud.lbaas.ip_address) addresses). Every other owner found goes.
       - Required unless O(remove) is given or O(collect_all=true).
       - A live set that keeps none of the owners found (empty, or every name misspelt) is refused unless
-        O(collect_all=true). A name that matches no owner of O(tag_prefix) is warned about, in check mode too
-        (RV(keep_unmatched)); with O(strict_keep=true) the run fails before any write.
+        O(collect_all=true). A name that matches no owner of O(tag_prefix) fails the run before any write, in check
+        mode too, naming the closest owner (see O(strict_keep)); it is returned in RV(keep_unmatched).
     type: list
     elements: str
   keep_new:
@@ -65,11 +65,14 @@ options:
     default: false
   strict_keep:
     description:
-      - Fail before any write (in check mode too) when a name in O(keep) matches no owner of O(tag_prefix), instead of
-        only warning. A misspelt name means that the owner it meant is collected.
-      - The roles C(anxcloud.lbaas.service_loadbalancer) and C(anxcloud.lbaas.garbage_collection) set it by default.
+      - Fail before any write (in check mode too) when a name in O(keep) matches no owner of O(tag_prefix). A
+        misspelt name means that the owner it meant is collected (V(shpo) in O(keep) collects C(shop)), so the
+        message names the option, the name, the closest owner and the fix.
+      - V(false) only warns. Owners that are alive but not created yet go in O(keep_new), not here.
+      - The roles C(anxcloud.lbaas.service_loadbalancer) and C(anxcloud.lbaas.garbage_collection) pass their own
+        variables, also V(true) by default.
     type: bool
-    default: false
+    default: true
   remove:
     description:
       - Owners to remove explicitly, also when O(keep) is not given. An owner in both O(keep) and O(remove) is an error.
@@ -112,8 +115,10 @@ options:
     default: false
   max_delete:
     description:
-      - The most objects and addresses one run may remove. Above it the module fails without deleting anything; check
-        the live set, then raise it.
+      - The most objects and addresses one run may remove. Above it a real run fails without deleting anything, with a
+        one-sentence message and the count per owner (RV(would_remove)); check the live set, then raise it.
+      - In check mode, a plan above it is shown in full as the preview (RV(removed), C(--diff)), with a warning and
+        RV(summary) saying that the real run would stop there and delete nothing (RV(over_max_delete)).
     type: int
     default: 100
   lease_timeout:
@@ -141,15 +146,19 @@ attributes:
     details:
       - Returns exactly what a real run removes; a real run decides again only if a load balancer's tags changed
         before it took the lease.
+      - Over O(max_delete), check mode does not fail; it returns the plan as its preview and says that the real run
+        would stop there.
   diff_mode:
     support: full
+    details:
+      - One line per owner collected (why it goes, how many objects, where its markers go), then one line per object
+        it loses and one per group of its objects that stays, with the reason.
 """
 
 EXAMPLES = r"""
-- name: Preview (run with --check --diff first) what goes when only shop and api are alive
+- name: Preview (run with --check --diff first) what goes when only shop and api are alive; a typo in keep fails
   anxcloud.lbaas.gc:
     keep: [shop, api]
-    strict_keep: true
   register: collected
 
 - name: Remove every service of the prefix (decommissioning); without collect_all this is refused
@@ -185,11 +194,11 @@ removed:
     owner: {description: The owner it belonged to., type: str}
     load_balancer: {description: The load balancer it was on (LBaaS objects and markers)., type: str}
     prefix: {description: The prefix (CIDR) of an address., type: str}
-    reason: {description: Why it goes., type: str}
+    reason: {description: "Why it goes: the owner's absence from the live set, or its name in O(remove).", type: str}
   sample: [{type: bind, name: v4.http.api, id: 5b6e4f0d9a0c4c63b1a6a5c6f4e3d2c1, owner: api, load_balancer: lb1,
-            reason: not part of the service any more}]
+            reason: "owner 'api' is not in the live set"}]
 keep_unmatched:
-  description: The names in O(keep) that match no owner of O(tag_prefix) (warned about, or the failure with O(strict_keep)).
+  description: The names in O(keep) that match no owner of O(tag_prefix) (the failure, or with O(strict_keep=false) a warning).
   returned: always
   type: list
   elements: str
@@ -225,20 +234,43 @@ failed_owners:
   elements: dict
   sample: [{owner: api, msg: "could not delete frontend 'http.api' ..."}]
 summary:
-  description: One line, what goes per load balancer and prefix, then the owners collected, kept and skipped.
+  description:
+    - One line, what goes per load balancer and prefix (check mode C(to destroy), C(to release); a real run
+      C(destroyed), C(released)), then the owners collected, kept and skipped.
+    - In check mode over O(max_delete) it begins with C(over max_delete (N > M), the real run would stop there).
   returned: always
   type: str
-  sample: "lb1: 10 to destroy; 127.0.10.0/24: 1 to release | owners collected: api | kept: 1 owner(s) | skipped: nothing"
+  sample: "lb1: 10 destroyed; 127.0.10.0/24: 1 released | owners collected: api | kept: 1 owner(s) | skipped: nothing"
+would_remove:
+  description: How many objects and addresses the plan removes (markers not counted), the number O(max_delete) bounds.
+  returned: when the run planned (success, or a real run over O(max_delete))
+  type: int
+  sample: 11
+over_max_delete:
+  description: Whether RV(would_remove) is above O(max_delete) (a real run then fails, check mode only previews).
+  returned: when the run planned (success, or a real run over O(max_delete))
+  type: bool
+would_remove_by_owner:
+  description: When a real run stops at O(max_delete), the number of removals per owner (the plan is in the preview).
+  returned: when a real run fails over O(max_delete)
+  type: dict
+  sample: {api: 11}
 diff:
   description:
-    - Per owner collected, its objects per load balancer (by name) and its addresses, before and after.
-    - Each side is YAML text, so that C(--diff) shows the lines that go; unset fields are left out.
-      RV(removed) has the same as data.
+    - Text, as C(--diff) prints it. Per owner, sorted, one line saying why it goes, how many objects and where its
+      markers go, then one line per object it loses (C(- <load balancer or pool>) then C(<type> <name>)) and one per
+      group of its objects that stays (C(= <place>) then how many stay and why). RV(removed) and RV(skipped_items)
+      have the same as data.
   returned: when diff mode is on
   type: dict
   contains:
-    before: {description: YAML text of what the collected owners have before the run., type: str}
-    after: {description: YAML text of what they have after it (predicted in check mode)., type: str}
+    prepared: {description: The text., type: str}
+  sample:
+    prepared: |
+      owner 'api' is not in the live set: 3 to remove (and its marker on lb1)
+        - lb1: bind v4.http.api
+        - lb1: frontend http.api
+        - pool 127.0.10.0/24: address 127.0.10.3
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
@@ -251,7 +283,7 @@ class GcModule(AnxcloudModule):
         keep=dict(type="list", elements="str"),
         keep_new=dict(type="list", elements="str", default=[]),
         collect_all=dict(type="bool", default=False),
-        strict_keep=dict(type="bool", default=False),
+        strict_keep=dict(type="bool", default=True),
         remove=dict(type="list", elements="str", default=[]),
         tag_prefix=dict(type="str", default="anxlb"),
         load_balancers=dict(type="list", elements="str", default=[]),

@@ -5,7 +5,6 @@ exactly what the real run deletes; a rerun is a no-op."""
 import time
 
 from . import engine_state as es
-from .conftest import side
 
 POOL = ["anxlb-pool=demo"]
 
@@ -109,7 +108,8 @@ def test_an_owner_dropped_from_the_live_set_goes_and_nothing_else_is_written(eng
     engine.reset_requests()
     capped = plays.next()
     assert capped.failed() and capped.last["msg"].startswith(
-        "gc would remove 11 objects and addresses of 1 owner(s) (api), more than max_delete (10); nothing was deleted")
+        "gc would remove 11 objects and addresses of 1 owner(s) (api), more than max_delete (10), so nothing was deleted")
+    assert capped.last["would_remove_by_owner"] == {"api": 11} and "plan" not in capped.last
     assert writes(engine) == [] and es.snapshot(engine) == before
 
     # Another run holds lb2: gc skips it (and api's address, which lb2's bind still serves).
@@ -133,12 +133,14 @@ def test_an_owner_dropped_from_the_live_set_goes_and_nothing_else_is_written(eng
     # web's by containment and carry none)
     assert got["kept"] == {"web": 2} and got["failed_owners"] == []
     assert got["summary"].startswith("lb1: 5 to destroy | owners collected: api")
-    assert side(got, "before")["api"]["load_balancers"]["lb1"]["backends"][0]["name"] == "http.api"
-    assert side(got, "after")["api"]["load_balancers"]["lb1"] == {"backends": [], "frontends": []}
+    assert set(r["reason"].split(";")[0] for r in got["removed"]) == {"owner 'api' is not in the live set"}
+    preview = got["diff"]["prepared"].splitlines()
+    assert preview[0] == "owner 'api' is not in the live set: 5 to remove, 6 stay (and its marker on lb1)" and "  - lb1: backend http.api" in preview
+    assert preview[-2:] == ["  = lb2: 5 stay (%s)" % reasons["lb2"], "  = pool 127.0.10.0/24: 1 stay (%s)" % reasons["127.0.10.0/24"]]
 
     real = play[1]
-    assert real["removed"] == got["removed"] and real["diff"] == got["diff"]
-    assert real["skipped_items"] == got["skipped_items"] and real["summary"] == got["summary"]
+    assert real["removed"] == got["removed"] and real["diff"]["prepared"] == done(got["diff"]["prepared"])
+    assert real["skipped_items"] == got["skipped_items"] and real["summary"] == done(got["summary"])
     _never_written(engine, protected | set(i for i in api if _on(before, i, lb2)))
     now = es.snapshot(engine)
     assert set(before) - set(now) == set(r["id"] for r in got["removed"] if r["type"] != "marker")
@@ -151,7 +153,8 @@ def test_an_owner_dropped_from_the_live_set_goes_and_nothing_else_is_written(eng
     assert len(play.records) == 3 and not any(play.failed(i) for i in range(3)), play
     check, real, again = play[0], play[1], play[2]
     assert writes(engine, play.requests(engine, 0)) == []
-    assert real["removed"] == check["removed"] and real["diff"] == check["diff"]
+    assert real["removed"] == check["removed"] and real["diff"]["prepared"] == done(check["diff"]["prepared"])
+    assert real["summary"].startswith("lb2: 5 destroyed; 127.0.10.0/24: 1 released | owners collected: api")
     assert sorted(r["type"] for r in real["removed"]) == [
         "address", "backend", "bind", "frontend", "marker", "server", "server"]
     assert [(r["name"], r["prefix"]) for r in real["removed"] if r["type"] == "address"] == [
@@ -163,6 +166,11 @@ def test_an_owner_dropped_from_the_live_set_goes_and_nothing_else_is_written(eng
     assert not [t for lb in (lb1, lb2) for t in es.tags(engine, lb) if "api" in t]
     assert again["changed"] is False and again["removed"] == []   # the rerun: a no-op
     assert writes(engine, play.requests(engine, 2)) == [] and again["summary"].startswith("nothing to collect")
+
+
+def done(text):
+    """Check mode's preview or summary as the real run says it, having done it."""
+    return text.replace("to remove", "removed").replace("to destroy", "destroyed").replace("to release", "released")
 
 
 def _on(world, ident, lb):

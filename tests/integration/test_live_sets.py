@@ -81,15 +81,16 @@ def test_empty_unset_or_misspelt_live_sets_are_refused_before_any_write(engine, 
         role("service_loadbalancer", lbaas_services=[], lbaas_prune=True),
         role("service_loadbalancer", lbaas_service=[WEB, SHOP, API, PG], lbaas_prune=True),
         role("service_loadbalancer", lbaas_servics=[WEB, SHOP, API, PG], lbaas_services_list=[WEB], lbaas_prune=True),
-        # gc: a typo in keep, in check mode: warned about, and the plan shows what it would cost (api)
-        gc(check=True, keep=["web", "shop", "apii", "pg", "reserved"]),
+        # gc with strict_keep: false: a typo in keep, in check mode, is warned about, and the plan shows what it
+        # would cost (api)
+        gc(check=True, keep=["web", "shop", "apii", "pg", "reserved"], strict_keep=False),
         # for real, a name that matches nothing while every owner is kept: a warning, nothing written
-        gc(keep=["web", "shop", "api", "pg", "reserved", "ghost"]),
-        # strict_keep: the typo fails before any write
-        gc(keep=["web", "shop", "apii", "pg", "reserved"], strict_keep=True),
+        gc(keep=["web", "shop", "api", "pg", "reserved", "ghost"], strict_keep=False),
+        # strict_keep (the default): the typo fails before any write
+        gc(keep=["web", "shop", "apii", "pg", "reserved"]),
         # a live set that keeps none of the owners found: empty, or every name misspelt (in check mode too)
         gc(keep=[]),
-        gc(check=True, keep=["wbe", "shpo"]),
+        gc(check=True, keep=["wbe", "shpo"], strict_keep=False),
         # the garbage_collection role: strict_keep by default (the extra owner by the old name of lbaas_keep_owners);
         # lbaas_services unset
         role("garbage_collection", lbaas_services=[{"name": n} for n in ("web", "shop", "apii", "pg")],
@@ -124,7 +125,7 @@ def test_empty_unset_or_misspelt_live_sets_are_refused_before_any_write(engine, 
     assert ghost["result"]["keep_unmatched"] == ["ghost"] and "ghost" in ghost["result"]["warnings"][0]
     assert strict["status"] == "failed" and strict["result"]["keep_unmatched"] == ["apii"]
     assert strict["result"]["msg"].startswith("keep names owner(s) that tag prefix 'anxlb' does not have: apii (did you mean api?)")
-    assert "Nothing was deleted (strict_keep: true)" in strict["result"]["msg"]
+    assert "Nothing was deleted (strict_keep: true, the default)" in strict["result"]["msg"]
     assert empty["status"] == "failed" and empty["result"]["msg"] == (
         "gc would collect every owner of tag prefix 'anxlb' it found (api, pg, reserved, shop, web): keep is empty. "
         "Nothing was deleted. Check the live set (keep); to collect every owner, set collect_all: true")

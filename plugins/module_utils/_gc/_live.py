@@ -7,7 +7,8 @@
 A live set that is empty by accident (a misspelt variable, a vars file that lost its last entry) or that
 names no owner found (a typo in every name) would make gc collect every owner of the prefix: refused unless
 ``collect_all``. A name in ``keep`` that matches no owner is most likely a typo for one that is then collected:
-warned about, or with ``strict_keep`` refused. Both before the first write, in check mode too.
+refused (``strict_keep``, the default), or with ``strict_keep: false`` warned about. Both before the first write,
+in check mode too.
 """
 
 import difflib
@@ -46,8 +47,9 @@ def check_keep(params, found, warn):
     if names:
         text = unmatched_message(params, names, found)
         if params["strict_keep"]:
-            raise Failure(text + ". Nothing was deleted (strict_keep: true). Correct keep, or set strict_keep: false "
-                          "to only warn", keep_unmatched=names, removed=[])
+            raise Failure(text + ". Nothing was deleted (strict_keep: true, the default). Correct the name in keep (an "
+                          "owner that is alive but not created yet goes in keep_new), or set strict_keep: false to only "
+                          "warn", keep_unmatched=names, removed=[])
         warn(text)
     return names
 

@@ -19,7 +19,8 @@ a reason in ``skipped``:
 * objects whose load balancer is unknown (their parent is gone) go only with ``prune_orphans``:
   without a load balancer there is no scope to check and no lease to take;
 * an address a bind still listens on stays (that bind is not deleted by this plan);
-* over ``max_delete`` removals the whole run fails before writing anything.
+* over ``max_delete`` removals a real run fails before writing anything; check mode shows the whole plan as its
+  preview and says that the real run would stop there.
 """
 
 import calendar
@@ -86,10 +87,18 @@ class MarkerKind(Kind):
 MARKER_KIND = MarkerKind(MARKER)
 
 
-def marker_removal(lb, tag, owner):
-    """Removing a collected owner's marker from a load balancer (and its tag entity)."""
+def owner_reason(owner, removing):
+    """Why everything of a collected owner goes: named in ``remove``, or absent from the live set."""
+    if removing:
+        return "owner '%s' is named in remove" % owner
+    return "owner '%s' is not in the live set" % owner
+
+
+def marker_removal(lb, tag, owner, reason=None):
+    """Removing a collected owner's marker from a load balancer (and its tag entity); ``reason``: why the owner goes."""
     return Action(DELETE, MARKER_KIND, dict(kind=MARKER, id="%s/%s" % (lb["id"], tag), name=tag), lb=lb, owner=owner,
-                  reason="the owner's marker; nothing of it is left on the load balancer")
+                  reason=("%s; its marker goes once nothing of it is left on the load balancer" % reason) if reason
+                  else "the owner's marker; nothing of it is left on the load balancer")
 
 
 class GcPlan(Plan):
@@ -132,27 +141,61 @@ def protected(objs, collecting, prefix):
     return [o for o in objs if foreign_tags(o.get("tags"), own)]
 
 
+def removals(plan):
+    """How many objects and addresses the plan removes (markers are tags, not counted against the cap)."""
+    return len([a for a in plan if a.kind.name != MARKER])
+
+
+def over_cap(plan, max_delete):
+    """The number of removals when it is above ``max_delete``, else None."""
+    count = removals(plan)
+    return count if max_delete is not None and count > max_delete else None
+
+
+def _owners_text(owners, shown=8):
+    """``a, b, c`` or, for many, ``a, b, ... and 12 more``: a message stays one readable line."""
+    if len(owners) <= shown:
+        return ", ".join(owners)
+    return "%s and %d more" % (", ".join(owners[:shown]), len(owners) - shown)
+
+
+def cap_message(plan, count, max_delete, check_mode):
+    """The sentence that says the cap stops the run (a real run's failure, check mode's warning)."""
+    owners = sorted(set(a.owner for a in plan if a.kind.name != MARKER))
+    what = "%d objects and addresses of %d owner(s) (%s), more than max_delete (%d)" % (
+        count, len(owners), _owners_text(owners), max_delete)
+    if check_mode:
+        return ("gc would remove %s: the real run would stop there and delete nothing. The preview shows what would "
+                "go; check the live set (keep), then raise max_delete to at least %d to go ahead" % (what, count))
+    return ("gc would remove %s, so nothing was deleted; preview them with --check --diff, check the live set "
+            "(keep), then raise max_delete to at least %d to go ahead" % (what, count))
+
+
 def check_cap(plan, max_delete):
-    count = len([a for a in plan if a.kind.name != MARKER])
-    if max_delete is not None and count > max_delete:
-        owners = sorted(set(a.owner for a in plan))
-        raise Failure("gc would remove %d objects and addresses of %d owner(s) (%s), more than max_delete (%d); nothing "
-                      "was deleted. Check the live set (keep), then raise max_delete to at least %d to go ahead"
-                      % (count, len(owners), ", ".join(owners), max_delete, count), would_remove=count,
-                      removed=[], plan=plan.to_list())
+    """A real run over the cap fails before any write: one sentence, with the counts per owner as data (the
+    whole plan would be printed on the task's ``fatal:`` line; check mode shows it as a preview instead)."""
+    count = over_cap(plan, max_delete)
+    if count is not None:
+        per_owner = {}
+        for action in plan:
+            if action.kind.name != MARKER:
+                per_owner[action.owner] = per_owner.get(action.owner, 0) + 1
+        raise Failure(cap_message(plan, count, max_delete, check_mode=False), would_remove=count, removed=[],
+                      would_remove_by_owner=per_owner, over_max_delete=True)
 
 
-def summary(plan, skipped, kept):
-    """One readable line: what goes where, then who stays."""
+def summary(plan, skipped, kept, done=False):
+    """One readable line: what goes where (``done``: what went, in a real run), then who stays."""
     places = []
     counts = {}
+    destroy, release = ("destroyed", "released") if done else ("to destroy", "to release")
     for action in plan:
         if action.kind.name == "address":
-            place, what = action.obj["prefix"], "to release"
+            place, what = action.obj["prefix"], release
         elif action.kind.name == MARKER:
             continue
         else:
-            place, what = (action.lb or {}).get("name") or "(unknown load balancer)", "to destroy"
+            place, what = (action.lb or {}).get("name") or "(unknown load balancer)", destroy
         if (place, what) not in counts:
             places.append((place, what))
         counts[(place, what)] = counts.get((place, what), 0) + 1

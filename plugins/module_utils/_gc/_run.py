@@ -29,17 +29,17 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure imp
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._kept import kept_counts
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._live import check_keep, check_not_all, live_set
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._plan import (
-    GcPlan, age_reason, check_cap, marker_removal, parse_created, protected, removed_entry, select, skip, summary)
+    GcPlan, age_reason, cap_message, check_cap, marker_removal, over_cap, owner_reason, parse_created, protected,
+    removals, removed_entry, select, skip, summary)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._preview import preview
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import Leases, default_holder, leases, when
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_holder, check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import discover, owner_tag_names, resolve_lbs
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import DELETE, Action, Plan
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import ServiceRun
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._tree import tree
 
 
 class OwnerSnapshot:
@@ -84,6 +84,7 @@ class GcRun:
         self.live = None           # the owners alive (keep and keep_new), None with remove only
         self.live_checked = False  # the live set is checked against the first observation only (before any write)
         self.kept = {}             # owner -> its objects, counted once, on their own tags (_gc_kept)
+        self.capped = None         # check mode: the number of removals above max_delete (the real run stops there)
 
     # ---- options -------------------------------------------------------------------------------
     def validate(self):
@@ -127,23 +128,41 @@ class GcRun:
         plan = outcome.plan
         decision = plan.decision
         failed = dict(self.failed)
-        removed = [removed_entry(a) for a in plan if a.owner not in failed]
+        done = [a for a in plan if a.owner not in failed]
+        removed = [removed_entry(a) for a in done]
         self.result.update(
             changed=bool(removed) or reconciler.wrote,   # an owner that failed half-way was changed all the same
             removed=removed,
             kept=decision["kept"],
             skipped_items=decision["skipped"],
             failed_owners=[dict(owner=o, msg=m) for o, m in sorted(failed.items())],
-            summary=summary([a for a in plan if a.owner not in failed], decision["skipped"], decision["kept"]),
+            summary=summary(done, decision["skipped"], decision["kept"], done=not self.check_mode),
+            would_remove=removals(plan),
+            over_max_delete=False,
         )
+        if self.capped is not None:
+            self._report_cap(plan)
         if outcome.interruptions:
             self.result["interruptions"] = outcome.interruptions
         if diff:
-            self.result["diff"] = dict(before=self._view(outcome.before), after=self._view(outcome.after))
+            reasons = dict((s.owner, self._why_collected(s.owner)) for s in self.decided.owners)
+            self.result["diff"] = dict(prepared=preview(removed, decision["skipped"], reasons, done=not self.check_mode))
         if failed:
             raise Failure("gc could not remove everything of %s: %s" % (
                 ", ".join(sorted(failed)), "; ".join("%s: %s" % (o, m) for o, m in sorted(failed.items()))))
         return self.result
+
+    def _report_cap(self, plan):
+        """Check mode over max_delete: the plan stays the preview (``removed``, the diff), and the warning and the
+        summary say that the real run stops before its first delete."""
+        message = cap_message(plan, self.capped, self.params["max_delete"], check_mode=True)
+        self.warn(message)
+        self.result.update(over_max_delete=True, summary="over max_delete (%d > %d), the real run would stop there and "
+                           "delete nothing | %s" % (self.capped, self.params["max_delete"], self.result["summary"]))
+
+    def _why_collected(self, owner):
+        """Why everything of a collected owner goes (the reason of each of its removals)."""
+        return owner_reason(owner, owner in (self.params["remove"] or []))
 
     # ---- snapshot ------------------------------------------------------------------------------
     def observe(self):
@@ -290,7 +309,10 @@ class GcRun:
             actions.extend(self._releases(snap))
         actions = self._unused_addresses(actions, skipped)
         plan = GcPlan(actions, decision=dict(skipped=skipped, kept=state.kept))
-        check_cap(plan, p["max_delete"])
+        if self.check_mode:
+            self.capped = over_cap(plan, p["max_delete"])   # the preview is shown; the real run would stop here
+        else:
+            check_cap(plan, p["max_delete"])
         return plan
 
     def _owner_reason(self, snap, state):
@@ -317,8 +339,10 @@ class GcRun:
                 kept_lbs.add(lb_id)
                 skipped.append(skip(snap.owner, why, load_balancer=group[0].lb["name"], objects=[a.obj for a in group]))
                 continue
+            reason = self._why_collected(snap.owner)
             for action in group:
                 action.owner = snap.owner
+                action.reason = reason   # the service planner's "not part of the service" says nothing of why here
                 actions.append(action)
         return kept_lbs
 
@@ -336,13 +360,11 @@ class GcRun:
             lb = state.lbs.get(lb_id) or {"kind": "loadbalancer", "id": lb_id, "name": lb_id}
             for marker in Marker.find(self.params["tag_prefix"], snap.owner, tags):
                 if lb_id not in kept_lbs and self._lb_reason(lb, state) is None:
-                    out.append(marker_removal(lb, marker.name, snap.owner))
+                    out.append(marker_removal(lb, marker.name, snap.owner, self._why_collected(snap.owner)))
         return out
 
     def _releases(self, snap):
-        p = self.params
-        reason = ("owner %s is not in the live set" % snap.owner if live_set(p) is not None and snap.owner not in (p["remove"] or [])
-                  else "owner %s is to be removed" % snap.owner)
+        reason = self._why_collected(snap.owner)
         return [Action(RELEASE, ADDRESS, obj, reason=reason, owner=snap.owner)
                 for obj in snap.addresses.held + snap.addresses.untagged]
 
@@ -394,15 +416,3 @@ class GcRun:
         from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._apply import gc_applier
         self.applied = True
         return gc_applier(client, waiter, self.warn, self.failed)
-
-    # ---- reporting -----------------------------------------------------------------------------
-    def _view(self, world):
-        """Per owner collected: its objects per load balancer (as the service module shows them) and its addresses."""
-        out = {}
-        for snap in self.decided.owners:
-            objs = dict((i, o) for i, o in world.items() if self.owner_of.get(i) == snap.owner)
-            out[snap.owner] = dict(
-                load_balancers=tree(dict((i, o) for i, o in objs.items() if o["kind"] in KINDS), snap.lbs,
-                                    prefix=self.params["tag_prefix"]),
-                addresses=sorted("%s (%s)" % (o["address"], o["prefix"]) for o in objs.values() if o["kind"] == "address"))
-        return out

@@ -6,7 +6,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan im
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import Prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._plan import (
-    age_reason, parse_created, select)
+    age_reason, parse_created, select, summary)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._run import GcRun, GcState, OwnerSnapshot
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import DELETE, Action
 
@@ -72,11 +72,15 @@ def state(*snaps, lb_tags=None):
     return out
 
 
-def decide(gc_state, client=None, **over):
-    run = GcRun(client or with_binds(), params(**over), True, warn=lambda text: None, clock=lambda: NOW)
+def decide(gc_state, client=None, check_mode=True, **over):
+    return gc_run(client, check_mode, **over).plan(gc_state)
+
+
+def gc_run(client=None, check_mode=True, **over):
+    run = GcRun(client or with_binds(), params(**over), check_mode, warn=lambda text: None, clock=lambda: NOW)
     run.scope = set(LB["id"] for LB in (LB1, LB2) if LB["name"] in over.get("load_balancers", [])) or None
     run.holder = "gc@test:1"
-    return run.plan(gc_state)
+    return run
 
 
 def kinds(plan):
@@ -130,8 +134,35 @@ def test_young_or_ageless_owners_stay_whole_with_min_age():
     assert plan == []
 
 
-def test_the_cap_fails_before_anything_is_written():
+def test_the_cap_fails_a_real_run_in_one_sentence_and_check_mode_keeps_the_plan_as_its_preview():
     with pytest.raises(Failure) as err:
-        decide(state(snapshot(addresses=["192.0.2.5"])), max_delete=4)
-    assert err.value.msg.startswith("gc would remove 5 objects and addresses of 1 owner(s) (api), more than "
-                                    "max_delete (4); nothing was deleted")
+        decide(state(snapshot(addresses=["192.0.2.5"])), check_mode=False, max_delete=4)
+    assert err.value.msg == (
+        "gc would remove 5 objects and addresses of 1 owner(s) (api), more than max_delete (4), so nothing was deleted; "
+        "preview them with --check --diff, check the live set (keep), then raise max_delete to at least 5 to go ahead")
+    # the plan is not on the task's fatal: line (Ansible prints the whole result there): counts per owner only
+    assert err.value.details == {"would_remove": 5, "removed": [], "would_remove_by_owner": {"api": 5},
+                                 "over_max_delete": True}
+    run = gc_run(max_delete=4)
+    plan = run.plan(state(snapshot(addresses=["192.0.2.5"])))
+    assert len([a for a in plan if a.kind.name != "marker"]) == 5 and run.capped == 5
+    assert decide(state(snapshot(addresses=["192.0.2.5"])), check_mode=False, max_delete=5)   # at the cap: goes
+
+
+def test_every_removal_names_the_owners_absence_from_the_live_set_or_remove():
+    tags = {LB1["id"]: ["anxlb-reconciled.api=1,0.1.0,abc,%d" % (NOW - 5000)], LB2["id"]: []}
+    plan = decide(state(snapshot(addresses=["192.0.2.5"]), snapshot("old", lbs=[LB2]), lb_tags=tags), remove=["old"])
+    reasons = sorted(set((a.owner, a.kind.name == "marker", a.reason) for a in plan))
+    assert reasons == [
+        ("api", False, "owner 'api' is not in the live set"),
+        ("api", True, "owner 'api' is not in the live set; its marker goes once nothing of it is left on the load "
+                      "balancer"),
+        ("old", False, "owner 'old' is named in remove")]
+
+
+def test_the_summary_says_to_destroy_in_check_mode_and_destroyed_after_a_real_run():
+    plan = decide(state(snapshot(addresses=["192.0.2.5"])))
+    assert summary(plan, [], {"shop": 3}) == (
+        "lb1: 2 to destroy; lb2: 2 to destroy; 192.0.2.0/24: 1 to release | owners collected: api | kept: 1 owner(s) "
+        "| skipped: nothing")
+    assert summary(plan, [], {"shop": 3}, done=True).startswith("lb1: 2 destroyed; lb2: 2 destroyed; 192.0.2.0/24: 1 released |")
