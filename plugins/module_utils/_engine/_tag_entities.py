@@ -16,6 +16,12 @@ shared by every object of a service and stay.
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
 
 
+def names_like(client, query):
+    """The names of the account's tag entities the Engine matches to ``query`` (one request; its match is not
+    known to be exact, so callers compare the names themselves)."""
+    return [t.get("name") or "" for t in client.tag_entities(query)]
+
+
 def still_carried(client, name):
     """Whether any resource carries exactly ``name`` (the listing's match is confirmed on each resource)."""
     for resource in client.resources_by_tag(name):

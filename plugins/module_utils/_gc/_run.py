@@ -36,7 +36,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership i
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import Leases, default_holder, leases, when
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_holder, check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import discover, owner_tag_names, resolve_lbs
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._tag_entities import names_like
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import discover, owner_tag_head, resolve_lbs
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import DELETE, Action, Plan
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import ServiceRun
@@ -168,7 +169,7 @@ class GcRun:
     def observe(self):
         p = self.params
         state = GcState()
-        names = owner_tag_names(self.client, p["tag_prefix"])
+        names = names_like(self.client, owner_tag_head(p["tag_prefix"]))
         listing = self._load_balancers(state)
         valid, invalid = discover(names, state.lb_tags, p["tag_prefix"])
         state.skipped.extend(skip(owner, "not an owner id this collection writes (its tag is left alone)") for owner in invalid)

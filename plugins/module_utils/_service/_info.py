@@ -21,7 +21,8 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease i
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import state_class
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_name_part
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import discover, owner_tag, owner_tag_names, resolve_lbs
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._tag_entities import names_like
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import discover, owner_tag, owner_tag_head, resolve_lbs
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._info_reads import InfoObserver, OwnerReads
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._tree import lb_of, status
 
@@ -34,7 +35,7 @@ def inventory(client, prefix, load_balancers=(), names=(), now=None, skip=()):
     lb_names = dict((i["identifier"], i.get("name") or i["identifier"]) for i in listing)
     scope = set(lb["id"] for lb in resolve_lbs(listing, load_balancers)) if load_balancers else None
     lb_tags, lb_resources = read_lbs(client, sorted(lb_names))
-    owners = discover(owner_tag_names(client, prefix), lb_tags, prefix)[0]   # a name we do not write is no service
+    owners = discover(names_like(client, owner_tag_head(prefix)), lb_tags, prefix)[0]   # a name we do not write is no service
     owners = [o for o in owners if (not names or o in names) and o not in skip]
     read = (listing, lb_names, lb_tags, lb_resources)
     found = [s for s in client.map(lambda owner: describe(client, owner, prefix, read, now), owners) if s is not None]

@@ -2,11 +2,12 @@
 balancer names resolved the one way (missing, ambiguous, by id)."""
 import pytest
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._tag_entities import names_like
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import (
     Owner, discover, foreign_tags, is_owner_tag, marked_owners, owner_from_tags, owner_tag, owner_tag_head,
-    owner_tag_names, owners_from_tags, resolve_lbs, split_owner_tag, tag_names)
+    owners_from_tags, resolve_lbs, split_owner_tag, tag_names)
 
 from ..fakes import FakeClient
 
@@ -63,7 +64,7 @@ def test_discovery_joins_owner_tag_entities_and_markers_and_sets_invalid_names_a
 def test_owner_tag_names_are_one_query_of_the_prefixes_head_and_discovery_takes_only_exact_ones():
     client = FakeClient()   # matches substrings, as a lenient Engine could
     client.entities = {"anxlb-svc=shop": "1", "xanxlb-svc=web": "2", "anxlb-lease=h@1": "3"}
-    names = owner_tag_names(client, "anxlb")
+    names = names_like(client, owner_tag_head("anxlb"))
     assert client.calls == [("GET", "tag entities", "anxlb-svc=")]
     assert sorted(names) == ["anxlb-svc=shop", "xanxlb-svc=web"]
     assert discover(names, {}, "anxlb") == (["shop"], [])
