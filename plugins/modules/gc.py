@@ -19,21 +19,7 @@ description:
     read before it is deleted. An object that also carries the owner tag of an owner not being collected keeps
     the owner's objects on that load balancer. Live owners, other owners, untagged objects and objects of
     other tag prefixes are never written.
-  - Snapshot first, decide second. One observation reads the owners (the account's tag entities with the owner
-    tag prefix, and the markers on the load balancers), then everything of every owner to collect. Any read
-    that fails ends the run before the first delete. Check mode returns exactly what a real run removes.
-  - A real run takes the advisory lease of each load balancer it writes to (as M(anxcloud.lbaas.service) does);
-    a load balancer whose lease another run holds is skipped with a message naming the holder, so a run in
-    progress is never collected under it. If the tags of a load balancer changed between the snapshot and
-    taking the lease, the run observes and decides again before writing.
-  - Deletes run through the collection's shared applier, owner by owner, children first, and are waited for
-    until gone; then the owner's markers are removed and its addresses released. An address a bind still
-    listens on (one this run does not delete) is never released. Then the run observes again.
-  - Age. LBaaS objects tell no creation time. An owner's age is that of its youngest marker (every writing
-    service run rewrites it) or the creation time of its address objects (the core resource's C(created_at),
-    read as UTC). With O(min_age), an owner younger than that is skipped, and so is an owner whose age
-    nothing tells (objects without a marker, no addresses), because a run that has created objects but not yet
-    written its marker looks exactly like that, and a leftover is better than an outage.
+  - How it observes, takes leases, deletes and judges an owner's age is in the notes, after the options.
 author:
   - anxcloud.lbaas contributors (@anxcloud)
 options:
@@ -135,6 +121,22 @@ options:
       - Seconds to wait for deleted objects to be gone.
     type: int
     default: 600
+notes:
+  - Snapshot first, decide second. One observation reads the owners (the account's tag entities with the owner
+    tag prefix, and the markers on the load balancers), then everything of every owner to collect. Any read
+    that fails ends the run before the first delete. Check mode returns exactly what a real run removes.
+  - A real run takes the advisory lease of each load balancer it writes to (as M(anxcloud.lbaas.service) does);
+    a load balancer whose lease another run holds is skipped with a message naming the holder, so a run in
+    progress is never collected under it. If the tags of a load balancer changed between the snapshot and
+    taking the lease, the run observes and decides again before writing.
+  - Deletes run through the collection's shared applier, owner by owner, children first, and are waited for
+    until gone; then the owner's markers are removed and its addresses released. An address a bind still
+    listens on (one this run does not delete) is never released. Then the run observes again.
+  - Age. LBaaS objects tell no creation time. An owner's age is that of its youngest marker (every writing
+    service run rewrites it) or the creation time of its address objects (the core resource's C(created_at),
+    read as UTC). With O(min_age), an owner younger than that is skipped, and so is an owner whose age
+    nothing tells (objects without a marker, no addresses), because a run that has created objects but not yet
+    written its marker looks exactly like that, and a leftover is better than an outage.
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
   - anxcloud.lbaas.attributes

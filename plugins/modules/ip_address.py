@@ -19,14 +19,7 @@ description:
     anycast) and the last address of the prefix, the same rule, so the cloud controller's
     "one below the top" address stays usable. A V(/31) or V(/127) has both addresses usable,
     a V(/32) or V(/128) its one.
-  - Safe against concurrent runs. An address the Engine refuses as taken is skipped; after creating, the module
-    reads the address back, and if another object holds it too, releases its own and tries the next one.
-    After such a collision it reads the prefix again, so the next try skips every address allocated meanwhile.
-    Five attempts at most, then the module fails naming the pool.
-  - The Engine's random reservation endpoint is not used, because its addresses expire and cannot be released.
-  - Runs through the collection's shared reconciler like every other module - observe, plan, then predict in
-    check mode or apply, then observe and plan again, which must find nothing left to do - so RV(addresses)
-    after a real run are read back from the Engine.
+  - How concurrent runs are kept apart is in the notes, after the options.
 author:
   - anxcloud.lbaas contributors (@anxcloud)
 options:
@@ -120,6 +113,15 @@ options:
     type: list
     elements: str
     default: []
+notes:
+  - Safe against concurrent runs. An address the Engine refuses as taken is skipped; after creating, the module
+    reads the address back, and if another object holds it too, releases its own and tries the next one.
+    After such a collision it reads the prefix again, so the next try skips every address allocated meanwhile.
+    Five attempts at most, then the module fails naming the pool.
+  - The Engine's random reservation endpoint is not used, because its addresses expire and cannot be released.
+  - Runs through the collection's shared reconciler like every other module - observe, plan, then predict in
+    check mode or apply, then observe and plan again, which must find nothing left to do - so RV(addresses)
+    after a real run are read back from the Engine.
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
   - anxcloud.lbaas.owner_tag
