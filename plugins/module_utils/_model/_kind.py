@@ -12,9 +12,11 @@ A ``Kind`` says what an object of it is and what a plan does with it:
 * the bodies a write sends (``to_engine`` for a create, ``update_body`` for a whole-object update);
 * the state check mode predicts after an action (``predict``), and how an action reads in a
   module's plan (``entry``);
-* where it goes in a plan (``create_rank``: parents before children; ``delete_level``: children
-  before parents, one level at a time), and which generic effect each of its operations has
-  (``effect``: an address's ``allocate`` is a create, ``release`` a delete, ``adopt`` a tag write).
+* where it goes in a plan, from what it depends on (``dependencies``: its parent kind and the kinds its
+  links point at): creates after their dependencies, deletes before them (``create_order``,
+  ``delete_order``; ``delete_level``: children before parents, one level at a time), and which generic
+  effect each of its operations has (``effect``: an address's ``allocate`` is a create, ``release`` a
+  delete, ``adopt`` a tag write).
 
 ``Operations`` say how an action of a kind reaches the Engine (create, update, tag, redeploy,
 delete) and declare what the applier may rely on (``confirms_by_wait``: the wait reads every
@@ -45,12 +47,69 @@ def kind_named(name):
     return _REGISTRY[name]
 
 
+def registered():
+    """Every kind registered, in the order they were declared."""
+    return list(_REGISTRY.values())
+
+
+def create_order(kinds=None):
+    """The names of ``kinds`` (default: every registered kind) in the order their creates run: each after
+    every kind it depends on (``Kind.dependencies``), and otherwise in the order they were declared (a
+    topological sort that keeps the declaration's order wherever the dependencies allow it)."""
+    kinds = list(_REGISTRY.values()) if kinds is None else list(kinds)
+    known = set(k.name for k in kinds)
+    needs = dict((k.name, [d for d in k.dependencies() if d in known and d != k.name]) for k in kinds)
+    order = []
+    while len(order) < len(kinds):
+        ready = [k.name for k in kinds if k.name not in order and all(d in order for d in needs[k.name])]
+        if not ready:
+            raise ValueError("kinds depend on each other in a cycle: %s"
+                             % ", ".join(sorted(n for n in needs if n not in order)))
+        order.append(ready[0])
+    return order
+
+
+def delete_order(kinds=None):
+    """The names of ``kinds`` in the order their deletes run: the one at the end of the longest chain of
+    dependencies first (a rule, which names an ACL of a frontend of a backend), so every kind goes before
+    every kind it depends on; among kinds as deep, the one created later first."""
+    kinds = list(_REGISTRY.values()) if kinds is None else list(kinds)
+    by_name = dict((k.name, k) for k in kinds)
+    depth = {}
+
+    def depth_of(name, seen=()):
+        if name not in depth:
+            if name in seen:
+                raise ValueError("kinds depend on each other in a cycle: %s" % ", ".join(seen))
+            deps = [d for d in by_name[name].dependencies() if d in by_name and d != name]
+            depth[name] = 1 + max(depth_of(d, seen + (name,)) for d in deps) if deps else 0
+        return depth[name]
+    created = create_order(kinds)
+    return sorted(created, key=lambda name: (-depth_of(name), -created.index(name)))
+
+
+_ORDERS = {}
+
+
+def _positions():
+    """kind name -> (create position, delete position) among the registered kinds, computed once per registry."""
+    key = tuple((name, id(kind)) for name, kind in _REGISTRY.items())
+    if key not in _ORDERS:
+        creates, deletes = create_order(), delete_order()
+        _ORDERS.clear()
+        _ORDERS[key] = dict((name, (creates.index(name), deletes.index(name))) for name in creates)
+    return _ORDERS[key]
+
+
 class Kind:
     """One object type a reconciler plans, predicts and applies. Subclasses set the attributes and
     override what differs; the defaults fit an object with a name, a parent and plain fields."""
 
-    create_rank = 0          # creates, updates and tag writes: lower ranks first (parents before children)
-    delete_rank = 0          # deletes: lower ranks first (children before parents) ...
+    # Bands of a plan before the order derived from dependencies (create_order, delete_order): every kind
+    # that is no object of the Engine's object tree (a service marker, an address) keeps a number that
+    # puts all its actions before or after those of the tree's kinds (band 0).
+    create_rank = 0          # creates, updates and tag writes: lower bands first
+    delete_rank = 0          # deletes: lower bands first ...
     delete_level = 0         # ... run one level at a time (a level's deletes together)
     effects = {}             # the kind's own operation names -> generic effect (CREATE, DELETE, TAG ...)
     recorded_as = "objects"  # how check mode's predictions across tasks keep it (_predictions)
@@ -68,9 +127,18 @@ class Kind:
         """The generic effect of ``op`` (an operation of this kind)."""
         return self.effects.get(op, op)
 
+    def dependencies(self):
+        """The kinds an object of this kind needs to exist before it and outlives it: its parent's kind
+        and the kinds its links point at."""
+        return [k for k in [self.parent_kind] + list(self.links.values()) if k]
+
     def rank(self, action):
-        """Where ``action`` goes in a plan among the actions of its effect (deletes, or the rest)."""
-        return (self.delete_rank if self.effect(action.op) == DELETE else self.create_rank,)
+        """Where ``action`` goes in a plan among the actions of its effect (deletes, or the rest): its band,
+        then its kind's place in the order of creates or deletes derived from dependencies."""
+        creates, deletes = _positions().get(self.name, (0, 0))
+        if self.effect(action.op) == DELETE:
+            return (self.delete_rank, deletes)
+        return (self.create_rank, creates)
 
     def identity(self, obj):
         """What tells two objects of this kind apart within the plan's world: parent and name."""

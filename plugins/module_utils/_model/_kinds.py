@@ -17,7 +17,7 @@ except ImportError:  # pragma: no cover - reported by the module base class
     HAS_NETADDR = False
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import Kind as ReconciledKind, register
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import Kind as ReconciledKind, register, registered
 
 ID_RE = re.compile(r"^[0-9a-f]{32}$")
 
@@ -160,18 +160,21 @@ class Kind(ReconciledKind):
         kind = self.under(obj.get("parent_type"))
         return (obj.get(kind.parent), obj.get("name"))
 
-    @property
-    def create_rank(self):
-        return DEPENDENCY_ORDER.index(self.name) if self.name in DEPENDENCY_ORDER else -1
-
-    @property
-    def delete_rank(self):
-        return DELETE_ORDER.index(self.name) if self.name in DELETE_ORDER else len(DELETE_ORDER)
+    def dependencies(self):
+        """Parent kinds and link targets of every variant (an ACL needs its frontend or backend), and the
+        kinds it names (a rule's condition names an ACL): the plan order follows them (``_model._kind``)."""
+        out = []
+        for form in list(self.variants.values()) or [self]:
+            for kind in [form.parent_kind] + list(form.links.values()) + list(form.names):
+                if kind and kind != self.name and kind not in out:
+                    out.append(kind)
+        return out
 
     @property
     def delete_level(self):
-        """0 for a kind no other kind names (binds, servers); else one above the highest kind naming it."""
-        referrers = [k for k in KINDS.values() if self.name in [k.parent_kind] + list(k.links.values()) + list(k.names)]
+        """0 for a kind no other kind names (binds, servers); else one above the highest kind naming it
+        (every LBaaS kind declared, so one declared tomorrow waits for its children too)."""
+        referrers = [k for k in registered() if isinstance(k, Kind) and self.name in k.dependencies()]
         return 1 + max(k.delete_level for k in referrers) if referrers else 0
 
     def normalize_field(self, field, value, option=None):
@@ -305,7 +308,6 @@ RULE = parent_typed("rule", {"index": _int, "condition": _str, "condition_test":
                     required=("condition_test", "action"), names=("acl",))
 
 KINDS = dict((k.name, k) for k in (LOADBALANCER, BACKEND, FRONTEND, BIND, SERVER, ACL, RULE))
-# Creation order; deletion runs the other way round. A rule names an ACL of its parent (condition_test),
-# so ACLs come before rules and go after them.
-DEPENDENCY_ORDER = ("backend", "frontend", "bind", "server", "acl", "rule")
-DELETE_ORDER = ("rule", "acl", "bind", "server", "frontend", "backend")
+# The plan order follows from the declarations above (``Kind.dependencies``; ``_model._kind.create_order``):
+# parents, then what links to them; a rule names an ACL of its parent (condition_test), so ACLs come
+# before rules and go after them.
