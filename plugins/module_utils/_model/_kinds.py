@@ -135,7 +135,8 @@ class Kind(ReconciledKind):
     """One LBaaS object type (the interface: ``_model._kind.Kind``)."""
 
     def __init__(self, name, parent, parent_kind, fields, links=None, resource_type=None, defaults=None,
-                 required=(), derive=None, names=(), noun=None):
+                 required=(), derive=None, names=(), noun=None, service_managed=True, access_control=False,
+                 conflicts_by=()):
         super().__init__(name, parent, parent_kind, fields, links, resource_type)
         # What messages call one object of the kind ("load balancer", "ACL"). Not ``label``: that is the
         # interface's method naming an action (_model._kind.Kind.label), which an attribute would hide.
@@ -145,6 +146,15 @@ class Kind(ReconciledKind):
         self.derive = derive              # fn(flat): fields normalized by another field (an ACL's value)
         self.names = tuple(names)         # kinds this kind names by their name, not by a link (a rule its ACL)
         self.variants = {}                # parent kind -> this kind under it, for a kind with several (under())
+        # What the service module (_service) does with the kind, declared here so the service names no kind:
+        # service_managed: it observes, plans and removes objects of the kind (as this variant) under its parents;
+        # access_control: they decide who may connect (allow_sources: ACLs and rules), so a frontend its marker
+        # vouches has none of the service's is not listed for them, and their deletes keep a frontend closed;
+        # conflicts_by: fields two objects of the kind must not share on one load balancer (a bind's address
+        # and port): another owner's are kept from observation for conflict detection.
+        self.service_managed = service_managed
+        self.access_control = access_control
+        self.conflicts_by = tuple(conflicts_by)
 
     def option_type(self, field):
         """The type of the module option that sets ``field`` (int, bool or str), from its normaliser."""
@@ -270,7 +280,7 @@ FRONTEND = Kind("frontend", "load_balancer", "loadbalancer",
                 resource_type="da9d14b9d95840c08213de67f9cee6e2")
 BIND = Kind("bind", "frontend", "frontend",
             {"address": _str, "port": _int, "ssl": _bool, "ssl_certificate_path": _opt_text},
-            resource_type="bd24def982aa478fb3352cb5f49aab47")
+            resource_type="bd24def982aa478fb3352cb5f49aab47", conflicts_by=("address", "port"))
 SERVER = Kind("server", "backend", "backend",
               {"ip": _str, "port": _int, "check": _str},
               resource_type="01f321a4875446409d7d8469503a905f")
@@ -289,7 +299,9 @@ def parent_typed(name, fields, resource_type, **options):
         variants[parent] = Kind(name, parent, parent, own, links={other: other}, resource_type=resource_type,
                                 defaults=dict(options.get("defaults") or {}, parent_type=parent),
                                 required=options.get("required", ()), derive=options.get("derive"),
-                                names=options.get("names", ()), noun=options.get("noun"))
+                                names=options.get("names", ()), noun=options.get("noun"),
+                                service_managed=parent in options.get("service_under", ()),
+                                access_control=options.get("access_control", False))
     for kind in variants.values():
         kind.variants = variants
     return register(variants["frontend"])   # the one known by name, as in KINDS
@@ -300,12 +312,14 @@ def parent_typed(name, fields, resource_type, **options):
 # Their core resource type identifiers are not published: no resource_type, found by their own listing.
 ACL = parent_typed("acl", {"criterion": _str, "value": _opt_text, "index": _int},
                    None, defaults={"index": 0}, noun="ACL",
-                   required=("criterion", "value"), derive=_acl_fields)
+                   required=("criterion", "value"), derive=_acl_fields,
+                   service_under=("frontend",), access_control=True)
 RULE = parent_typed("rule", {"index": _int, "condition": _str, "condition_test": _str, "type": _str, "action": _str,
                              "redirection_type": _opt_text, "redirection_code": _opt_text,
                              "redirection_value": _opt_text, "rule_type": _opt_text},
                     None, defaults={"index": 0, "condition": "if", "type": "connection"},
-                    required=("condition_test", "action"), names=("acl",))
+                    required=("condition_test", "action"), names=("acl",),
+                    service_under=("frontend",), access_control=True)
 
 KINDS = dict((k.name, k) for k in (LOADBALANCER, BACKEND, FRONTEND, BIND, SERVER, ACL, RULE))
 # The plan order follows from the declarations above (``Kind.dependencies``; ``_model._kind.create_order``):
