@@ -180,25 +180,24 @@ class LbPlanner:
     def _port(self, port, indexes):
         """One port's backend, frontend, servers and binds: matched by (parent, name), created when missing."""
         d, lb = self.desired, self.obs.lb
-        backends, frontends, servers, binds = (indexes[k] for k in ("backend", "frontend", "server", "bind"))
         where = "load balancer '%s'" % lb["name"]
         fields = d.by_kind["backend"][port]
         name = d.by_kind["frontend"][port]["name"]
-        pointed_at = set(f["default_backend"] for f in frontends.get((None, name), ()))
-        backend_id = self._match(BACKEND, fields, backends.get((None, fields["name"]), []), lb["id"],
+        pointed_at = set(f["default_backend"] for f in indexes["frontend"].get((None, name), ()))
+        backend_id = self._match(BACKEND, fields, indexes["backend"].get((None, fields["name"]), []), lb["id"],
                                  "no backend '%s' on %s" % (fields["name"], where), preferred=pointed_at)
         frontend = dict(d.by_kind["frontend"][port], default_backend=backend_id)
-        frontend_id = self._match(FRONTEND, frontend, frontends.get((None, name), []), lb["id"],
+        frontend_id = self._match(FRONTEND, frontend, indexes["frontend"].get((None, name), []), lb["id"],
                                   "no frontend '%s' on %s" % (frontend["name"], where))
         for server in self.of_port["server"].get(port, ()):
-            self._match(SERVER, server, servers.get((backend_id, server["name"]), []), backend_id,
+            self._match(SERVER, server, indexes["server"].get((backend_id, server["name"]), []), backend_id,
                         "no server '%s' in its backend" % server["name"])
         guards = self._allow_list(port, frontend_id, indexes["acl"], indexes["rule"])
         if port in self.of_port["rule"]:
             self.guarded[port] = frontend_id
         for bind in self.of_port["bind"].get(port, ()):
             before = len(self.out.actions)
-            self._match(BIND, bind, binds.get((frontend_id, bind["name"]), []), frontend_id,
+            self._match(BIND, bind, indexes["bind"].get((frontend_id, bind["name"]), []), frontend_id,
                         "no bind '%s' in its frontend" % bind["name"])
             for action in self.out.actions[before:]:
                 action.needs.extend(guards)   # a new bind listens only once the allow-list is in place
