@@ -56,3 +56,16 @@ def test_a_cycle_is_refused(registry):
     Loop("toy_b", parent="x", parent_kind="toy_a")
     with pytest.raises(ValueError, match="cycle"):
         create_order([first, _kind.kind_named("toy_b")])
+
+
+def test_bookkeeping_kinds_follow_what_they_declare():
+    """gc's markers go once the LBaaS objects they vouch for are gone, addresses once those and the markers are:
+    declared as ``deleted_after``, in levels of their own, with no rank number."""
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import ADDRESS
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._plan import MARKER_KIND
+    deletes, creates = delete_order(), create_order()
+    for kind in KINDS.values():
+        assert deletes.index(kind.name) < deletes.index(MARKER_KIND.name) < deletes.index(ADDRESS.name)
+        assert creates.index(kind.name) < creates.index(ADDRESS.name)
+        assert kind.delete_level < MARKER_KIND.delete_level < ADDRESS.delete_level
+        assert kind.rank(_Action(DELETE)) < MARKER_KIND.rank(_Action(DELETE)) < ADDRESS.rank(_Action("release"))
