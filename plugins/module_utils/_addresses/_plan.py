@@ -16,6 +16,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool im
     NEW, address_int, flat, rdns_text)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import CREATE, DELETE, TAG, UPDATE, Kind
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import Action, Placeholder, Plan, is_placeholder
 
 ALLOCATE, RELEASE, ADOPT, CHANGE = "allocate", "release", "adopt", "update"
@@ -36,9 +37,8 @@ class AddressKind(Kind):
     changing a held address's rDNS name an update."""
 
     effects = {ALLOCATE: CREATE, RELEASE: DELETE, ADOPT: TAG, CHANGE: UPDATE}
-    create_rank = 10          # after every LBaaS object (a plan of both is gc's)
-    delete_rank = 30
-    delete_level = 30         # released last: once the LBaaS objects (binds) and gc's markers are gone
+    created_after = tuple(KINDS)                 # after every LBaaS object (a plan of both is gc's)
+    deleted_after = tuple(KINDS) + ("marker",)   # released last: once the LBaaS objects (binds) and gc's markers are gone
     recorded_as = "addresses"
 
     def identity(self, obj):

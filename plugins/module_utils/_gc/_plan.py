@@ -30,6 +30,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure imp
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import when
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import Kind
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import DELETE, Action, Plan
 
 MARKER = "marker"
@@ -74,8 +75,7 @@ class MarkerKind(Kind):
     """A service's "last reconciled" marker on a load balancer (``_marker``), as gc removes it: identity
     is the load balancer and the tag; removing it comes after the objects it vouches for are gone."""
 
-    delete_rank = 20
-    delete_level = 20
+    deleted_after = tuple(KINDS)   # every LBaaS kind: removed after the objects it vouches for (a level of its own)
 
     def identity(self, obj):
         return tuple(obj["id"].split("/", 1))

@@ -12,9 +12,11 @@ A ``Kind`` says what an object of it is and what a plan does with it:
 * the bodies a write sends (``to_engine`` for a create, ``update_body`` for a whole-object update);
 * the state check mode predicts after an action (``predict``), and how an action reads in a
   module's plan (``entry``);
-* where it goes in a plan (``create_rank``: parents before children; ``delete_level``: children
-  before parents, one level at a time), and which generic effect each of its operations has
-  (``effect``: an address's ``allocate`` is a create, ``release`` a delete, ``adopt`` a tag write).
+* where it goes in a plan, from what it depends on (``dependencies``: its parent kind and the kinds its
+  links point at): creates after their dependencies, deletes before them (``create_order``,
+  ``delete_order``; ``delete_level``: children before parents, one level at a time), and which generic
+  effect each of its operations has (``effect``: an address's ``allocate`` is a create, ``release`` a
+  delete, ``adopt`` a tag write).
 
 ``Operations`` say how an action of a kind reaches the Engine (create, update, tag, redeploy,
 delete) and declare what the applier may rely on (``confirms_by_wait``: the wait reads every
@@ -45,13 +47,91 @@ def kind_named(name):
     return _REGISTRY[name]
 
 
+def registered():
+    """Every kind registered, in the order they were declared."""
+    return list(_REGISTRY.values())
+
+
+def _sorted(names, before, key, what):
+    """``names`` topologically sorted: each after the names ``before[name]`` lists; of those free to go,
+    the one ``key`` puts first."""
+    order = []
+    while len(order) < len(names):
+        ready = [n for n in names if n not in order and all(d in order for d in before[n])]
+        if not ready:
+            raise ValueError("kinds %s each other in a cycle: %s" % (what, ", ".join(sorted(set(names) - set(order)))))
+        order.append(min(ready, key=key))
+    return order
+
+
+def _depths(by_name):
+    """kind name -> the length of its longest chain of dependencies (0: depends on no kind)."""
+    depth = {}
+
+    def depth_of(name, seen=()):
+        if name not in depth:
+            if name in seen:
+                raise ValueError("kinds depend on each other in a cycle: %s" % ", ".join(seen))
+            deps = [d for d in by_name[name].dependencies() if d in by_name and d != name]
+            depth[name] = 1 + max(depth_of(d, seen + (name,)) for d in deps) if deps else 0
+        return depth[name]
+    return dict((name, depth_of(name)) for name in by_name)
+
+
+def create_order(kinds=None):
+    """The names of ``kinds`` (default: every registered kind) in the order their creates run: each after
+    every kind it depends on (``Kind.dependencies``) or is created after (``created_after``), and otherwise
+    in the order they were declared (a topological sort that keeps the declaration's order wherever the
+    dependencies allow it)."""
+    kinds = list(_REGISTRY.values()) if kinds is None else list(kinds)
+    names = [k.name for k in kinds]
+    before = dict((k.name, [d for d in k.dependencies() + list(k.created_after) if d in names and d != k.name])
+                  for k in kinds)
+    return _sorted(names, before, names.index, "depend on")
+
+
+def delete_order(kinds=None):
+    """The names of ``kinds`` in the order their deletes run: every kind before every kind it depends on,
+    and after the kinds it is declared to be deleted after (``deleted_after``); of the kinds free to go, the
+    one at the end of the longest chain of dependencies first (a rule, which names an ACL of a frontend of a
+    backend), and among kinds as deep, the one created later first."""
+    kinds = list(_REGISTRY.values()) if kinds is None else list(kinds)
+    by_name = dict((k.name, k) for k in kinds)
+    before = dict((k.name, [d for d in k.deleted_after if d in by_name and d != k.name]) for k in kinds)
+    for kind in kinds:
+        for needed in kind.dependencies():
+            if needed in by_name and needed != kind.name:
+                before[needed].append(kind.name)   # a kind's dependents go before it
+    depth, created = _depths(by_name), create_order(kinds)
+    return _sorted(created, before, lambda name: (-depth[name], -created.index(name)), "are deleted after")
+
+
+_ORDERS = {}
+
+
+def _positions():
+    """kind name -> (create position, delete position) among the registered kinds, computed once per registry."""
+    key = tuple((name, id(kind)) for name, kind in _REGISTRY.items())
+    if key not in _ORDERS:
+        creates, deletes = create_order(), delete_order()
+        _ORDERS.clear()
+        _ORDERS[key] = dict((name, (creates.index(name), deletes.index(name))) for name in creates)
+    return _ORDERS[key]
+
+
 class Kind:
     """One object type a reconciler plans, predicts and applies. Subclasses set the attributes and
     override what differs; the defaults fit an object with a name, a parent and plain fields."""
 
-    create_rank = 0          # creates, updates and tag writes: lower ranks first (parents before children)
-    delete_rank = 0          # deletes: lower ranks first (children before parents) ...
-    delete_level = 0         # ... run one level at a time (a level's deletes together)
+    # Kinds this kind's writes follow though it does not depend on them (no parent, no link): an address is
+    # allocated after the LBaaS objects of a plan and released after them and the markers, a marker removed
+    # once the objects it vouches for are gone. Names; a kind not registered is no constraint.
+    created_after = ()
+    deleted_after = ()
+    # Bands before the order derived from all that (create_order, delete_order); every kind of the
+    # collection is in band 0, a test's kind may pin itself before or after all of them.
+    create_rank = 0          # creates, updates and tag writes: lower bands first
+    delete_rank = 0          # deletes: lower bands first
     effects = {}             # the kind's own operation names -> generic effect (CREATE, DELETE, TAG ...)
     recorded_as = "objects"  # how check mode's predictions across tasks keep it (_predictions)
 
@@ -68,9 +148,25 @@ class Kind:
         """The generic effect of ``op`` (an operation of this kind)."""
         return self.effects.get(op, op)
 
+    @property
+    def delete_level(self):
+        """Deletes run one level at a time (a level's deletes together): one above every kind this one is
+        deleted after, else 0 (the LBaaS kinds count their children and referrers, ``_kinds``)."""
+        levels = [_REGISTRY[k].delete_level for k in self.deleted_after if k in _REGISTRY and k != self.name]
+        return 1 + max(levels) if levels else 0
+
+    def dependencies(self):
+        """The kinds an object of this kind needs to exist before it and outlives it: its parent's kind
+        and the kinds its links point at."""
+        return [k for k in [self.parent_kind] + list(self.links.values()) if k]
+
     def rank(self, action):
-        """Where ``action`` goes in a plan among the actions of its effect (deletes, or the rest)."""
-        return (self.delete_rank if self.effect(action.op) == DELETE else self.create_rank,)
+        """Where ``action`` goes in a plan among the actions of its effect (deletes, or the rest): its band,
+        then its kind's place in the order of creates or deletes derived from dependencies."""
+        creates, deletes = _positions().get(self.name, (0, 0))
+        if self.effect(action.op) == DELETE:
+            return (self.delete_rank, deletes)
+        return (self.create_rank, creates)
 
     def identity(self, obj):
         """What tells two objects of this kind apart within the plan's world: parent and name."""

@@ -17,7 +17,7 @@ except ImportError:  # pragma: no cover - reported by the module base class
     HAS_NETADDR = False
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import Kind as ReconciledKind, register
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import Kind as ReconciledKind, register, registered
 
 ID_RE = re.compile(r"^[0-9a-f]{32}$")
 
@@ -135,7 +135,8 @@ class Kind(ReconciledKind):
     """One LBaaS object type (the interface: ``_model._kind.Kind``)."""
 
     def __init__(self, name, parent, parent_kind, fields, links=None, resource_type=None, defaults=None,
-                 required=(), derive=None, names=(), noun=None):
+                 required=(), derive=None, names=(), noun=None, service_managed=True, access_control=False,
+                 conflicts_by=()):
         super().__init__(name, parent, parent_kind, fields, links, resource_type)
         # What messages call one object of the kind ("load balancer", "ACL"). Not ``label``: that is the
         # interface's method naming an action (_model._kind.Kind.label), which an attribute would hide.
@@ -145,6 +146,15 @@ class Kind(ReconciledKind):
         self.derive = derive              # fn(flat): fields normalized by another field (an ACL's value)
         self.names = tuple(names)         # kinds this kind names by their name, not by a link (a rule its ACL)
         self.variants = {}                # parent kind -> this kind under it, for a kind with several (under())
+        # What the service module (_service) does with the kind, declared here so the service names no kind:
+        # service_managed: it observes, plans and removes objects of the kind (as this variant) under its parents;
+        # access_control: they decide who may connect (allow_sources: ACLs and rules), so a frontend its marker
+        # vouches has none of the service's is not listed for them, and their deletes keep a frontend closed;
+        # conflicts_by: fields two objects of the kind must not share on one load balancer (a bind's address
+        # and port): another owner's are kept from observation for conflict detection.
+        self.service_managed = service_managed
+        self.access_control = access_control
+        self.conflicts_by = tuple(conflicts_by)
 
     def option_type(self, field):
         """The type of the module option that sets ``field`` (int, bool or str), from its normaliser."""
@@ -160,18 +170,21 @@ class Kind(ReconciledKind):
         kind = self.under(obj.get("parent_type"))
         return (obj.get(kind.parent), obj.get("name"))
 
-    @property
-    def create_rank(self):
-        return DEPENDENCY_ORDER.index(self.name) if self.name in DEPENDENCY_ORDER else -1
-
-    @property
-    def delete_rank(self):
-        return DELETE_ORDER.index(self.name) if self.name in DELETE_ORDER else len(DELETE_ORDER)
+    def dependencies(self):
+        """Parent kinds and link targets of every variant (an ACL needs its frontend or backend), and the
+        kinds it names (a rule's condition names an ACL): the plan order follows them (``_model._kind``)."""
+        out = []
+        for form in list(self.variants.values()) or [self]:
+            for kind in [form.parent_kind] + list(form.links.values()) + list(form.names):
+                if kind and kind != self.name and kind not in out:
+                    out.append(kind)
+        return out
 
     @property
     def delete_level(self):
-        """0 for a kind no other kind names (binds, servers); else one above the highest kind naming it."""
-        referrers = [k for k in KINDS.values() if self.name in [k.parent_kind] + list(k.links.values()) + list(k.names)]
+        """0 for a kind no other kind names (binds, servers); else one above the highest kind naming it
+        (every LBaaS kind declared, so one declared tomorrow waits for its children too)."""
+        referrers = [k for k in registered() if isinstance(k, Kind) and self.name in k.dependencies()]
         return 1 + max(k.delete_level for k in referrers) if referrers else 0
 
     def normalize_field(self, field, value, option=None):
@@ -267,7 +280,7 @@ FRONTEND = Kind("frontend", "load_balancer", "loadbalancer",
                 resource_type="da9d14b9d95840c08213de67f9cee6e2")
 BIND = Kind("bind", "frontend", "frontend",
             {"address": _str, "port": _int, "ssl": _bool, "ssl_certificate_path": _opt_text},
-            resource_type="bd24def982aa478fb3352cb5f49aab47")
+            resource_type="bd24def982aa478fb3352cb5f49aab47", conflicts_by=("address", "port"))
 SERVER = Kind("server", "backend", "backend",
               {"ip": _str, "port": _int, "check": _str},
               resource_type="01f321a4875446409d7d8469503a905f")
@@ -286,7 +299,9 @@ def parent_typed(name, fields, resource_type, **options):
         variants[parent] = Kind(name, parent, parent, own, links={other: other}, resource_type=resource_type,
                                 defaults=dict(options.get("defaults") or {}, parent_type=parent),
                                 required=options.get("required", ()), derive=options.get("derive"),
-                                names=options.get("names", ()), noun=options.get("noun"))
+                                names=options.get("names", ()), noun=options.get("noun"),
+                                service_managed=parent in options.get("service_under", ()),
+                                access_control=options.get("access_control", False))
     for kind in variants.values():
         kind.variants = variants
     return register(variants["frontend"])   # the one known by name, as in KINDS
@@ -297,15 +312,16 @@ def parent_typed(name, fields, resource_type, **options):
 # Their core resource type identifiers are not published: no resource_type, found by their own listing.
 ACL = parent_typed("acl", {"criterion": _str, "value": _opt_text, "index": _int},
                    None, defaults={"index": 0}, noun="ACL",
-                   required=("criterion", "value"), derive=_acl_fields)
+                   required=("criterion", "value"), derive=_acl_fields,
+                   service_under=("frontend",), access_control=True)
 RULE = parent_typed("rule", {"index": _int, "condition": _str, "condition_test": _str, "type": _str, "action": _str,
                              "redirection_type": _opt_text, "redirection_code": _opt_text,
                              "redirection_value": _opt_text, "rule_type": _opt_text},
                     None, defaults={"index": 0, "condition": "if", "type": "connection"},
-                    required=("condition_test", "action"), names=("acl",))
+                    required=("condition_test", "action"), names=("acl",),
+                    service_under=("frontend",), access_control=True)
 
 KINDS = dict((k.name, k) for k in (LOADBALANCER, BACKEND, FRONTEND, BIND, SERVER, ACL, RULE))
-# Creation order; deletion runs the other way round. A rule names an ACL of its parent (condition_test),
-# so ACLs come before rules and go after them.
-DEPENDENCY_ORDER = ("backend", "frontend", "bind", "server", "acl", "rule")
-DELETE_ORDER = ("rule", "acl", "bind", "server", "frontend", "backend")
+# The plan order follows from the declarations above (``Kind.dependencies``; ``_model._kind.create_order``):
+# parents, then what links to them; a rule names an ACL of its parent (condition_test), so ACLs come
+# before rules and go after them.

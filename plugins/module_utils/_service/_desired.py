@@ -16,6 +16,8 @@ try:
 except ImportError:  # pragma: no cover - reported by the module base class
     netaddr = None
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._managed import MANAGED
+
 # Parts of object names: no dots (they separate the parts), no spaces or slashes.
 NAME_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$")
 
@@ -29,19 +31,23 @@ def network_key(text):
 class Desired:
     """The objects a service needs on one load balancer, parents referenced by port name.
 
-    ``backends``/``frontends``: port name -> fields; ``binds``: (port, address) -> fields;
-    ``servers``: (port, server) -> fields. Frontends' ``default_backend`` and binds'/servers'
+    ``by_kind``: kind name -> key -> fields, for every kind the service manages (``_managed.MANAGED``); the
+    keys of a backend or frontend are its port name, those of a child (port name, its own key): a bind's
+    address, a server's name, an ACL's or rule's name. Frontends' ``default_backend`` and the children's
     parents are filled by the planner with the identifiers it finds or will create.
     """
 
     def __init__(self, suffix=None):
         self.suffix = suffix   # S in the names ``<port>.S`` of the service's backends and frontends
-        self.backends = {}
-        self.frontends = {}
-        self.binds = {}
-        self.servers = {}
-        self.acls = {}       # (port, name) -> fields of a src ACL of the port's frontend (allow_sources)
-        self.rules = {}      # (port, name) -> fields of a connection rule naming it
+        self.by_kind = dict((kind.name, {}) for kind in MANAGED)
+
+    def __getattr__(self, name):
+        # Transitional: ``desired.binds`` for ``desired.by_kind["bind"]``, for the readers not moved to
+        # ``by_kind`` yet (_declaration, _tree, _info: edited elsewhere at the time of writing).
+        by_kind = self.__dict__.get("by_kind") or {}
+        if name.endswith("s") and name[:-1] in by_kind:
+            return by_kind[name[:-1]]
+        raise AttributeError(name)
 
     def names_a_parent(self, name):
         """Whether ``name`` is a backend or frontend name of this service's scheme (``<port>.S``), for
@@ -50,16 +56,21 @@ class Desired:
         return bool(self.suffix and dot and rest == self.suffix and NAME_RE.match(head))
 
     def count(self):
-        return len(self.backends) + len(self.frontends) + len(self.binds) + len(self.servers) + \
-            len(self.acls) + len(self.rules)
+        return sum(len(objs) for objs in self.by_kind.values())
+
+    def controls_access(self):
+        """Whether the declaration has an allow-list (objects of an ``access_control`` kind: ACLs, rules)."""
+        return any(self.by_kind[kind.name] for kind in MANAGED if kind.access_control)
 
     def as_data(self):
-        """The desired objects as plain data sorted by name (what the declaration hash covers); ACLs and
-        rules only when there are some, so a service without allow_sources hashes as before."""
-        kinds = ("backends", "frontends", "binds", "servers") + (("acls", "rules") if self.acls else ())
-        return dict((kind, sorted(getattr(self, kind).values(), key=lambda o: o["name"])) for kind in kinds)
+        """The desired objects as plain data sorted by name (what the declaration hash covers), keyed by the
+        kinds' plural names; those of ``access_control`` kinds only when there are some, so a service without
+        allow_sources hashes as before they existed."""
+        access = self.controls_access()
+        return dict((kind.name + "s", sorted(self.by_kind[kind.name].values(), key=lambda o: o["name"]))
+                    for kind in MANAGED if access or not kind.access_control)
 
     def allow_sources(self, port):
         """The networks a port's frontend admits (None: open to all), from its desired ACLs."""
-        nets = [a["value"] for (p, _n), a in self.acls.items() if p == port and a["name"].startswith("allow-")]
+        nets = [a["value"] for (p, _n), a in self.by_kind["acl"].items() if p == port and a["name"].startswith("allow-")]
         return sorted(nets, key=network_key) if nets else None

@@ -36,7 +36,7 @@ class ServiceGuard:
         holder = params.get("lease_holder")
         holder = check_holder(holder) if holder is not None else default_holder(self.service)
         self.digest = declaration_hash(desired.as_data())
-        self.open = not desired.acls   # the marker says whether this declaration has allow-lists
+        self.open = not desired.controls_access()   # the marker says whether this declaration has allow-lists
         self.warn = warn
         self.lb_tags = {}
         self.leases = Leases(client, self.prefix, holder, params["lease_timeout"], self.tags_of, warn=warn)

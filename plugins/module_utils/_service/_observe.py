@@ -18,19 +18,19 @@ for objects it is about to write to.
 """
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import gone_as_none
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import child_is_ours, frontends_using
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import child_is_ours, frontends_using, is_child
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, resolve_lbs
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._desired import Desired
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._managed import CHILDREN, PARENT_NAMES
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observed import Observed
 
 TYPE_BY_RESOURCE = dict((k.resource_type, k.name) for k in KINDS.values() if k.resource_type)
-PARENT_KINDS = ("backend", "frontend")
-# Children found through their parents (ownership by containment); a frontend's ACLs and rules are the
-# allow_sources of the service (they are removed with it, and the Engine keeps a frontend that has some).
-CHILD_OF = {"backend": ("server",), "frontend": ("bind", "acl", "rule")}
+# Parents (PARENT_NAMES: backends, frontends) and the children found through them (CHILDREN: ownership by
+# containment), as the kinds declare them (_managed); a frontend's ACLs and rules are the allow_sources of
+# the service (they are removed with it, and the Engine keeps a frontend that has some).
 UNKNOWN_LB = {"kind": "loadbalancer", "id": None, "name": "(unknown load balancer)"}
 
 
@@ -109,15 +109,14 @@ class ServiceObserver:
 
     def _listings(self, lb):
         """The load balancer's backend and frontend listings."""
-        return self.client.map(lambda kind: self.client.lbaas_list(kind, load_balancer=lb["id"]), ("backend", "frontend"))
+        return self.client.map(lambda kind: self.client.lbaas_list(kind, load_balancer=lb["id"]), PARENT_NAMES)
 
     def _picked(self, listings, listed, declared):
         """kind -> ids of the parents to read: ours as the tag listing says, and those with a desired name."""
-        d = self.desired
-        wanted = {"backend": set(b["name"] for b in d.backends.values()) if declared else set(),
-                  "frontend": set(f["name"] for f in d.frontends.values()) if declared else set()}
+        by_kind = self.desired.by_kind
+        wanted = dict((kind, set(o["name"] for o in by_kind[kind].values()) if declared else set()) for kind in PARENT_NAMES)
         return dict((kind, [i["identifier"] for i in listing if i["identifier"] in listed or i.get("name") in wanted[kind]])
-                    for kind, listing in zip(PARENT_KINDS, listings))
+                    for kind, listing in zip(PARENT_NAMES, listings))
 
     def _job(self, job, listed):
         what, kind, arg = job
@@ -134,8 +133,8 @@ class ServiceObserver:
         """The parents read, without those deleted since the listing, with the tags read for those outside it."""
         gone = set(i for i, resource in resources.items() if resource is None)
         tags = dict((i, tag_names(resource)) for i, resource in resources.items() if resource is not None)
-        parents = dict((kind, [o for o in objs if o["id"] not in gone]) for kind, objs in zip(PARENT_KINDS, details))
-        for obj in parents["backend"] + parents["frontend"]:
+        parents = dict((kind, [o for o in objs if o["id"] not in gone]) for kind, objs in zip(PARENT_NAMES, details))
+        for obj in [o for objs in parents.values() for o in objs]:
             if obj["id"] in tags:
                 obj["tags"] = tags[obj["id"]]
                 obj["confirmed"] = True
@@ -149,25 +148,26 @@ class ServiceObserver:
         the tags of the parents outside the owner-tag listing (an untagged one may be adopted, another
         owner's never) and the child listings of every such parent: binds and servers are found through
         their parents (ownership by containment: they carry no owner tag). Children of a parent that turns
-        out to be another owner's are kept aside, for conflict detection only.
+        out to be another owner's are kept aside, for conflict detection only (kinds declaring ``conflicts_by``).
         """
-        self.listings[lb["id"]] = listings[1]
+        self.listings[lb["id"]] = dict(zip(PARENT_NAMES, listings))
         picked = self._picked(listings, listed, declared)
-        jobs = [("details", kind, picked[kind]) for kind in PARENT_KINDS]
-        jobs += [("tags", kind, [i for i in picked[kind] if i not in listed]) for kind in PARENT_KINDS]
+        jobs = [("details", kind, picked[kind]) for kind in PARENT_NAMES]
+        jobs += [("tags", kind, [i for i in picked[kind] if i not in listed]) for kind in PARENT_NAMES]
         jobs += self._child_jobs(lb, listings, picked, declared)
         results = self.client.map(lambda job: self._job(job, listed), jobs)
-        parents = self._parents(results[:2], dict(results[2], **results[3]))
-        foreign = set(o["id"] for kind in parents for o in parents[kind] if foreign_tags(o.get("tags"), self.tag))
-        children = {"server": [], "bind": [], "acl": [], "rule": []}
-        for (_what, child, parent_id), found in zip(jobs[4:], results[4:]):
+        count = len(PARENT_NAMES)
+        tags = {}
+        for found in results[count:2 * count]:
+            tags.update(found)
+        objects = self._parents(results[:count], tags)
+        foreign = set(o["id"] for kind in objects for o in objects[kind] if foreign_tags(o.get("tags"), self.tag))
+        for (_what, child, parent_id), found in zip(jobs[2 * count:], results[2 * count:]):
             if parent_id not in foreign:
-                children[child].extend(found)
-            elif child in ("bind", "server"):   # another owner's: for conflict detection only
+                objects.setdefault(child, []).extend(found)
+            elif KINDS[child].conflicts_by:   # another owner's: for conflict detection only
                 self.children_seen.setdefault(parent_id, []).extend(found)
-        return Observed(lb, parents["backend"], parents["frontend"], children["bind"], children["server"],
-                        untagged_named=self._untagged_named(listings, picked), acls=children["acl"],
-                        rules=children["rule"])
+        return Observed(lb, objects, untagged_named=self._untagged_named(listings, picked))
 
     def vouched_by(self, service, digest):
         """The markers of ``service`` may spare listings when written for ``digest`` (its declaration's hash,
@@ -176,9 +176,9 @@ class ServiceObserver:
 
     def _child_jobs(self, lb, listings, picked, declared):
         """A listing job per child kind of each parent read; no ACL and rule listings for closed frontends."""
-        closed = self._closed_frontends(lb["id"], listings[1]) if declared else set()
-        return [("children", child, ident) for kind in PARENT_KINDS for ident in picked[kind] for child in CHILD_OF[kind]
-                if not (ident in closed and child in ("acl", "rule"))]
+        closed = self._closed_frontends(lb["id"], self.listings[lb["id"]]["frontend"]) if declared else set()
+        return [("children", child.name, ident) for kind in PARENT_NAMES for ident in picked[kind] for child in CHILDREN[kind]
+                if not (ident in closed and child.access_control)]
 
     def _closed_frontends(self, lb_id, frontend_listing):
         """Frontends of ports that declare no allow-list and, as this load balancer's marker says, had none at
@@ -197,14 +197,14 @@ class ServiceObserver:
         if not markers or not all(m.digest == self.digest or m.open for m in markers):
             return set()
         d = self.desired
-        guarded = set(port for port, _name in d.acls)
-        names = set(f["name"] for port, f in d.frontends.items() if port not in guarded)
+        guarded = set(port for kind, objs in d.by_kind.items() if KINDS[kind].access_control for port, _name in objs)
+        names = set(f["name"] for port, f in d.by_kind["frontend"].items() if port not in guarded)
         return set(i["identifier"] for i in frontend_listing if i.get("name") in names)
 
     def _untagged_named(self, listings, picked):
         """Parents named in the service's scheme that observation did not read (neither ours nor wanted)."""
         return [{"kind": kind, "id": i["identifier"], "name": i.get("name")}
-                for kind, listing in zip(PARENT_KINDS, listings)
+                for kind, listing in zip(PARENT_NAMES, listings)
                 for i in listing if i["identifier"] not in picked[kind] and self.desired.names_a_parent(i.get("name"))]
 
     def observe(self, lbs):
@@ -244,7 +244,7 @@ class ServiceObserver:
                 for obj in objs:
                     if obj["id"] not in seen:
                         target = observed.setdefault(lb_id, Observed(UNKNOWN_LB if lb_id is None else self._lb(lb_id)))
-                        getattr(target, obj["kind"] + "s").append(obj)
+                        target.by_kind[obj["kind"]].append(obj)
         self.state = ServiceState(lbs, observed, lb_tags, extra)
         return self.state
 
@@ -267,7 +267,7 @@ class ServiceObserver:
         raws = self.client.map(lambda item: gone_as_none(lambda i: self.client.lbaas_get(item[0], i))(item[1]), found)
         objs = [self._flat(kind, raw, listed) for (kind, _i), raw in zip(found, raws) if raw is not None]
         parent_ids = sorted(set((KINDS[o["kind"]].parent_kind, o[KINDS[o["kind"]].parent]) for o in objs
-                                if o["kind"] in ("bind", "server") and o.get(KINDS[o["kind"]].parent)))
+                                if is_child(o["kind"]) and o.get(KINDS[o["kind"]].parent)))
         parents = dict(zip([i for _k, i in parent_ids], self.client.map(
             lambda item: gone_as_none(lambda i: self.client.lbaas_get(item[0], i))(item[1]), parent_ids)))
         out = {}
@@ -294,8 +294,8 @@ class ServiceObserver:
 
     def _forget(self, gone):
         for obs in self.state.observed.values():
-            for kind in ("backends", "frontends", "binds", "servers", "acls", "rules"):
-                setattr(obs, kind, [o for o in getattr(obs, kind) if o["id"] not in gone])
+            for kind, objs in obs.by_kind.items():
+                obs.by_kind[kind] = [o for o in objs if o["id"] not in gone]
         for ident in gone:
             self.state.world.pop(ident, None)
 
@@ -303,8 +303,8 @@ class ServiceObserver:
         """Frontends on the load balancer outside ``ours`` whose default backend is one of ``backend_ids``
         (the Engine refuses to delete a backend one points at). The frontends observation read are
         reused; the rest of the listing is read now, which a run does only when a backend is to go."""
-        known = dict((f["id"], f) for f in obs.frontends)
-        rest = [i["identifier"] for i in self.listings.get(obs.lb["id"], []) if i["identifier"] not in known]
+        known = dict((f["id"], f) for f in obs.by_kind["frontend"])
+        rest = [i["identifier"] for i in self.listings.get(obs.lb["id"], {}).get("frontend", []) if i["identifier"] not in known]
         found = list(known.values()) + [KINDS["frontend"].from_engine(raw)
                                         for raw in self.client.lbaas_get_many("frontend", rest)]
         return frontends_using([f for f in found if f["id"] not in ours], backend_ids)
@@ -334,7 +334,7 @@ class ServiceObserver:
     def _binds_outside(self, lb, ours):
         """Every bind of the load balancer's frontends outside ``ours``: those observation read, and the rest now."""
         client = self.client
-        frontends = [i["identifier"] for i in self.listings.get(lb["id"], []) if i["identifier"] not in ours]
+        frontends = [i["identifier"] for i in self.listings.get(lb["id"], {}).get("frontend", []) if i["identifier"] not in ours]
         known = [f for f in frontends if f in self.children_seen]
         rest = [f for f in frontends if f not in self.children_seen]
         listings = client.map(lambda f: client.lbaas_list("bind", frontend=f), rest)

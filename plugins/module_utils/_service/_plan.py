@@ -37,6 +37,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import CREATE, DELETE, Action, Plan
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._bypasses import bypasses, report
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._managed import MANAGED
 
 
 class LbDecisions:
@@ -71,9 +72,9 @@ def _by_port(desired):
 
 
 def _allow_list_deletes(actions):
-    """The deletes of ACLs and rules whose frontend stays."""
-    gone = set(a.id for a in actions if a.op == DELETE and a.kind.name == "frontend")
-    return [a for a in actions if a.op == DELETE and a.kind.name in ("acl", "rule") and a.obj.get("frontend") not in gone]
+    """The deletes of ACLs and rules (``access_control`` kinds) whose parent (a frontend) stays."""
+    gone = set(a.id for a in actions if a.op == DELETE)
+    return [a for a in actions if a.op == DELETE and a.kind.access_control and a.obj.get(a.kind.parent) not in gone]
 
 
 def _is_reject(action):
@@ -94,10 +95,8 @@ class LbPlanner:
         self.prefix = prefix
         self.out = LbDecisions()
         self.by_id = dict((o["id"], o) for o in observed.objects())
-        self.servers_of = _by_port(desired.servers)   # port name -> its desired servers
-        self.binds_of = _by_port(desired.binds)
-        self.acls_of = _by_port(getattr(desired, "acls", {}))
-        self.rules_of = _by_port(getattr(desired, "rules", {}))
+        # kind name -> port name -> its desired children of the kind (servers, binds, ACLs, rules)
+        self.of_port = dict((kind, _by_port(objs)) for kind, objs in desired.by_kind.items() if is_child(kind))
         self.guarded = {}   # port name -> id of its frontend, for the ports with an allow-list
 
     def _add(self, plan, premise=None):
@@ -181,43 +180,41 @@ class LbPlanner:
     def _port(self, port, indexes):
         """One port's backend, frontend, servers and binds: matched by (parent, name), created when missing."""
         d, lb = self.desired, self.obs.lb
-        backends, frontends, servers, binds = indexes[:4]
         where = "load balancer '%s'" % lb["name"]
-        fields = d.backends[port]
-        name = d.frontends[port]["name"]
-        pointed_at = set(f["default_backend"] for f in frontends.get((None, name), ()))
-        backend_id = self._match(BACKEND, fields, backends.get((None, fields["name"]), []), lb["id"],
+        fields = d.by_kind["backend"][port]
+        name = d.by_kind["frontend"][port]["name"]
+        pointed_at = set(f["default_backend"] for f in indexes["frontend"].get((None, name), ()))
+        backend_id = self._match(BACKEND, fields, indexes["backend"].get((None, fields["name"]), []), lb["id"],
                                  "no backend '%s' on %s" % (fields["name"], where), preferred=pointed_at)
-        frontend = dict(d.frontends[port], default_backend=backend_id)
-        frontend_id = self._match(FRONTEND, frontend, frontends.get((None, name), []), lb["id"],
+        frontend = dict(d.by_kind["frontend"][port], default_backend=backend_id)
+        frontend_id = self._match(FRONTEND, frontend, indexes["frontend"].get((None, name), []), lb["id"],
                                   "no frontend '%s' on %s" % (frontend["name"], where))
-        for server in self.servers_of.get(port, ()):
-            self._match(SERVER, server, servers.get((backend_id, server["name"]), []), backend_id,
+        for server in self.of_port["server"].get(port, ()):
+            self._match(SERVER, server, indexes["server"].get((backend_id, server["name"]), []), backend_id,
                         "no server '%s' in its backend" % server["name"])
-        guards = self._allow_list(port, frontend_id, indexes[4:])
-        if port in self.rules_of:
+        guards = self._allow_list(port, frontend_id, indexes["acl"], indexes["rule"])
+        if port in self.of_port["rule"]:
             self.guarded[port] = frontend_id
-        for bind in self.binds_of.get(port, ()):
+        for bind in self.of_port["bind"].get(port, ()):
             before = len(self.out.actions)
-            self._match(BIND, bind, binds.get((frontend_id, bind["name"]), []), frontend_id,
+            self._match(BIND, bind, indexes["bind"].get((frontend_id, bind["name"]), []), frontend_id,
                         "no bind '%s' in its frontend" % bind["name"])
             for action in self.out.actions[before:]:
                 action.needs.extend(guards)   # a new bind listens only once the allow-list is in place
             if any(a.op == CREATE or set(a.changes) & set(("address", "port")) for a in self.out.actions[before:]):
                 self.out.binds_to_check.append((bind["address"], bind["port"], bind["name"]))
 
-    def _allow_list(self, port, frontend_id, indexes):
+    def _allow_list(self, port, frontend_id, acls, rules):
         """A port's ACLs and rules (allow_sources); returns the rule writes, which a new bind waits for.
         A rule waits for its ACL's write, a reject rule for every accept rule's: never closed to all."""
-        acls, rules = indexes
         made = {}
-        for acl in self.acls_of.get(port, ()):
+        for acl in self.of_port["acl"].get(port, ()):
             before = len(self.out.actions)
             self._match(ACL, acl, acls.get((frontend_id, acl["name"]), []), frontend_id,
                         "no ACL '%s' in its frontend" % acl["name"])
             made[acl["name"]] = self.out.actions[before:]
         accepts, written = [], []
-        for rule in sorted(self.rules_of.get(port, ()), key=lambda r: (r["index"], r["name"])):
+        for rule in sorted(self.of_port["rule"].get(port, ()), key=lambda r: (r["index"], r["name"])):
             before = len(self.out.actions)
             self._match(RULE, rule, rules.get((frontend_id, rule["name"]), []), frontend_id,
                         "no rule '%s' in its frontend" % rule["name"])
@@ -273,20 +270,20 @@ class LbPlanner:
             def stays(objs):
                 return [o for o in objs if o.get("frontend") == frontend_id and o["id"] not in self.out.claimed
                         and o["id"] not in deleting]
-            for finding in bypasses(self.desired.allow_sources(port), self.acls_of[port], self.rules_of[port],
-                                    stays(self.obs.acls), stays(self.obs.rules)):
-                self.out.bypasses.append(report(finding, self.obs.lb, self.desired.frontends[port]["name"], frontend_id,
+            for finding in bypasses(self.desired.allow_sources(port), self.of_port["acl"][port], self.of_port["rule"][port],
+                                    stays(self.obs.by_kind["acl"]), stays(self.obs.by_kind["rule"])):
+                self.out.bypasses.append(report(finding, self.obs.lb, self.desired.by_kind["frontend"][port]["name"], frontend_id,
                                                 self.tag, self.prefix))
 
     def plan(self):
         """Linear in the number of objects: candidates are looked up in indexes by (parent, name)."""
         obs = self.obs
         # Parents of ours that the declaration may not claim: their children are ours all the same.
-        self.out.parents.update(o["id"] for o in obs.backends + obs.frontends
-                                if carries(o, self.tag) and not is_foreign(o, self.tag))
-        indexes = (_index(obs.backends, None), _index(obs.frontends, None), _index(obs.servers, "backend"),
-                   _index(obs.binds, "frontend"), _index(obs.acls, "frontend"), _index(obs.rules, "frontend"))
-        for port in self.desired.backends:
+        self.out.parents.update(o["id"] for o in obs.objects()
+                                if not is_child(o["kind"]) and carries(o, self.tag) and not is_foreign(o, self.tag))
+        # kind -> (parent id, name) -> objects: a child is matched within its parent, as the variant the service manages
+        indexes = dict((kind.name, _index(obs.by_kind[kind.name], kind.parent if is_child(kind) else None)) for kind in MANAGED)
+        for port in self.desired.by_kind["backend"]:
             self._port(port, indexes)
         self._unclaimed()
         self._held_children()

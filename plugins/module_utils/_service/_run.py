@@ -22,6 +22,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan im
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import build, warnings
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._desired import Desired
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._guard import ServiceGuard
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._managed import PARENT_NAMES
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observe import ServiceObserver
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._plan import LbPlanner
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._tree import diff as service_diff, status, tree
@@ -44,8 +45,8 @@ def _without_deleted(observed, deleted, tag):
     say it was left alone. One that still carries our tag stays (deleting it again is harmless)."""
     if deleted:
         observed.untagged_named = [o for o in observed.untagged_named if o["id"] not in deleted]
-        for kind in ("backends", "frontends"):
-            setattr(observed, kind, [o for o in getattr(observed, kind) if o["id"] not in deleted or tag in o.get("tags", ())])
+        for kind in PARENT_NAMES:
+            observed.by_kind[kind] = [o for o in observed.by_kind[kind] if o["id"] not in deleted or tag in o.get("tags", ())]
     return observed
 
 
@@ -228,7 +229,7 @@ class ServiceRun:
 
         def numbers(op):
             heads = set(a.obj.get("name", "").partition(".")[0] for a in plan
-                        if a.op == op and a.kind.name in ("backend", "frontend") and self.desired.names_a_parent(a.obj.get("name")))
+                        if a.op == op and a.kind.name in PARENT_NAMES and self.desired.names_a_parent(a.obj.get("name")))
             return sorted((h for h in heads if h.isdigit()), key=int)
 
         created = [n for n in numbers(CREATE) if n in unnamed]

@@ -3,8 +3,9 @@ bodies as go-anxcloud's e2e test sends them (pkg/apis/lbaas/v1/e2e_test.go)."""
 import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import create_order, delete_order
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import (
-    ACL, DELETE_ORDER, DEPENDENCY_ORDER, KINDS, RULE, normalize_acl_value, normalize_cidr)
+    ACL, KINDS, RULE, normalize_acl_value, normalize_cidr)
 
 FE = "f" * 32
 BE = "b" * 32
@@ -33,8 +34,9 @@ def test_one_kind_per_parent_type():
 
 
 def test_rules_come_after_acls_and_go_before_them():
-    assert DEPENDENCY_ORDER.index("acl") < DEPENDENCY_ORDER.index("rule")
-    assert DELETE_ORDER.index("rule") < DELETE_ORDER.index("acl") < DELETE_ORDER.index("frontend")
+    creates, deletes = create_order(KINDS.values()), delete_order(KINDS.values())
+    assert creates.index("acl") < creates.index("rule")
+    assert deletes.index("rule") < deletes.index("acl") < deletes.index("frontend")
 
 
 @pytest.mark.parametrize("given, canonical", [

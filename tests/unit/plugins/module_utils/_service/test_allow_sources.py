@@ -79,7 +79,7 @@ def converged(service):
     servers = [obj("server", x, backend=b["id"]) for x in d.servers.values()]
     acls = [obj("acl", x, frontend=f["id"], backend=None) for x in d.acls.values()]
     rules = [obj("rule", x, frontend=f["id"], backend=None) for x in d.rules.values()]
-    return Observed(LB, [b], [f], binds, servers, acls=acls, rules=rules)
+    return Observed(LB, {"backend": [b], "frontend": [f], "bind": binds, "server": servers, "acl": acls, "rule": rules})
 
 
 def plan(service, observed):
@@ -150,8 +150,8 @@ def test_a_removed_port_takes_its_acls_and_rules_in_the_early_levels():
 def test_another_owners_acl_under_our_frontend_is_never_touched_and_blocks_only_a_delete():
     service = with_sources(["10.0.0.0/8"])
     observed = converged(service)
-    foreign = dict(observed.acls[0], id="f" * 32, name="theirs", tags=["anxlb-svc=other"])
-    observed.acls.append(foreign)
+    foreign = dict(observed.by_kind["acl"][0], id="f" * 32, name="theirs", tags=["anxlb-svc=other"])
+    observed.by_kind["acl"].append(foreign)
     out = plan(service, observed)
     assert out.actions == [] and out.taken == []
     gone = plan(dict(service, ports=[]), observed)
@@ -162,7 +162,7 @@ def test_another_owners_acl_under_our_frontend_is_never_touched_and_blocks_only_
 def test_a_changed_value_under_our_name_is_updated_in_place():
     service = with_sources(["10.0.0.0/8"])
     observed = converged(service)
-    acl = [a for a in observed.acls if a["name"].startswith("allow-")][0]
+    acl = [a for a in observed.by_kind["acl"] if a["name"].startswith("allow-")][0]
     acl["value"] = "11.0.0.0/8"
     out = plan(service, observed)
     assert ops(out) == [("update", "acl", "allow-10-0-0-0_8.http.web")]

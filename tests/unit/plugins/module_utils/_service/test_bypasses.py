@@ -75,9 +75,9 @@ def test_a_port_without_reject_rules_has_nothing_to_void():
 
 def test_the_planner_reports_another_owners_accept_rule_and_leaves_it_alone():
     observed = converged(SERVICE)
-    frontend = observed.frontends[0]["id"]
-    observed.acls.append(dict(acl("open", "0.0.0.0/0", ident="f" * 32), frontend=frontend, confirmed=True))
-    observed.rules.append(dict(rule("open-all", "open", ident="e" * 32), frontend=frontend, confirmed=True))
+    frontend = observed.by_kind["frontend"][0]["id"]
+    observed.by_kind["acl"].append(dict(acl("open", "0.0.0.0/0", ident="f" * 32), frontend=frontend, confirmed=True))
+    observed.by_kind["rule"].append(dict(rule("open-all", "open", ident="e" * 32), frontend=frontend, confirmed=True))
     out = plan(SERVICE, observed)
     assert out.actions == []
     (found_,) = out.bypasses
@@ -90,9 +90,9 @@ def test_the_planner_reports_another_owners_accept_rule_and_leaves_it_alone():
 
 def test_an_untagged_rule_is_the_services_by_containment_deleted_not_reported():
     observed = converged(SERVICE)
-    frontend = observed.frontends[0]["id"]
-    observed.acls.append(dict(acl("open", "0.0.0.0/0", ident="f" * 32), frontend=frontend, tags=[]))
-    observed.rules.append(dict(rule("open-all", "open", ident="e" * 32), frontend=frontend, tags=[]))
+    frontend = observed.by_kind["frontend"][0]["id"]
+    observed.by_kind["acl"].append(dict(acl("open", "0.0.0.0/0", ident="f" * 32), frontend=frontend, tags=[]))
+    observed.by_kind["rule"].append(dict(rule("open-all", "open", ident="e" * 32), frontend=frontend, tags=[]))
     out = plan(SERVICE, observed)
     assert sorted((a.op, a.obj["name"]) for a in out.actions) == [("delete", "open"), ("delete", "open-all")]
     assert out.bypasses == []
@@ -100,8 +100,8 @@ def test_an_untagged_rule_is_the_services_by_containment_deleted_not_reported():
 
 def test_a_port_without_an_allow_list_is_not_checked():
     observed = converged(SERVICE)
-    frontend = observed.frontends[0]["id"]
-    observed.rules.append(dict(rule("open-all", "deny-v4.http.web", ident="e" * 32), frontend=frontend))
+    frontend = observed.by_kind["frontend"][0]["id"]
+    observed.by_kind["rule"].append(dict(rule("open-all", "deny-v4.http.web", ident="e" * 32), frontend=frontend))
     opened = dict(SERVICE, ports=[dict(SERVICE["ports"][0], allow_sources=[])])
     assert plan(opened, observed).bypasses == []
 

@@ -80,14 +80,14 @@ def test_only_what_the_run_deleted_and_lost_its_tag_is_left_out_of_planning():
     from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import _without_deleted
     tag = "anxlb-svc=web"
     gone, tagged, other = ({"id": i, "name": "http.web", "tags": t} for i, t in (("1", []), ("2", [tag]), ("3", [])))
-    obs = Observed({"id": "lb", "name": "lb1"}, backends=[gone, tagged, other], frontends=[dict(gone, id="4")],
+    obs = Observed({"id": "lb", "name": "lb1"}, {"backend": [gone, tagged, other], "frontend": [dict(gone, id="4")]},
                    untagged_named=[{"kind": "backend", "id": "5", "name": "admin.web"},
                                    {"kind": "backend", "id": "6", "name": "metrics.web"}])
     out = _without_deleted(obs, {"1", "2", "4", "5"}, tag)
     # a duplicate untagged parent the run deleted is not warned about either; one still tagged is deleted again
-    assert [o["id"] for o in out.backends] == ["2", "3"] and out.frontends == []
+    assert [o["id"] for o in out.by_kind["backend"]] == ["2", "3"] and out.by_kind["frontend"] == []
     assert [o["id"] for o in out.untagged_named] == ["6"]
-    assert _without_deleted(Observed({"id": "lb"}, backends=[gone]), set(), tag).backends == [gone]
+    assert _without_deleted(Observed({"id": "lb"}, {"backend": [gone]}), set(), tag).by_kind["backend"] == [gone]
 
 
 @pytest.mark.parametrize("status, deleted", [(200, True), (404, True), (502, True), (409, False), (422, False)])

@@ -37,7 +37,8 @@ class World:
         return obj
 
     def observed(self, **kw):
-        return Observed(LB, self.backends, self.frontends, self.binds, self.servers, **kw)
+        return Observed(LB, {"backend": self.backends, "frontend": self.frontends, "bind": self.binds,
+                             "server": self.servers}, **kw)
 
 
 def plan(service, observed):
