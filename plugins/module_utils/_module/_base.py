@@ -155,7 +155,7 @@ class AnxcloudModule:
 # as the message reads after the bound, why or ""). An option a module does not have is skipped.
 LEASE_TIMEOUT_MAX = 86400
 OPTION_BOUNDS = {
-    # 0 handed requests no timeout at all: a task would hang for good on an Engine that accepts and never answers.
+    # 0 used to hand requests no timeout at all, silently: refused rather than documented, as no one means it.
     "api_timeout": (1, None, "second", "there is no 'no timeout': a task would hang for good on an Engine that "
                                        "accepts the connection and never answers"),
     "api_retries": (0, None, "retries", ""),
