@@ -329,3 +329,14 @@ def test_a_bind_outside_the_accounts_prefixes_is_made_with_a_warning_asked_only_
     assert moved["changed"] is True and warned(moved) == [outside % "address"], moved
     same = module("bind", bind)
     assert same["changed"] is False and warned(same) == [] and prefix_listings(same, engine) == []
+
+
+def test_the_role_takes_a_boolean_check_as_the_module_does(engine, ansible):
+    """The role's argument spec repeats the module's servers options: check: false passes it too, and the Engine
+    holds the word."""
+    declared = dict(service("rolecheck"), servers=[{"name": "n1", "address": "127.0.0.1", "check": False}])
+    play = ansible.run([{"ansible.builtin.include_role": {"name": "anxcloud.lbaas.service_loadbalancer"},
+                         "vars": {"lbaas_services": [declared]}}])
+    assert not [r for r in play.records if r["status"] == "failed"], play
+    assert play.task("Reconcile rolecheck")["result"]["changed"] is True
+    assert es.by_name(engine, "server")["n1.http.rolecheck"]["check"] == "disabled"
