@@ -261,6 +261,8 @@ def test_values_that_cannot_be_right_are_refused_before_any_request(engine, modu
     assert refused("service", dict(service("web"), lease_timeout=10 ** 12)) == (
         "lease_timeout must be between 1 and 86400 seconds, got 1000000000000; a lease left by a crashed run blocks "
         "other runs on its load balancers until it expires")
+    assert refused("gc", {"keep": ["web"], "lease_timeout": 10 ** 12}).startswith(
+        "lease_timeout must be between 1 and 86400 seconds, got 1000000000000")
     assert refused("loadbalancer_info", {"api_timeout": 0}) == (
         "api_timeout must be at least 1 second, got 0; there is no 'no timeout': a task would hang for good on an "
         "Engine that accepts the connection and never answers")
