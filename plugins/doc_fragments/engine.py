@@ -37,7 +37,9 @@ options:
     default: true
   api_timeout:
     description:
-      - Timeout in seconds for a single request to the Engine.
+      - Timeout in seconds for a single request to the Engine, for the connection and again for the answer.
+      - At least V(1). There is no "no timeout", so V(0) is refused, because a task would then hang for good on
+        an Engine that accepts the connection and never answers.
     type: int
     default: 30
   api_retries:

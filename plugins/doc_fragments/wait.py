@@ -16,8 +16,8 @@ options:
     default: true
   wait_timeout:
     description:
-      - How long to wait in total, in seconds, when O(wait=true).
-    type: int
+      - How long to wait in total when O(wait=true), in seconds (V(600)) or as a duration (V(90s), V(10m), V(1h)).
+    type: raw
     default: 600
 """
 
@@ -33,7 +33,7 @@ options:
     description:
       - Ignored. Accepted so that C(module_defaults) for C(group/anxcloud.lbaas.lbaas) that set it for the modules
         that wait apply to this one too.
-    type: int
+    type: raw
 """
 
     # The same for a module that uses O(wait_timeout) but has no O(wait) to turn waiting off (gc).

@@ -18,6 +18,9 @@ options:
       - The address to listen on. IPv6 addresses are compared in their canonical form.
       - The unspecified addresses (V(0.0.0.0), V(::)) and IPv4-mapped IPv6 addresses (V(::ffff:a.b.c.d); write the
         IPv4 address) are refused.
+      - An address in no IPAM prefix of the account is taken with a warning (most likely a typo, as the Engine routes
+        only its prefixes' addresses to a load balancer). The check lists the account's prefixes, one more
+        request, only when the task creates the bind or changes its address.
     type: str
   port:
     description:
@@ -115,6 +118,7 @@ plan:
   elements: dict
 """
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._outside import OutsidePrefixes
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._object_module import (
     LbaasObjectModule, check_port, object_argument_spec)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BIND, normalize_ip, one_host_ip
@@ -133,9 +137,17 @@ class BindModule(LbaasObjectModule):
         ),
     )
 
+    def __init__(self, module):
+        super().__init__(module)
+        self.outside = OutsidePrefixes(self.client, module.warn, "address")
+
     def validate(self):
         check_port(self.params)
         one_host_ip(normalize_ip(self.params["address"], "address"), "address")
+
+    def plan(self, state):
+        # An address in no IPAM prefix of the account is warned about when the bind is created or moved to it.
+        return self.outside.check(super().plan(state))
 
 
 def main():

@@ -29,6 +29,8 @@ options:
         prefixes carry (every prefix with that tag belongs to the pool).
       - An entry of 32 lower case hexadecimal characters is an identifier, one containing C(/) a CIDR (a tag
         cannot contain C(/)), anything else a tag.
+      - A CIDR with host bits set (V(198.51.100.7/24)) is refused before any request, naming the network it
+        stands for (V(198.51.100.0/24)).
       - One list rather than separate options for identifiers and tags, so that a pool can combine a tagged
         set of prefixes with a single one, and a role can pass a pool through as one value.
       - Prefixes are tried in the order given; a tag's prefixes in the Engine's order. An entry that matches
@@ -83,7 +85,10 @@ options:
         object (its C(rdns_name), go-anxcloud PR 504). New addresses are created with it; held ones are updated in
         place when theirs differs.
       - Compared without a trailing dot and case (the Engine reads it back as C(name.example.com.) once processed);
-        sent as written.
+        sent as written (without surrounding blanks).
+      - Must be a host name, checked before any request. That is labels of 1-63 letters, digits or V(-) (not
+        starting or ending with V(-)), separated by V(.), 253 characters in all; a trailing V(.) is allowed. A
+        space, a line break or a V(_) is refused.
       - V("") removes it. Not set, the addresses keep whatever they have. Ignored with O(state=absent).
       - With it set, RV(addresses) and the diff show each address's rDNS name.
     type: str

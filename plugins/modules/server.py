@@ -25,9 +25,9 @@ options:
     type: int
   check:
     description:
-      - Whether the backend's health check runs against this server.
-    type: str
-    choices: [enabled, disabled]
+      - Whether the backend's health check runs against this server, V(enabled) or V(disabled); a boolean is taken
+        too (V(true) is V(enabled), V(false) is V(disabled)).
+    type: raw
   owner:
     description:
       - Owner (service id) of the server. A server belongs to its backend's owner (ownership by containment, see
@@ -112,6 +112,7 @@ plan:
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._object_module import (
     LbaasObjectModule, check_port, object_argument_spec)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._health_check import server_check
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import SERVER, normalize_ip, one_host_ip
 
 
@@ -119,12 +120,13 @@ class ServerModule(LbaasObjectModule):
     kind = SERVER
     scope_option = "load_balancer"
     field_options = {"ip": "address"}
+    renderers = {"check": server_check}
     argument_spec = object_argument_spec(
         parents=dict(backend=dict(type="str"), load_balancer=dict(type="str")),
         fields=dict(
             address=dict(type="str", aliases=["ip"]),
             port=dict(type="int"),
-            check=dict(type="str", choices=["enabled", "disabled"]),
+            check=dict(type="raw"),   # enabled/disabled or a boolean (_health_check.server_check)
         ),
     )
 

@@ -93,7 +93,7 @@ options:
       allow_sources:
         description:
           - The source networks this port admits, instead of O(allow_sources); V([]) opens this port to all
-            while the service has an allow-list. Unset, the port follows O(allow_sources).
+            while the service has an allow-list. Unset, the port follows O(allow_sources). At most 100 networks.
         type: list
         elements: str
   allow_sources:
@@ -101,7 +101,9 @@ options:
       - The source networks (CIDRs, IPv4 and IPv6; a plain address is its /32 or /128) the service's frontends
         admit connections from; every other source is refused. Unset or V([]), the service is open to all, and
         going back to unset removes the ACLs and rules it made. Normalised (netaddr), deduplicated and sorted;
-        a network with host bits set (V(10.0.0.1/8)) is refused.
+        a network with host bits set (V(10.0.0.1/8)) is refused, naming the network meant (V(10.0.0.0/8)).
+      - At most 100 networks (after deduplication), as each is an ACL and a rule on every frontend of the service,
+        one write each. Merge longer lists into wider networks, or filter in a firewall in front of the load balancer.
       - 'Per frontend, one C(src) ACL and one C(accept if) connection rule per network, named from the network
         (C(allow-10-0-0-0_8.<port>.S): C(.) and C(:) written C(-), C(/) written C(_)), so a changed list creates
         and deletes only the networks that changed; then ACLs C(deny-v4.<port>.S) (V(0.0.0.0/0)) and
@@ -136,6 +138,9 @@ options:
       - External addresses the service listens on; at most one IPv4 and one IPv6 address.
       - An empty entry is refused (a bind without an address would listen on every address), and so are the
         unspecified addresses (V(0.0.0.0), V(::)) and IPv4-mapped IPv6 addresses (V(::ffff:a.b.c.d); write the IPv4 address).
+      - An address in no IPAM prefix of the account is taken with a warning (most likely a typo, as the Engine routes
+        only its prefixes' addresses to a load balancer). The check lists the account's prefixes, one more request,
+        only when the task creates a bind or moves one to another address.
     type: list
     elements: str
     default: []
@@ -156,9 +161,10 @@ options:
         required: true
         aliases: [ip]
       check:
-        description: Whether health checks run against this server.
-        type: str
-        choices: [enabled, disabled]
+        description:
+          - Whether health checks run against this server, V(enabled) or V(disabled); a boolean is taken too
+            (V(true) is V(enabled), V(false) is V(disabled)).
+        type: raw
         default: enabled
   tag_prefix:
     description:
@@ -169,6 +175,8 @@ options:
     description:
       - Seconds a lease taken by this run stays valid. A lease outlives a run that crashed by at most this long.
       - Must exceed the run's duration, which is bounded by a few times O(wait_timeout) when waiting.
+      - Between V(1) and V(86400) (a day), because a lease left by a crashed run blocks every other run on its load
+        balancers until it expires.
     type: int
     default: 1800
   lease_holder:
@@ -442,9 +450,21 @@ declaration_hash:
   sample: 5f0c1e9a3b7d2c44
 """
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._outside import OutsidePrefixes
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predicting import predicting_client
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import ServiceRun
+
+
+class CheckedServiceRun(ServiceRun):
+    """The service's run, warning when a bind it creates or moves is on an address in no IPAM prefix of the account."""
+
+    def __init__(self, client, params, check_mode, warn):
+        super().__init__(client, params, check_mode, warn)
+        self.outside = OutsidePrefixes(client, warn, "addresses")
+
+    def plan(self, state):
+        return self.outside.check(super().plan(state))
 
 
 class ServiceModule(AnxcloudModule):
@@ -472,7 +492,7 @@ class ServiceModule(AnxcloudModule):
         servers=dict(type="list", elements="dict", default=[], options=dict(
             name=dict(type="str", required=True),
             address=dict(type="str", required=True, aliases=["ip"]),
-            check=dict(type="str", choices=["enabled", "disabled"], default="enabled"),
+            check=dict(type="raw", default="enabled"),   # enabled/disabled or a boolean (_health_check.server_check)
         )),
         tag_prefix=dict(type="str", default="anxlb"),
         lease_timeout=dict(type="int", default=1800),
@@ -481,7 +501,7 @@ class ServiceModule(AnxcloudModule):
     )
 
     def run(self):
-        service = ServiceRun(self.client, self.params, self.check_mode, warn=self.module.warn)
+        service = CheckedServiceRun(self.client, self.params, self.check_mode, warn=self.module.warn)
         self.result = service.result   # partly filled when it fails: conflicts, the hash
         service.run(diff=self.module._diff)
 

@@ -221,3 +221,124 @@ def test_a_structured_health_check_converges_reruns_without_writes_and_equals_it
     same = ("mode", "health_check", "server_timeout")
     assert [backends["90.one"][f] for f in same] == [backends["90.two"][f] for f in same]
     assert play[3]["backend"]["health_check"] == HTTP_HEALTHZ
+
+
+# ---- values written without a check, types users write (issue 30, points 3 and 8) ---------------------------
+HOSTNAME = ("rdns_name must be a host name: labels of 1-63 letters, digits or '-' (not starting or ending with '-'), "
+            "separated by '.', 253 characters in all (a trailing '.' allowed); ")
+ADDRESS = {"owner": "web", "pool": ["anxlb-pool=demo"], "family": "v4"}
+
+
+def warned(result):
+    """A module process's warnings as texts (ansible-core 2.19 writes each as a summary with its message)."""
+    return [w["event"]["msg"] if isinstance(w, dict) else w for w in result.result.get("warnings") or []]
+
+
+def prefix_listings(result, engine):
+    return [e for e in result.requests(engine) if e["method"] == "GET" and "/ipam/v1/prefix.json" in e["path"]]
+
+
+def test_values_that_cannot_be_right_are_refused_before_any_request(engine, module):
+    """Each case a module process of its own; none sends a request (the local Engine's log stays empty)."""
+    engine.reset_requests()
+
+    def refused(name, args):
+        return module(name, args).message()
+
+    long_label = "l" * 64 + ".example.com"
+    long_name = ".".join(["a" * 63] * 5)   # 319 characters
+    for rdns, problem in (("shop example.com", "the label 'shop example' does not fit"),
+                          ("shop.example.com\nevil.example", "the label 'com\\nevil' does not fit"),
+                          (long_label, "the label '%s...' has 64 characters" % ("l" * 20)),
+                          (long_name, "it has 319 characters")):
+        assert refused("ip_address", dict(ADDRESS, rdns_name=rdns)) == HOSTNAME + "%s, got %r" % (problem, rdns)
+    assert refused("ip_address", dict(ADDRESS, pool=["127.0.10.7/24"])) == (
+        "pool[0]: '127.0.10.7/24' has host bits set; write the network 127.0.10.0/24")
+    many = ["10.%d.%d.0/24" % (i // 256, i % 256) for i in range(3000)]
+    assert refused("service", dict(service("web"), allow_sources=many)) == (
+        "allow_sources has 3000 networks; at most 100 are allowed (each is an ACL and a rule on every frontend it "
+        "applies to): merge them into wider networks")
+    assert refused("service", dict(service("web"), lease_timeout=10 ** 12)) == (
+        "lease_timeout must be between 1 and 86400 seconds, got 1000000000000; a lease left by a crashed run blocks "
+        "other runs on its load balancers until it expires")
+    assert refused("gc", {"keep": ["web"], "lease_timeout": 10 ** 12}).startswith(
+        "lease_timeout must be between 1 and 86400 seconds, got 1000000000000")
+    assert refused("loadbalancer_info", {"api_timeout": 0}) == (
+        "api_timeout must be at least 1 second, got 0; there is no 'no timeout': a task would hang for good on an "
+        "Engine that accepts the connection and never answers")
+    assert refused("service", dict(service("web"), wait_timeout="10 minutes")) == (
+        "wait_timeout must be seconds or a duration like 90s, 10m or 1h, got '10 minutes'")
+    # the shapes users write where a list is expected
+    assert refused("service", dict(service("web"), servers="a,b")) == (
+        "servers must be a list of dicts, each like {name: ..., address: ...}; got the string 'a,b'")
+    assert refused("service", dict(service("web"), ports=[80, 443])) == (
+        "ports must be a list of dicts, each like {port: ...}; ports[0] is 80")
+    assert refused("service", dict(service("web"), load_balancers="lb1, lb2")) == (
+        "load_balancers must be a list, like [lb1, lb2]; got the one string 'lb1, lb2', which Ansible would split at "
+        "its commas into 'lb1', ' lb2'")
+    bad_check = dict(service("web"), servers=[{"name": "n1", "address": "127.0.0.1", "check": "sometimes"}])
+    assert refused("service", bad_check) == "servers[0].check must be enabled or disabled (or true/false), got 'sometimes'"
+    assert engine.requests()["total"] == 0
+
+
+def test_types_users_write_are_taken_as_meant_and_converge(engine, module):
+    """check: true/false stands for enabled/disabled (service and server), wait_timeout takes a duration: the
+    Engine holds the words, and the same declaration in words reruns without a write."""
+    booleans = dict(service("typed"), wait_timeout="10m",
+                    servers=[{"name": "n1", "address": "127.0.0.1", "check": True},
+                             {"name": "n2", "address": "127.0.0.2", "check": False}])
+    first = module("service", booleans)
+    assert not first.failed and first["changed"] is True, first
+    servers = es.by_name(engine, "server")
+    assert servers["n1.http.typed"]["check"] == "enabled" and servers["n2.http.typed"]["check"] == "disabled"
+    words = dict(booleans, wait_timeout=600, servers=[dict(booleans["servers"][0], check="enabled"),
+                                                      dict(booleans["servers"][1], check="disabled")])
+    again = module("service", words)
+    assert again["changed"] is False and again.writes(engine) == 0, again
+    # the server module: check: false, then the same as a word
+    server = {"load_balancer": "lb1", "backend": "http.typed", "name": "n1.http.typed", "check": False, "owner": "typed",
+              "wait_timeout": "90s"}
+    changed = module("server", server)
+    assert changed["changed"] is True and changed["server"]["check"] == "disabled", changed
+    assert es.by_name(engine, "server")["n1.http.typed"]["check"] == "disabled"
+    same = module("server", dict(server, check="disabled"))
+    assert same["changed"] is False and same.writes(engine) == 0, same
+
+
+def test_a_bind_outside_the_accounts_prefixes_is_made_with_a_warning_asked_only_when_it_changes(engine, module):
+    """127.0.20.5 is loopback (HAProxy can bind it) but in no IPAM prefix of the account (127.0.10.0/24 and
+    fd00:10::/64): the service and the bind module warn, in check mode without a write, and make the bind in a
+    real run; a rerun that changes nothing neither warns nor lists the prefixes."""
+    outside = ("%s: 127.0.20.5 is in no IPAM prefix of this account, so the Engine will most likely not route it to "
+               "the load balancer; the bind is made anyway. Check the address for a typo, or take one from a prefix "
+               "of the account (anxcloud.lbaas.ip_address)")
+    declared = dict(service("far"), addresses=["127.0.20.5"])
+    check = module("service", declared, check=True)
+    assert check["changed"] is True and check.writes(engine) == 0 and warned(check) == [outside % "addresses"]
+    assert "v4.http.far" not in es.by_name(engine, "bind")
+    run = module("service", declared)
+    assert run["changed"] is True and warned(run) == [outside % "addresses"] and len(prefix_listings(run, engine)) == 1
+    assert es.by_name(engine, "bind")["v4.http.far"]["address"] == "127.0.20.5"
+    rerun = module("service", declared)
+    assert rerun["changed"] is False and warned(rerun) == [] and prefix_listings(rerun, engine) == []
+    # an address of the account's prefix: no word, and asked once
+    inside = module("service", dict(service("near"), addresses=["127.0.10.22"], ports=[{"name": "h", "port": 18095}]))
+    assert inside["changed"] is True and warned(inside) == [] and len(prefix_listings(inside, engine)) == 1
+    # the bind module: moved onto the address outside, then unchanged
+    bind = {"load_balancer": "lb1", "frontend": "h.near", "name": "v4.h.near", "address": "127.0.20.5", "owner": "near",
+            "port": 18095}
+    moved = module("bind", bind)
+    assert moved["changed"] is True and warned(moved) == [outside % "address"], moved
+    same = module("bind", bind)
+    assert same["changed"] is False and warned(same) == [] and prefix_listings(same, engine) == []
+
+
+def test_the_role_takes_a_boolean_check_as_the_module_does(engine, ansible):
+    """The role's argument spec repeats the module's servers options: check: false passes it too, and the Engine
+    holds the word."""
+    declared = dict(service("rolecheck"), servers=[{"name": "n1", "address": "127.0.0.1", "check": False}])
+    play = ansible.run([{"ansible.builtin.include_role": {"name": "anxcloud.lbaas.service_loadbalancer"},
+                         "vars": {"lbaas_services": [declared]}}])
+    assert not [r for r in play.records if r["status"] == "failed"], play
+    assert play.task("Reconcile rolecheck")["result"]["changed"] is True
+    assert es.by_name(engine, "server")["n1.http.rolecheck"]["check"] == "disabled"

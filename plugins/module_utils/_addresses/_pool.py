@@ -87,6 +87,18 @@ class Prefix:
         self.addresses.setdefault(ip, []).append(summary)
 
 
+def cidr_or_none(entry):
+    """The netaddr network a pool entry in CIDR form writes (it holds a ``/``, which a tag cannot), else None:
+    an identifier, a tag, or no network at all (``resolve`` names which)."""
+    text = str(entry or "").strip()
+    if "/" not in text:
+        return None
+    try:
+        return netaddr.IPNetwork(text)
+    except (netaddr.AddrFormatError, ValueError, TypeError):
+        return None
+
+
 def _matches(listing, index, entry, client):
     if not entry:
         # an empty tag_name would list every resource, so every prefix would join the pool

@@ -12,8 +12,10 @@ the next owner would get the address and a second load balancer would bind the s
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import AddressObserver, binds_using
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import RELEASE, entry, in_use_message, plan_owner, sort_key
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import cidr_or_none
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_owner, check_tag_prefix
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import refuse_host_bits
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_hostname, check_owner, check_tag_prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_tag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
 
@@ -52,6 +54,13 @@ class AddressRun:
             raise Failure("count must not be negative, got %d" % p["count"])
         if p["state"] == "present" and p.get("pool") is None:
             raise Failure("pool is required with state=present: it names the prefixes to allocate from")
+        for index, entry in enumerate(p.get("pool") or ()):
+            network = cidr_or_none(entry)
+            if network is not None:   # host bits set would silently mean the network around it
+                refuse_host_bits(network, str(entry).strip(), "pool[%d]" % index)
+        if (p.get("rdns_name") or "").strip() and p["state"] == "present":
+            # Surrounding blanks are dropped when it is sent, as always; inside, the name must be a host name.
+            check_hostname(p["rdns_name"].strip(), "rdns_name")
 
     def run(self, diff=False):
         p = self.params

@@ -39,3 +39,16 @@ def to_ms(value, option):
         raise Failure("%s must be at most %d milliseconds (about 24 days, HAProxy's limit), got %r"
                       % (option, HAPROXY_MAX_MS, value))
     return ms, warning
+
+
+def to_seconds(value, option):
+    """Whole seconds for a wait bound written as seconds (an int or a digit string: ``600``) or as a duration
+    (``90s``, ``10m``, ``1h``; ``1500ms`` rounds up to 2). A bare number is seconds here, as these options
+    always were, unlike the HAProxy timeouts above. None stays None."""
+    if value is None:
+        return None
+    match = None if isinstance(value, bool) or not isinstance(value, (int, str)) else DURATION.match(str(value))
+    if not match:
+        raise Failure("%s must be seconds or a duration like 90s, 10m or 1h, got %r" % (option, value))
+    number, unit = int(match.group(1)), match.group(2) or "s"
+    return -(-number * FACTORS[unit] // 1000)

@@ -117,3 +117,20 @@ def _httpchk_problem(httpchk):
     if not isinstance(uri, str) or not URI_RE.match(uri):
         return "needs httpchk.uri to be a path starting with '/' without spaces"
     return None
+
+
+# A server's ``check`` as the Engine stores it, from what users write: the Engine's words, or a YAML boolean
+# (``check: true``), which reads as "run the health check".
+SERVER_CHECKS = {"enabled": "enabled", "disabled": "disabled", True: "enabled", False: "disabled"}
+SERVER_CHECK_WORDS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
+
+
+def server_check(value, option="check"):
+    """``enabled`` or ``disabled`` for ``value`` (those words, or true/false); None stays None."""
+    if value is None:
+        return None
+    key = value.strip().lower() if isinstance(value, str) else value
+    key = SERVER_CHECK_WORDS.get(key, key) if isinstance(key, str) else key
+    if isinstance(key, (str, bool)) and key in SERVER_CHECKS:
+        return SERVER_CHECKS[key]
+    raise Failure("%s must be enabled or disabled (or true/false), got %r" % (option, value))

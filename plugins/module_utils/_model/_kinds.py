@@ -85,9 +85,15 @@ def normalize_cidr(value, option="value"):
         netaddr.IPAddress(text.partition("/")[0])   # "10/8": no abbreviated addresses
     except (netaddr.AddrFormatError, ValueError, TypeError):
         raise Failure("%s: '%s' is not an IPv4 or IPv6 network (like 10.0.0.0/8 or 2001:db8::/32)" % (option, value))
+    refuse_host_bits(network, value, option)
+    return str(network.cidr)
+
+
+def refuse_host_bits(network, value, option):
+    """A Failure naming ``option`` and the network meant when the netaddr ``network`` (as ``value`` wrote it) has
+    host bits set: ``10.0.0.1/8`` is taken as 10.0.0.0/8 by netaddr and HAProxy alike, so a typo would pass."""
     if network.ip != network.network:
         raise Failure("%s: '%s' has host bits set; write the network %s" % (option, value, network.cidr))
-    return str(network.cidr)
 
 
 def normalize_port_text(value, option="value"):

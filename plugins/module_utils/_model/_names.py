@@ -78,3 +78,37 @@ def check_holder(value, option="lease_holder"):
 def is_tag_name(value):
     """Whether ``value`` is within the tag character set and length."""
     return isinstance(value, str) and bool(TAG_NAME.match(value))
+
+
+# A host name as DNS resolvers and the Engine's rDNS zone take it (RFC 1123, section 2.1, on RFC 952): labels of
+# letters, digits and '-', not starting or ending with '-', 1-63 characters each, 253 characters in all without
+# the root's trailing dot, which is allowed (an FQDN as the Engine reads an rDNS name back). No spaces, no
+# control characters, no '_' (not a host name character, even if some zones hold it in other records).
+HOSTNAME_MAX = 253
+HOSTNAME_LABEL_MAX = 63
+HOSTNAME_LABEL = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,%d}[A-Za-z0-9])?$" % (HOSTNAME_LABEL_MAX - 2))
+HOSTNAME_RULE = ("a host name: labels of 1-%d letters, digits or '-' (not starting or ending with '-'), separated "
+                 "by '.', %d characters in all (a trailing '.' allowed)" % (HOSTNAME_LABEL_MAX, HOSTNAME_MAX))
+
+
+def _hostname_problem(name):
+    """What keeps ``name`` (without its trailing dot) from being a host name, or None."""
+    if len(name) > HOSTNAME_MAX:
+        return "it has %d characters" % len(name)
+    for label in name.split("."):
+        if not label:
+            return "it has an empty label"
+        if len(label) > HOSTNAME_LABEL_MAX:
+            return "the label '%s...' has %d characters" % (label[:20], len(label))
+        if not HOSTNAME_LABEL.match(label):
+            return "the label %r does not fit" % label
+    return None
+
+
+def check_hostname(value, option):
+    """``value`` if it is a host name (HOSTNAME_RULE), else a Failure naming ``option``, the rule and what breaks it."""
+    text = value if isinstance(value, str) else ("" if value is None else str(value))
+    problem = _hostname_problem(text[:-1] if text.endswith(".") else text)
+    if problem:
+        raise Failure("%s must be %s; %s, got %r" % (option, HOSTNAME_RULE, problem, text), option=option)
+    return text

@@ -68,6 +68,51 @@ def with_hints(msg, unsupported, spec):
     return text if text != str(msg).rstrip(".") else str(msg)
 
 
+def _like(option):
+    """A dict of a list option's elements as a user writes it: its required suboptions (else its first)."""
+    suboptions = option.get("options") or {}
+    keys = [k for k, o in suboptions.items() if o.get("required")] or list(suboptions)[:1]
+    return "{%s}" % ", ".join("%s: ..." % k for k in keys)
+
+
+def _not_dicts(name, option, value):
+    """The message for a list of dicts given a string or other items (``servers: "a,b"``, ``ports: [80]``), or None."""
+    items = value if isinstance(value, list) else [value]
+    wrong = [(i, v) for i, v in enumerate(items) if not isinstance(v, dict)]
+    if not wrong:
+        return None
+    got = "got the string %r" % value if isinstance(value, str) else "%s[%d] is %r" % ((name,) + wrong[0])
+    return "%s must be a list of dicts, each like %s; %s" % (name, _like(option), got)
+
+
+def _split_badly(name, value):
+    """The message for a list of strings given one string that Ansible's split at commas turns into names with
+    blanks or empty ones (``"lb1, lb2"`` -> ``'lb1', ' lb2'``), or None."""
+    parts = value.split(",") if isinstance(value, str) and "," in value else []
+    if not any(not p or p != p.strip() for p in parts):
+        return None
+    return ("%s must be a list, like [%s]; got the one string %r, which Ansible would split at its commas into %s"
+            % (name, ", ".join(p.strip() for p in parts if p.strip()), value, ", ".join(repr(p) for p in parts)))
+
+
+def shape_error(raw, spec, refused):
+    """The message for a top-level list option written in a shape it cannot have, or None. ``refused``: whether
+    Ansible refused the arguments. A list of dicts given a string or other items is named with the shape
+    expected (Ansible's own message does not name it) when Ansible refused it; a list of strings given one
+    string that Ansible would split into names with blanks is named with the list form always."""
+    for name, option in spec.items():
+        value = (raw or {}).get(name)
+        if option.get("type") != "list" or value is None:
+            continue
+        if option.get("elements") == "dict":
+            message = _not_dicts(name, option, value) if refused else None
+        else:
+            message = _split_badly(name, value)
+        if message:
+            return message
+    return None
+
+
 def _dotted(item):
     return ".".join(item) if isinstance(item, (tuple, list)) else str(item)
 
@@ -77,12 +122,21 @@ class ArgumentsModule(AnsibleModule):
 
     def __init__(self, *args, **kwargs):
         self._constructed = False
+        self._raw_params = None
         super().__init__(*args, **kwargs)
         self._constructed = True
         self._mask_url_password()
+        shape = shape_error(self._raw_params, self.argument_spec, refused=False)
+        if shape:
+            self.fail_json(msg=shape)
         token = self.params.get("api_token")
         if token is not None and not str(token).strip():
             self.fail_json(msg="api_token is empty. " + TOKEN_HINT)
+
+    def _load_params(self):
+        """The arguments as the task gave them, kept before Ansible converts them (a string into a list)."""
+        super()._load_params()
+        self._raw_params = dict(self.params)
 
     def _mask_url_password(self):
         """The password of an api_url like http://user:password@host is masked wherever Ansible shows
@@ -99,5 +153,6 @@ class ArgumentsModule(AnsibleModule):
         if not self._constructed:
             self._mask_url_password()
             result = getattr(self, "validation_result", None)
-            msg = with_hints(msg, getattr(result, "_unsupported_parameters", None), self.argument_spec)
+            msg = (shape_error(self._raw_params, self.argument_spec, refused=True) or
+                   with_hints(msg, getattr(result, "_unsupported_parameters", None), self.argument_spec))
         super().fail_json(msg, **kwargs)

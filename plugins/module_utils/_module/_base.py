@@ -10,6 +10,7 @@ from ansible.module_utils.basic import env_fallback, missing_required_lib
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._arguments import ArgumentsModule
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._diff_text import readable_diff
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._durations import to_seconds
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 
 try:
@@ -58,7 +59,7 @@ def wait_argument_spec():
     """Options of doc fragment anxcloud.lbaas.wait."""
     return dict(
         wait=dict(type="bool", default=True),
-        wait_timeout=dict(type="int", default=600),
+        wait_timeout=dict(type="raw", default=600),   # seconds or a duration (10m): turned into seconds in main()
     )
 
 
@@ -113,13 +114,9 @@ class AnxcloudModule:
             module.fail_json(msg=missing_required_lib("requests"), exception=REQUESTS_IMPORT_ERROR)
         if NETADDR_IMPORT_ERROR:
             module.fail_json(msg=missing_required_lib("netaddr"), exception=NETADDR_IMPORT_ERROR)
-        for name in ("api_timeout", "api_retries", "wait_timeout"):
-            value = module.params.get(name)
-            if value is not None and value < 0:
-                module.fail_json(msg="%s must not be negative, got %d" % (name, value))
-        concurrency = module.params.get("api_concurrency")
-        if concurrency is not None and not 1 <= concurrency <= 64:
-            module.fail_json(msg="api_concurrency must be between 1 and 64, got %d" % concurrency)
+        bad = _out_of_bounds(module.params)
+        if bad:
+            module.fail_json(msg=bad)
         insecure = None
         try:
             normalize_api_url(module.params["api_url"], module.params["allow_insecure_http"])
@@ -148,6 +145,40 @@ class AnxcloudModule:
 
     def run(self):  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+# Bounds of the numeric options every module (or several) shares: name -> (lowest, highest or None, the unit
+# as the message reads after the bound, why or ""). An option a module does not have is skipped.
+LEASE_TIMEOUT_MAX = 86400
+OPTION_BOUNDS = {
+    # 0 used to hand requests no timeout at all, silently: refused rather than documented, as no one means it.
+    "api_timeout": (1, None, "second", "there is no 'no timeout': a task would hang for good on an Engine that "
+                                       "accepts the connection and never answers"),
+    "api_retries": (0, None, "retries", ""),
+    "api_concurrency": (1, 64, "requests at once", ""),
+    "wait_timeout": (0, None, "seconds", ""),
+    # A lease outlives a crashed run by this long and blocks every other run on its load balancers meanwhile;
+    # a day is far more than any run takes (a few times wait_timeout) and keeps the expiry a real date.
+    "lease_timeout": (1, LEASE_TIMEOUT_MAX, "seconds", "a lease left by a crashed run blocks other runs on its load "
+                                                       "balancers until it expires"),
+}
+
+
+def _out_of_bounds(params):
+    """The message for the first shared numeric option out of its bounds, or None. wait_timeout, written
+    as seconds or a duration (``10m``), is turned into seconds in ``params`` first."""
+    if params.get("wait_timeout") is not None:
+        try:
+            params["wait_timeout"] = to_seconds(params["wait_timeout"], "wait_timeout")
+        except Failure as exc:
+            return exc.msg
+    for name, (low, high, unit, why) in OPTION_BOUNDS.items():
+        value = params.get(name)
+        if value is None or (low <= value and (high is None or value <= high)):
+            continue
+        bound = "at least %d" % low if high is None else "between %d and %d" % (low, high)
+        return "%s must be %s %s, got %d%s" % (name, bound, unit, value, "; " + why if why else "")
+    return None
 
 
 def _warn_if_throttled(module, instance):

@@ -13,7 +13,7 @@ here, so a read-only module does not pull in write code by taking these.
 
 IGNORED_WAIT = dict(
     wait=dict(type="bool"),
-    wait_timeout=dict(type="int"),
+    wait_timeout=dict(type="raw"),   # seconds or a duration (10m), as where it is used (_base.wait_argument_spec)
 )
 
 

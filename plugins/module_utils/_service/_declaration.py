@@ -22,7 +22,7 @@ import re
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._durations import to_ms
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._health_check import HTTP_CHECK, TCP_CHECK, render
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._health_check import HTTP_CHECK, TCP_CHECK, render, server_check
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_name_part
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import normalize_cidr, normalize_ip, one_host_ip
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._desired import Desired, network_key
@@ -32,6 +32,11 @@ MAX_NAME = 255
 # The reject-all networks closing an allow-list, per family, and the rule indexes: accepts before rejects.
 DENY = (("deny-v4", "0.0.0.0/0"), ("deny-v6", "::/0"))
 ACCEPT_INDEX, REJECT_INDEX = 0, 1
+# At most this many networks in one allow-list. Each is an ACL and a rule on every frontend the list applies to,
+# one write each, and a line HAProxy checks on every connection: 100 (202 objects a frontend) is past any list
+# people maintain by hand, while 3000 would be 6002 objects and writes a port. Longer lists belong in wider
+# networks (10.0.0.0/8 rather than its /24s) or in a firewall in front of the load balancer.
+MAX_SOURCES = 100
 
 # The whole declared state is owned: every field below is reconciled, and an option the declaration
 # leaves out stands for the value a fresh create gives. These are those values, in one place
@@ -97,6 +102,9 @@ def check_sources(declared, option):
         if value is None or not str(value).strip():
             raise Failure("%s[%d] must not be empty" % (option, index))
         out.add(normalize_cidr(value, "%s[%d]" % (option, index)))
+    if len(out) > MAX_SOURCES:
+        raise Failure("%s has %d networks; at most %d are allowed (each is an ACL and a rule on every frontend it "
+                      "applies to): merge them into wider networks" % (option, len(out), MAX_SOURCES))
     return sorted(out, key=network_key)
 
 
@@ -172,9 +180,7 @@ def _check_servers(declared):
         server_name = _check_name(server.get("name"), option + ".name")
         if server_name in [s[0] for s in servers]:
             raise Failure("servers: the server name '%s' is used twice" % server_name)
-        check = server.get("check") or PORT_DEFAULTS["check"]
-        if check not in ("enabled", "disabled"):
-            raise Failure("%s.check must be enabled or disabled, got '%s'" % (option, check))
+        check = server_check(server.get("check"), option + ".check") or PORT_DEFAULTS["check"]
         address = server.get("address")
         if address is None or not str(address).strip():
             raise Failure("%s.address must not be empty" % option)

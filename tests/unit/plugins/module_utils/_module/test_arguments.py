@@ -2,7 +2,7 @@
 import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._arguments import (
-    TOKEN_HINT, closest, options_at, unknown_hints, with_hints)
+    TOKEN_HINT, closest, options_at, shape_error, unknown_hints, with_hints)
 from ansible_collections.anxcloud.lbaas.plugins.modules.backend import BackendModule
 from ansible_collections.anxcloud.lbaas.plugins.modules.service import ServiceModule
 
@@ -44,3 +44,29 @@ def test_ansibles_own_message_stays_and_the_fix_follows():
 def test_closest_needs_some_likeness():
     assert closest("load_balancer", ["load_balancers", "name"]) == "load_balancers"
     assert closest("x", ["load_balancers", "name"]) is None
+
+
+# ---- list options written in another shape (issue 30, point 8) ----------------------------------------------
+@pytest.mark.parametrize("raw, refused, msg", [
+    ({"servers": "a,b"}, True, "servers must be a list of dicts, each like {name: ..., address: ...}; got the string 'a,b'"),
+    ({"ports": [80, 443]}, True, "ports must be a list of dicts, each like {port: ...}; ports[0] is 80"),
+    ({"ports": [{"port": 80}, "443"]}, True, "ports must be a list of dicts, each like {port: ...}; ports[1] is '443'"),
+    ({"load_balancers": "lb1, lb2"}, False,
+     "load_balancers must be a list, like [lb1, lb2]; got the one string 'lb1, lb2', which Ansible would split at its "
+     "commas into 'lb1', ' lb2'"),
+    ({"addresses": "10.0.0.1,"}, False,
+     "addresses must be a list, like [10.0.0.1]; got the one string '10.0.0.1,', which Ansible would split at its "
+     "commas into '10.0.0.1', ''"),
+])
+def test_list_options_in_another_shape_name_the_shape_expected(raw, refused, msg):
+    assert shape_error(raw, SERVICE, refused) == msg
+
+
+@pytest.mark.parametrize("raw, refused", [
+    ({"load_balancers": "lb1"}, False),        # one name: Ansible's one-item list, as meant
+    ({"load_balancers": "lb1,lb2"}, False),    # split as meant
+    ({"load_balancers": ["lb1", "lb2"], "servers": [{"name": "a", "address": "10.0.0.1"}]}, True),
+    ({"servers": "a,b"}, False),               # Ansible took it (it did not here): its own message stands
+])
+def test_list_options_in_their_shape_pass(raw, refused):
+    assert shape_error(raw, SERVICE, refused) is None
