@@ -17,7 +17,7 @@ import pytest
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *[os.pardir] * 4))
 UTILS = os.path.join(ROOT, "plugins", "module_utils")
 PACKAGE = "ansible_collections.anxcloud.lbaas.plugins.module_utils."
-LEVEL = {"_engine": 0, "_model": 1, "_reconcile": 2, "_lbaas": 3, "_addresses": 3, "_service": 4, "_gc": 5}
+LEVEL = {"_engine": 0, "_model": 1, "_reconcile": 2, "_lbaas": 3, "_addresses": 3, "_dns": 3, "_service": 4, "_gc": 5}
 MODULE_BASE = "_module"
 MODULE_BASE_USERS = ("_lbaas/_object_module.py", "_lbaas/_info_module.py")
 MODULE_BASE_IMPORTS = ("_engine", "_model")

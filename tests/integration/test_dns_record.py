@@ -1,0 +1,146 @@
+"""dns_record against the local Engine with knot (issue 29): check mode writes nothing and predicts the real run,
+a rerun writes nothing, a TTL change is one changeset leaving one record per value, TXT with spaces and quotes
+is idempotent, bad input fails naming the option before any write, other owners' records are left alone."""
+import pytest
+
+from .conftest import Module
+from .dns_harness import ZONE, dns_engine, dns_local_engine, resolve, stored  # noqa: F401  pylint: disable=unused-import
+
+
+@pytest.fixture
+def dns_module(dns_engine):
+    return Module(dns_engine)
+
+
+def record(**args):
+    return dict(dict(zone=ZONE), **args)
+
+
+def changesets(result, engine):
+    return [e for e in result.requests(engine) if e["method"] == "POST" and e["path"].endswith("/changeset")]
+
+
+CASES = [
+    # type, name, values as written, the same values as the Engine reads them back normalised, a second spelling
+    ("A", "app", ["127.0.0.7", "127.0.0.8"], ["127.0.0.7", "127.0.0.8"], ["127.0.0.8", "127.0.0.7"]),
+    ("AAAA", "v6", ["FD00:0010::0005"], ["fd00:10::5"], ["fd00:10:0:0::5"]),
+    ("CNAME", "alias", ["WWW.local.test"], ["www.local.test."], ["www.local.test."]),
+    ("TXT", "txt", ['say "hi" to everyone', "v=spf1 -all"], ['"say \\"hi\\" to everyone"', '"v=spf1 -all"'],
+     ['"say \\"hi\\" " "to everyone"', '"v=spf1 -all"']),
+    ("MX", "@", ["10 Mail.Example.com", "20 mx2.example.com."], ["10 mail.example.com.", "20 mx2.example.com."],
+     ["20  mx2.example.com", "10 mail.example.com."]),
+]
+
+
+@pytest.mark.parametrize("rtype,name,values,normal,respelt", CASES, ids=[c[0] for c in CASES])
+def test_check_predicts_the_run_which_a_rerun_leaves_alone(dns_engine, dns_module, rtype, name, values, normal, respelt):
+    task = record(name=name, type=rtype, values=values, ttl=120, owner="shop")
+    before = stored(dns_engine)
+    check = dns_module("dns_record", task, check=True, diff=True)
+    assert check["changed"] is True and check.writes(dns_engine) == 0, check
+    assert stored(dns_engine) == before
+    assert [a["action"] for a in check["plan"]] == ["create"]
+
+    real = dns_module("dns_record", task, diff=True)
+    assert real["changed"] is True, real
+    assert len(changesets(real, dns_engine)) == 1 and real.writes(dns_engine) == 1
+    assert real["rrset"] == check["rrset"] and real["diff"] == check["diff"] and real["plan"] == check["plan"]
+    assert real["rrset"]["values"] == sorted(normal)
+    assert [r["comment"] for r in real["rrset"]["records"]] == ["anxlb-svc=shop"] * len(normal)
+    fqdn = real["rrset"]["fqdn"]
+    rcode, answers, ttl = resolve(dns_engine, fqdn, rtype)
+    assert rcode == "NOERROR" and ttl == 120
+    if rtype != "TXT":
+        assert answers == sorted(normal)
+    else:
+        assert sorted(answers) == sorted(['"say \\"hi\\" to everyone"', '"v=spf1 -all"'])
+
+    for again in (task, dict(task, values=respelt)):
+        rerun = dns_module("dns_record", again)
+        assert rerun["changed"] is False and rerun.writes(dns_engine) == 0, rerun
+        assert rerun["plan"] == [] and rerun["rrset"] == real["rrset"]
+
+
+def test_a_ttl_change_is_one_changeset_and_leaves_one_record_per_value(dns_engine, dns_module):
+    task = record(name="app", type="A", values=["127.0.0.7", "127.0.0.8"], ttl=300)
+    dns_module("dns_record", task)
+    check = dns_module("dns_record", dict(task, ttl=600), check=True, diff=True)
+    assert check.writes(dns_engine) == 0 and [a["action"] for a in check["plan"]] == ["update"]
+    assert check["plan"][0]["changes"] == {"ttl": {"before": [300], "after": [600]}}
+    real = dns_module("dns_record", dict(task, ttl=600), diff=True)
+    assert len(changesets(real, dns_engine)) == 1 and real.writes(dns_engine) == 1
+    assert real["rrset"] == check["rrset"] and real["diff"] == check["diff"]
+    assert stored(dns_engine, "app") == [("app", "A", "127.0.0.7", 600, None), ("app", "A", "127.0.0.8", 600, None)]
+    assert resolve(dns_engine, "app.local.test", "A") == ("NOERROR", ["127.0.0.7", "127.0.0.8"], 600)
+    # a value change: one changeset again, the kept value untouched; without ttl the rrset's TTL is kept
+    real = dns_module("dns_record", record(name="app", type="A", values=["127.0.0.8", "127.0.0.9"]))
+    assert len(changesets(real, dns_engine)) == 1
+    assert stored(dns_engine, "app") == [("app", "A", "127.0.0.8", 600, None), ("app", "A", "127.0.0.9", 600, None)]
+
+
+def test_a_value_held_twice_is_kept_once(dns_engine, dns_module):
+    for _ in range(2):
+        dns_engine.api("POST", "/api/clouddns/v1/zone.json/%s/records" % ZONE,
+                       json={"name": "dup", "type": "A", "rdata": "127.0.0.3", "region": "default", "ttl": None})
+        from .dns_harness import zone_live
+        zone_live(dns_engine)
+    real = dns_module("dns_record", record(name="dup", type="A", values=["127.0.0.3"]))
+    assert real["changed"] is True and len(changesets(real, dns_engine)) == 1
+    assert stored(dns_engine, "dup") == [("dup", "A", "127.0.0.3", None, None)]
+
+
+def test_absent_removes_values_or_the_rrset_and_check_mode_writes_nothing(dns_engine, dns_module):
+    dns_module("dns_record", record(name="app", type="A", values=["127.0.0.7", "127.0.0.8"]))
+    check = dns_module("dns_record", record(name="app", type="A", state="absent"), check=True, diff=True)
+    assert check["changed"] is True and check.writes(dns_engine) == 0 and len(stored(dns_engine, "app")) == 2
+    one = dns_module("dns_record", record(name="app", type="A", values=["127.0.0.8"], state="absent"))
+    assert [a["action"] for a in one["plan"]] == ["update"] and stored(dns_engine, "app") == [
+        ("app", "A", "127.0.0.7", None, None)]
+    real = dns_module("dns_record", record(name="app", type="A", state="absent"), diff=True)
+    assert [a["action"] for a in real["plan"]] == ["delete"] and stored(dns_engine, "app") == []
+    assert real["rrset"]["records"] == [] and resolve(dns_engine, "app.local.test", "A")[0] == "NXDOMAIN"
+    again = dns_module("dns_record", record(name="app", type="A", state="absent"))
+    assert again["changed"] is False and again.writes(dns_engine) == 0
+
+
+def test_another_owners_record_and_an_immutable_one_are_never_touched(dns_engine, dns_module):
+    dns_module("dns_record", record(name="app", type="A", values=["127.0.0.7"], owner="shop"))
+    before = stored(dns_engine)
+    for args, named in ((dict(values=["127.0.0.9"], owner="blog"), "owner 'shop'"),
+                        (dict(values=["127.0.0.9"]), "owner 'shop'"),
+                        (dict(state="absent", owner="blog"), "owner 'shop'")):
+        failed = dns_module("dns_record", record(name="app", type="A", **args))
+        assert named in failed.message() and failed.writes(dns_engine) == 0
+    failed = dns_module("dns_record", record(name="pinned", type="TXT", values=["other"]))
+    assert "immutable" in failed.message() and failed.writes(dns_engine) == 0
+    assert stored(dns_engine) == before
+    # a record without a mark is adopted by naming its rrset: its comment gets the mark
+    real = dns_module("dns_record", record(name="www", type="A", values=["127.0.0.5"], owner="shop", comment="web"))
+    assert real["changed"] is True and stored(dns_engine, "www") == [("www", "A", "127.0.0.5", None, "anxlb-svc=shop; web")]
+
+
+BAD = [
+    (dict(type="SOA", values=["x"]), "type SOA"),
+    (dict(type="NS", values=["ns.example.com"]), "type NS"),
+    (dict(type="A", values=["1.2.3.256"]), "values[0]"),
+    (dict(type="A", values=["127.0.0.1", "fd00::1"]), "values[1]"),
+    (dict(type="A", name="a b", values=["127.0.0.1"]), "name 'a b'"),
+    (dict(type="CNAME", values=["a.example.", "b.example."]), "values: a CNAME has one value"),
+    (dict(type="A"), "values is required"),
+    (dict(type="A", values=["127.0.0.1"], ttl=0), "ttl must be"),
+    (dict(type="A", values=["127.0.0.1"], owner="bad owner"), "owner"),
+    (dict(type="A", values=["127.0.0.1"], comment="x" * 250, owner="shop"), "comment is too long"),
+    (dict(type="MX", values=["mail.example.com"]), "values[0]"),
+]
+
+
+@pytest.mark.parametrize("args,named", BAD, ids=[b[1] for b in BAD])
+def test_bad_input_fails_naming_the_option_before_any_request(dns_engine, dns_module, args, named):
+    failed = dns_module("dns_record", record(**args))
+    assert named in failed.message(), failed
+    assert failed.requests(dns_engine) == []
+
+
+def test_an_unknown_zone_fails_naming_it(dns_engine, dns_module):
+    failed = dns_module("dns_record", dict(zone="nowhere.test", type="A", values=["127.0.0.1"]))
+    assert "zone: there is no CloudDNS zone nowhere.test" in failed.message() and failed.writes(dns_engine) == 0
