@@ -144,3 +144,30 @@ def test_bad_input_fails_naming_the_option_before_any_request(dns_engine, dns_mo
 def test_an_unknown_zone_fails_naming_it(dns_engine, dns_module):
     failed = dns_module("dns_record", dict(zone="nowhere.test", type="A", values=["127.0.0.1"]))
     assert "zone: there is no CloudDNS zone nowhere.test" in failed.message() and failed.writes(dns_engine) == 0
+
+
+def test_record_info_shows_values_owners_and_filters(dns_engine, dns_module):
+    dns_module("dns_record", record(name="app", type="TXT", values=['say "hi"'], owner="shop", ttl=300))
+    info = dns_module("dns_record_info", dict(zone="Local.Test.", name="APP"))
+    assert info["records"] == [dict(name="app", fqdn="app.local.test.", type="TXT", value='"say \\"hi\\""',
+                                    rdata='"say \\"hi\\""', ttl=300, comment="anxlb-svc=shop", mark="anxlb-svc=shop",
+                                    owner="shop", immutable=False, region="default")]
+    assert info.writes(dns_engine) == 0 and len(info.requests(dns_engine)) == 1
+    other = dns_module("dns_record_info", dict(zone=ZONE, type="txt", tag_prefix="team"))
+    assert [(r["name"], r["owner"], r["mark"], r["immutable"]) for r in other["records"]] == [
+        ("app", None, "anxlb-svc=shop", False), ("pinned", None, None, True)]
+    soa = dns_module("dns_record_info", dict(zone=ZONE, name="@", type="SOA"))
+    assert [r["type"] for r in soa["records"]] == ["SOA"] and soa["records"][0]["immutable"] is True
+
+
+def test_zone_info_lists_zones_and_one_zone_with_its_revision(dns_engine, dns_module):
+    every = dns_module("dns_zone_info", {})
+    assert [z["name"] for z in every["zones"]] == [ZONE] and every["zones"][0]["live"] is True
+    one = dns_module("dns_zone_info", dict(name="LOCAL.test."))
+    (zone,) = one["zones"]
+    assert zone["state"] == "active" and zone["serial"] == zone["revisions"][0]["serial"] and zone["deployment_level"] == 100
+    dns_module("dns_record", record(name="app", type="A", values=["127.0.0.7"]))
+    after = dns_module("dns_zone_info", dict(name=ZONE))["zones"][0]
+    assert after["serial"] > zone["serial"] and after["live"] is True   # dns_record waited for its revision
+    missing = dns_module("dns_zone_info", dict(name="nowhere.test"))
+    assert "name: there is no CloudDNS zone nowhere.test" in missing.message()
