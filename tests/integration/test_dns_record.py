@@ -171,3 +171,69 @@ def test_zone_info_lists_zones_and_one_zone_with_its_revision(dns_engine, dns_mo
     assert after["serial"] > zone["serial"] and after["live"] is True   # dns_record waited for its revision
     missing = dns_module("dns_zone_info", dict(name="nowhere.test"))
     assert "name: there is no CloudDNS zone nowhere.test" in missing.message()
+
+
+def guide_block(name):
+    """The user guide's example ``name`` (a ``<!-- test: skip NAME: ... -->`` block run here instead)."""
+    from .test_user_guide import BLOCKS
+    (block,) = [b for b in BLOCKS if b.name == name]
+    return block.text
+
+
+def test_the_user_guides_record_by_hand_runs_as_written(dns_engine, tmp_path):
+    """docs/user-guide.md "DNS records": --check --diff writes nothing and predicts the real run, the names resolve
+    through knot when the run ends, the rerun changes nothing; module_defaults of the action group reach the modules."""
+    from .conftest import Ansible
+    ansible = Ansible(dns_engine, tmp_path)
+    path = tmp_path / "dns.yml"
+    path.write_text(guide_block("dns-record"))
+    before = stored(dns_engine)
+    check = ansible.playbook(str(path), check=True, diff=True)
+    assert check.rc == 0, check.proc.stdout[-3000:]
+    assert stored(dns_engine) == before and check.writes(dns_engine, 0) == 0 and check.writes(dns_engine, 1) == 0
+    real = ansible.playbook(str(path), diff=True)
+    assert real.rc == 0, real.proc.stdout[-3000:]
+    for index in (0, 1):
+        assert real[index]["rrset"] == check[index]["rrset"] and real[index]["diff"] == check[index]["diff"]
+        assert real.writes(dns_engine, index) == 1
+    assert resolve(dns_engine, "shop.local.test", "A") == ("NOERROR", ["127.0.10.2", "127.0.10.3"], 300)
+    assert resolve(dns_engine, "shop.local.test", "TXT")[1] == ['"team \\"web\\" <web@example.com>"']
+    assert stored(dns_engine, "shop", "TXT") == [("shop", "TXT", '"team \\"web\\" <web@example.com>"', None, "anxlb-svc=shop")]
+    again = ansible.playbook(str(path))
+    assert again.rc == 0 and not again[0]["changed"] and not again[1]["changed"]
+    assert again.writes(dns_engine, 0) + again.writes(dns_engine, 1) == 0
+
+
+@pytest.fixture(scope="module")
+def slow_dns_engine():
+    """Revisions take 1.5 s to validate and deploy (is_editable false meanwhile)."""
+    from localengine.testing import LocalEngine
+    from .dns_harness import SEED, knotd, zone_live
+    with LocalEngine(seed=SEED, dns=True, dns_deploy_delay=1.5, extra_args=["--knot-bin", knotd()]) as engine:
+        zone_live(engine)
+        yield engine
+
+
+def test_module_defaults_of_the_group_and_a_zone_being_deployed(slow_dns_engine, tmp_path):
+    """group/anxcloud.lbaas.lbaas sets the DNS modules' options too; a zone that is not editable (the revision of the
+    task before still deploying) is waited for, not failed; with wait the task ends when its revision is live."""
+    from .conftest import Ansible
+    ansible = Ansible(slow_dns_engine, tmp_path)
+    tasks = [
+        {"anxcloud.lbaas.dns_record": {"zone": ZONE, "name": "a", "type": "A", "values": ["127.0.0.1"], "wait": False}},
+        {"anxcloud.lbaas.dns_record": {"zone": ZONE, "name": "b", "type": "A", "values": ["127.0.0.2"]}},
+        {"anxcloud.lbaas.dns_zone_info": {"name": ZONE}},
+        {"anxcloud.lbaas.dns_record_info": {"zone": ZONE, "type": "A"}},
+    ]
+    defaults = {"group/anxcloud.lbaas.lbaas": {"wait_timeout": 60, "tag_prefix": "anxlb", "api_retries": 2}}
+    run = ansible.run(tasks, play={"module_defaults": defaults})
+    assert run.rc == 0, run.proc.stdout[-3000:]
+    assert run[0]["changed"] and run[1]["changed"]
+    # task 2 found the zone not editable (task 1's revision deploying), waited, and wrote once it could
+    second = run.requests(slow_dns_engine, 1)
+    assert [e["status"] for e in second if e["path"].endswith("/changeset")] == [200]
+    zone_reads = [e for e in second if e["method"] == "GET" and e["path"].endswith("zone.json/" + ZONE)]
+    assert len(zone_reads) > 2
+    assert run[2]["zones"][0]["live"] is True   # task 2 waited for its revision
+    assert [r["name"] for r in run[3]["records"]] == ["a", "b", "www"]
+    assert resolve(slow_dns_engine, "b.local.test", "A")[1] == ["127.0.0.2"]
