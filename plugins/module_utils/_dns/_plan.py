@@ -201,17 +201,18 @@ def _reason(records, deletes, creates, desired):
         return "state is absent"
     if not records:
         return "the rrset has no record"
+    return "; ".join("%s %s" % (text, ", ".join(sorted(set(values)))) for text, values in _why(records, deletes, desired)
+                     if values)
+
+
+def _why(records, deletes, desired):
+    """(what, values) of a change of a present rrset."""
     held = set(r["value"] for r in records)
-    parts = []
-    missing = [v for v in desired.values if v not in held]
-    surplus = sorted(set(r["value"] for r in deletes if r["value"] not in desired.values))
-    refit = sorted(set(r["value"] for r in deletes if r["value"] in desired.values and not desired.fits(r)))
-    twice = sorted(set(r["value"] for r in deletes if r["value"] in desired.values and desired.fits(r)))
-    for text, values in (("missing value(s)", missing), ("value(s) not asked for", surplus),
-                         ("ttl or comment differs for", refit), ("held more than once", twice)):
-        if values:
-            parts.append("%s %s" % (text, ", ".join(values)))
-    return "; ".join(parts)
+    wanted = [r for r in deletes if r["value"] in desired.values]
+    return (("missing value(s)", [v for v in desired.values if v not in held]),
+            ("value(s) not asked for", [r["value"] for r in deletes if r["value"] not in desired.values]),
+            ("ttl or comment differs for", [r["value"] for r in wanted if not desired.fits(r)]),
+            ("held more than once", [r["value"] for r in wanted if desired.fits(r)]))
 
 
 def changeset(action):

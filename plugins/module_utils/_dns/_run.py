@@ -45,16 +45,22 @@ def desired_from(params):
     ttl = p.get("ttl")
     if ttl is not None and not 0 < ttl <= TTL_MAX:
         raise Failure("ttl must be between 1 and %d seconds, got %d (leave it out for the zone's default)" % (TTL_MAX, ttl))
-    comment = p.get("comment")
+    full = _comment(p)
+    return Desired(zone, name, rtype, values, present=present, ttl=ttl, comment=full,
+                   compare_comment=p.get("comment") is not None or p.get("owner") is not None,
+                   owner=p.get("owner"), tag_prefix=p["tag_prefix"])
+
+
+def _comment(params):
+    """The full comment the records carry (the owner's mark, then the comment), checked against CloudDNS's limits."""
+    comment = params.get("comment")
     if comment is not None and any(ord(c) < 32 for c in comment):
         raise Failure("comment must be one line (no control characters)")
-    full = comment_text(p.get("owner"), p["tag_prefix"], comment)
+    full = comment_text(params.get("owner"), params["tag_prefix"], comment)
     if full and len(full) > COMMENT_MAX:
         raise Failure("comment is too long: with the owner's mark it has %d characters, CloudDNS keeps at most %d"
                       % (len(full), COMMENT_MAX))
-    return Desired(zone, name, rtype, values, present=present, ttl=ttl, comment=full,
-                   compare_comment=comment is not None or p.get("owner") is not None,
-                   owner=p.get("owner"), tag_prefix=p["tag_prefix"])
+    return full
 
 
 class DnsRecordRun:
