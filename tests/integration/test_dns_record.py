@@ -58,6 +58,7 @@ def test_check_predicts_the_run_which_a_rerun_leaves_alone(dns_engine, dns_modul
     for again in (task, dict(task, values=respelt)):
         rerun = dns_module("dns_record", again)
         assert rerun["changed"] is False and rerun.writes(dns_engine) == 0, rerun
+        assert len(rerun.requests(dns_engine)) == 1   # a no-op is one read: the rrset's records
         assert rerun["plan"] == [] and rerun["rrset"] == real["rrset"]
 
 
@@ -144,6 +145,29 @@ def test_bad_input_fails_naming_the_option_before_any_request(dns_engine, dns_mo
 def test_an_unknown_zone_fails_naming_it(dns_engine, dns_module):
     failed = dns_module("dns_record", dict(zone="nowhere.test", type="A", values=["127.0.0.1"]))
     assert "zone: there is no CloudDNS zone nowhere.test" in failed.message() and failed.writes(dns_engine) == 0
+
+
+def test_a_changeset_whose_answer_was_lost_is_not_sent_twice(dns_engine, dns_module):
+    """The Engine committed the changeset, then the gateway answered 504: the module observes again, finds the
+    records by value, and neither duplicates them nor writes again."""
+    dns_engine.set_faults({"script": [{"method": "POST", "path": "/changeset", "commit_then": 504}]})
+    real = dns_module("dns_record", record(name="app", type="A", values=["127.0.0.7", "127.0.0.8"]))
+    assert real["changed"] is True and len(changesets(real, dns_engine)) == 1, real
+    assert stored(dns_engine, "app") == [("app", "A", "127.0.0.7", None, None), ("app", "A", "127.0.0.8", None, None)]
+
+
+def test_a_changeset_refused_by_a_gateway_is_planned_again_and_sent_once_more(dns_engine, dns_module):
+    dns_engine.set_faults({"script": [{"method": "POST", "path": "/changeset", "status": 503}]})
+    real = dns_module("dns_record", record(name="app", type="A", values=["127.0.0.7"]))
+    assert real["changed"] is True and [e["status"] for e in changesets(real, dns_engine)] == [503, 200], real
+    assert stored(dns_engine, "app") == [("app", "A", "127.0.0.7", None, None)]
+
+
+def test_a_revision_that_fails_to_deploy_fails_the_task_naming_it(dns_engine, dns_module):
+    dns_engine.set_faults({"deploy": [{"match": "local.*", "outcome": "error", "count": 1}]})
+    failed = dns_module("dns_record", record(name="app", type="A", values=["127.0.0.7"]))
+    assert "failed to deploy" in failed.message() and "local.test" in failed.message()
+    assert failed["changed"] is True   # the changeset was written; the revision did not go live
 
 
 def test_record_info_shows_values_owners_and_filters(dns_engine, dns_module):
