@@ -261,3 +261,25 @@ def test_module_defaults_of_the_group_and_a_zone_being_deployed(slow_dns_engine,
     assert run[2]["zones"][0]["live"] is True   # task 2 waited for its revision
     assert [r["name"] for r in run[3]["records"]] == ["a", "b", "www"]
     assert resolve(slow_dns_engine, "b.local.test", "A")[1] == ["127.0.0.2"]
+
+
+def test_two_runs_writing_one_zone_at_once_both_converge(slow_dns_engine):
+    """Two module processes write one zone at the same moment: CloudDNS takes one changeset, refuses the other while
+    that revision deploys; the refused one waits for the zone and writes then. Both end live, each rrset once."""
+    from concurrent.futures import ThreadPoolExecutor
+    from .dns_harness import zone_live
+    zone_live(slow_dns_engine)
+    module = Module(slow_dns_engine)
+    tasks = [record(name=name, type="A", values=[value], wait_timeout=60)
+             for name, value in (("one", "127.0.0.11"), ("two", "127.0.0.12"))]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda task: module("dns_record", task), tasks))
+    assert all(r["changed"] for r in results), results
+    assert stored(slow_dns_engine, "one") == [("one", "A", "127.0.0.11", None, None)]
+    assert stored(slow_dns_engine, "two") == [("two", "A", "127.0.0.12", None, None)]
+    assert resolve(slow_dns_engine, "one.local.test", "A")[1] == ["127.0.0.11"]
+    assert resolve(slow_dns_engine, "two.local.test", "A")[1] == ["127.0.0.12"]
+    # the two windows overlap, so the changesets are counted in the Engine's log: two landed, any other was refused
+    sent = [e["status"] for r in results for e in changesets(r, slow_dns_engine)]
+    landed = set((e["start"], e["status"]) for r in results for e in changesets(r, slow_dns_engine) if e["status"] == 200)
+    assert len(landed) == 2 and set(sent) <= {200, 400}
