@@ -121,6 +121,11 @@ def test_group_module_defaults_with_wait_apply_to_every_module(engine, ansible):
     """A play that sets wait and wait_timeout for the whole group (as the user guide and the roles do) runs the
     modules that wait for nothing too: they accept both options and ignore them."""
     ids = seed_tree(engine)
+    # a CloudDNS zone for the DNS modules (the Engine's API serves it without --dns; nothing resolves it here)
+    zone = engine.api("POST", "/api/clouddns/v1/zone.json", json={
+        "zone_name": "group.test", "master": True, "dnssec_mode": "unvalidated", "admin_email": "admin@group.test",
+        "refresh": 3600, "retry": 600, "expire": 604800, "ttl": 300})
+    assert zone.status_code == 200, zone.text
     tasks = {
         "loadbalancer_info": {"name": "lb1", "tree": True},
         "backend_info": {"load_balancer": "lb1"},
@@ -133,6 +138,9 @@ def test_group_module_defaults_with_wait_apply_to_every_module(engine, ansible):
         "service_info": {},
         "ip_address": {"pool": [V4], "owner": "web", "family": "v4"},
         "gc": {"keep": ["web"]},
+        "dns_record": {"zone": "group.test", "name": "www", "type": "A", "values": ["127.0.0.1"]},
+        "dns_record_info": {"zone": "group.test", "type": "A"},
+        "dns_zone_info": {"name": "group.test"},
     }
     assert sorted(tasks) == modules_without_their_own_wait()
     engine.reset_requests()
@@ -146,10 +154,14 @@ def test_group_module_defaults_with_wait_apply_to_every_module(engine, ansible):
     assert [s["id"] for s in results["server_info"]["servers"]] == [ids["server"]]
     assert results["acl_info"]["acls"] == [] and results["rule_info"]["rules"] == []
     assert results["gc"]["removed"] == [] and results["gc"]["changed"] is False
-    # the read-only ones wrote nothing; the one allocation is the only write of the play
+    # the read-only ones wrote nothing; the allocation and the record are the only writes of the play
     names = list(tasks)
-    assert [run.writes(engine, i) for i, name in enumerate(names) if name not in ("ip_address", "gc")] == [0] * 9
+    writing = ("ip_address", "gc", "dns_record")
+    assert [run.writes(engine, i) for i, name in enumerate(names) if name not in writing] == [0] * (len(names) - 3)
     assert run.writes(engine, names.index("gc")) == 0
+    assert run.writes(engine, names.index("dns_record")) == 1   # one changeset, waited for with the group's wait
+    assert [r["value"] for r in results["dns_record_info"]["records"]] == ["127.0.0.1"]
+    assert results["dns_zone_info"]["zones"][0]["live"] is True
     (address,) = results["ip_address"]["addresses"]
     assert address["address"] in addresses(engine, V4)
 

@@ -19,6 +19,8 @@ OPTIONS = {
     "ip_address": {"pool": ["127.0.10.0/24"], "owner": "web"},
     "ip_pool_info": {"pool": ["127.0.10.0/24"]},
     "service": {"name": "web", "load_balancers": ["lb1"]},
+    "dns_record": {"zone": "local.test", "type": "A", "values": ["127.0.0.1"]},
+    "dns_record_info": {"zone": "local.test"},
 }
 
 
@@ -51,3 +53,19 @@ def test_every_module_reports_a_missing_netaddr(ansible, module, tmp_path):
         assert result["msg"].startswith("Failed to import the required Python library (netaddr)"), (name, result)
         assert "Traceback" not in result["msg"], (name, result)
     assert ansible.engine.mutating_requests() == 0
+
+
+# The modules that compare DNS values with dnspython (dns_zone_info reads zones and needs none).
+NEEDS_DNSPYTHON = ("dns_record", "dns_record_info")
+
+
+def test_the_dns_modules_report_a_missing_dnspython(module, tmp_path):
+    hidden = tmp_path / "no-dnspython"
+    hidden.mkdir()
+    (hidden / "dns.py").write_text("raise ImportError('dnspython is hidden by this test')\n")
+    for name in NEEDS_DNSPYTHON:
+        found = module(name, OPTIONS[name], check=True, pythonpath=hidden)
+        assert found.failed, found
+        assert found.result["msg"].startswith("Failed to import the required Python library (dnspython)"), found
+        assert found.requests(module.engine) == []
+    assert module.engine.mutating_requests() == 0

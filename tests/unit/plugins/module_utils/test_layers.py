@@ -1,10 +1,10 @@
 """Imports between the packages of plugins/module_utils run one way (docs/how-reconciliation-works.md,
 "The code in layers"; docs/images/layers.dot):
 
-    _engine <- _model <- _reconcile <- _lbaas, _addresses <- _service <- _gc
+    _engine <- _model <- _reconcile <- _lbaas, _addresses, _dns <- _service <- _gc
 
 A file may import its own package and any package to the left of it, never one to the right, and
-``_lbaas`` and ``_addresses`` (one level) not each other. ``_module`` (the module base class) imports
+``_lbaas``, ``_addresses`` and ``_dns`` (one level) not each other. ``_module`` (the module base class) imports
 only ``_engine`` and ``_model``, and of the packages only ``_lbaas``'s module bases (``_object_module``,
 ``_info_module``) build on it; the modules in plugins/modules import what they need. Every import
 statement counts, also one inside a function (Ansible's packager ships those too).
@@ -17,7 +17,7 @@ import pytest
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *[os.pardir] * 4))
 UTILS = os.path.join(ROOT, "plugins", "module_utils")
 PACKAGE = "ansible_collections.anxcloud.lbaas.plugins.module_utils."
-LEVEL = {"_engine": 0, "_model": 1, "_reconcile": 2, "_lbaas": 3, "_addresses": 3, "_service": 4, "_gc": 5}
+LEVEL = {"_engine": 0, "_model": 1, "_reconcile": 2, "_lbaas": 3, "_addresses": 3, "_dns": 3, "_service": 4, "_gc": 5}
 MODULE_BASE = "_module"
 MODULE_BASE_USERS = ("_lbaas/_object_module.py", "_lbaas/_info_module.py")
 MODULE_BASE_IMPORTS = ("_engine", "_model")

@@ -12,7 +12,7 @@ WRITE = (
     "module_utils/_reconcile/_apply.py", "module_utils/_reconcile/_loop.py", "module_utils/_reconcile/_predictions.py",
     "module_utils/_addresses/_apply.py", "module_utils/_addresses/_run.py", "module_utils/_gc/_apply.py",
     "module_utils/_gc/_run.py", "module_utils/_service/_guard.py", "module_utils/_service/_run.py",
-    "module_utils/_lbaas/_object_module.py",
+    "module_utils/_lbaas/_object_module.py", "module_utils/_dns/_apply.py", "module_utils/_dns/_run.py",
 )
 
 

@@ -1,0 +1,224 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""DNS records as an object kind of the shared reconciler: the rrset and its plan (pure).
+
+The object a task manages is an rrset: the records of one (zone, name, type). Its records are told apart by
+their normalised value (``_values``), never by their identifier, which changes with every revision of the
+zone. A plan holds at most one action per rrset, and the action carries the one changeset
+(``{create, delete}``) that makes the rrset what was asked for: a changed value or TTL is a delete and a
+create in the same all-or-nothing revision, so a failure never leaves a duplicate or a gap, and a value
+held twice is kept once.
+
+Ownership: records carry no tags, so the owner's mark is the start of the record's ``comment``
+(``<tag_prefix>-svc=<owner>``, the owner tag's text, then ``; `` and the comment). A record carrying
+another owner's mark (any prefix), or any mark when the task names no owner, is never changed or deleted;
+nor is an immutable one. A record with no mark is the user's to manage by naming its rrset.
+"""
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._values import fqdn, stored_value
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import CREATE, DELETE, UPDATE, Kind
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import is_owner_tag, owner_tag, split_owner_tag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import Action, Placeholder, Plan
+
+MARK_END = "; "
+COMMENT_MAX = 255
+
+
+def mark_of(comment):
+    """The owner mark a comment starts with (``anxlb-svc=shop``), or None."""
+    head = (comment or "").split(";", 1)[0].strip()
+    return head if is_owner_tag(head) and " " not in head else None
+
+
+def comment_text(owner, tag_prefix, comment):
+    """The comment a record of ``owner`` carries: the mark, then the comment."""
+    if not owner:
+        return comment or None
+    mark = owner_tag(owner, tag_prefix)
+    return mark + (MARK_END + comment if comment else "")
+
+
+class RrsetKind(Kind):
+    """The records of one name and type in a zone; identity (zone, name, type). Creating one, changing it
+    and deleting it are each one changeset."""
+
+    recorded_as = "dns"
+
+    def identity(self, obj):
+        return (obj.get("zone"), obj.get("name"), obj.get("type"))
+
+    def to_engine(self, desired):
+        return dict(desired)   # the operations send the action's changeset, not a body of the object
+
+    def update_body(self, obj, changes=None):
+        return dict(obj)
+
+    def predict(self, obj, action):
+        obj["records"] = [dict(r) for r in action.records_after]
+        obj["values"] = sorted(r["value"] for r in action.records_after)
+        obj["planned"] = action.op
+        return obj
+
+    def entry(self, action):
+        return dict(action=action.op, zone=action.obj["zone"], name=action.obj["name"], type=action.obj["type"],
+                    create=[view(r) for r in action.creates], delete=[view(r) for r in action.deletes],
+                    changes=dict((f, {"before": b, "after": a}) for f, (b, a) in sorted(action.changes.items())),
+                    reason=action.reason)
+
+    def label(self, action):
+        return "%s rrset %s %s" % (action.op, fqdn(action.obj["name"], action.obj["zone"]), action.obj["type"])
+
+
+RRSET = RrsetKind("dns_record", fields={"values": list, "ttl": int, "comment": str})
+
+
+def rrset_key(zone, name, rtype):
+    return "%s %s %s" % (zone, name, rtype)
+
+
+def view(record):
+    """A record as modules show it: its normalised value, ttl (None: the zone's default) and comment."""
+    return dict(value=record["value"], ttl=record.get("ttl"), comment=record.get("comment"))
+
+
+def flat_record(record):
+    """A record the Engine answered, as plans compare it."""
+    return dict(value=stored_value(record), rdata=record.get("rdata"), ttl=record.get("ttl") or None,
+                comment=record.get("comment"), region=record.get("region") or "default",
+                immutable=bool(record.get("immutable")), name=record["name"], type=record["type"])
+
+
+def observed_rrset(zone, name, rtype, records):
+    """The world of one rrset: ``{key: flat rrset}``, empty when it has no record."""
+    mine = sorted((flat_record(r) for r in records if r.get("name") == name and r.get("type") == rtype),
+                  key=lambda r: (r["value"], r["ttl"] or 0, r["comment"] or ""))
+    if not mine:
+        return {}
+    key = rrset_key(zone, name, rtype)
+    return {key: dict(kind=RRSET.name, id=key, zone=zone, name=name, type=rtype, records=mine,
+                      values=sorted(set(r["value"] for r in mine)))}
+
+
+class Desired:
+    """What a task asks for: ``values`` (normalised; None with state absent: every record), ``ttl`` (None:
+    not compared), ``comment`` (the full comment with the owner's mark; ``compare_comment`` False: left as it is)."""
+
+    def __init__(self, zone, name, rtype, values, present=True, ttl=None, comment=None, compare_comment=False,
+                 owner=None, tag_prefix="anxlb"):
+        self.zone, self.name, self.type = zone, name, rtype
+        self.values, self.present, self.ttl = values, present, ttl
+        self.comment, self.compare_comment = comment, compare_comment
+        self.owner, self.tag_prefix = owner, tag_prefix
+
+    def fits(self, record):
+        """Whether an existing record may stay as it is (its value aside)."""
+        return ((self.ttl is None or record["ttl"] == self.ttl)
+                and (not self.compare_comment or record["comment"] == self.comment))
+
+
+def plan_rrset(world, desired):
+    """The plan (no action, or one) that makes the rrset in ``world`` what ``desired`` asks for."""
+    key = rrset_key(desired.zone, desired.name, desired.type)
+    obj = world.get(key)
+    records = list(obj["records"]) if obj else []
+    if desired.present:
+        keep, deletes = _kept(records, desired)
+        creates = [_new(value, records, keep, desired) for value in desired.values if value not in keep]
+        after = sorted(list(keep.values()) + creates, key=lambda r: r["value"])
+    else:
+        doomed = set(desired.values) if desired.values is not None else None
+        deletes = [r for r in records if doomed is None or r["value"] in doomed]
+        creates, after = [], [r for r in records if r not in deletes]
+    if not deletes and not creates:
+        return Plan()
+    _check_may_touch(deletes, desired)
+    if obj is None:
+        op, obj = CREATE, dict(kind=RRSET.name, id=Placeholder("dns_record", "%s %s" % (desired.name, desired.type),
+                                                               desired.zone),
+                               zone=desired.zone, name=desired.name, type=desired.type, records=[], values=[])
+    else:
+        op = DELETE if not after else UPDATE
+    action = Action(op, RRSET, obj, changes=_changes(records, after), reason=_reason(records, deletes, creates, desired))
+    action.deletes, action.creates, action.records_after = deletes, creates, after
+    return Plan([action])
+
+
+def _kept(records, desired):
+    """The records that stay (one per wanted value, one that fits first) and those that go."""
+    keep = {}
+    for record in sorted(records, key=lambda r: not desired.fits(r)):
+        if record["value"] in desired.values and record["value"] not in keep and desired.fits(record):
+            keep[record["value"]] = record
+    kept = [id(r) for r in keep.values()]
+    return keep, [r for r in records if id(r) not in kept]
+
+
+def _new(value, records, keep, desired):
+    """A record to create for ``value``: the TTL asked for, else the one the rrset has (DNS serves one TTL per
+    rrset), else the zone's default; the comment asked for, else the one its value had."""
+    same = [r for r in records if r["value"] == value]
+    ttl = desired.ttl
+    if ttl is None:
+        ttls = [r["ttl"] for r in list(keep.values()) + same + records]
+        ttl = ttls[0] if ttls else None
+    comment = desired.comment if desired.compare_comment else (same[0]["comment"] if same else None)
+    return dict(value=value, rdata=value, ttl=ttl, comment=comment, region="default", immutable=False,
+                name=desired.name, type=desired.type)
+
+
+def _check_may_touch(deletes, desired):
+    """Refuses a plan that changes or deletes an immutable record or another owner's (a change is a delete and
+    a create: the delete is what touches it)."""
+    own = owner_tag(desired.owner, desired.tag_prefix) if desired.owner else None
+    where = fqdn(desired.name, desired.zone)
+    for record in deletes:
+        if record["immutable"]:
+            raise Failure("%s %s record %s is immutable (CloudDNS keeps it as it is); dns_record does not change or delete it"
+                          % (where, desired.type, record["value"]))
+        mark = mark_of(record["comment"])
+        if mark and mark != own:
+            _prefix, other = split_owner_tag(mark)
+            raise Failure("%s %s record %s belongs to owner '%s' (comment %r); dns_record never changes or deletes another "
+                          "owner's record%s" % (where, desired.type, record["value"], other, record["comment"],
+                                                "" if desired.owner else ": set owner to that owner if this task manages it"))
+
+
+def _changes(before, after):
+    out = {}
+    for field, get in (("values", lambda rs: sorted(set(r["value"] for r in rs))),
+                       ("ttl", lambda rs: sorted(set(r["ttl"] or 0 for r in rs))),
+                       ("comment", lambda rs: sorted(set(r["comment"] or "" for r in rs)))):
+        if get(before) != get(after):
+            out[field] = (get(before), get(after))
+    return out
+
+
+def _reason(records, deletes, creates, desired):
+    if not desired.present:
+        return "state is absent"
+    if not records:
+        return "the rrset has no record"
+    return "; ".join("%s %s" % (text, ", ".join(sorted(set(values)))) for text, values in _why(records, deletes, desired)
+                     if values)
+
+
+def _why(records, deletes, desired):
+    """(what, values) of a change of a present rrset."""
+    held = set(r["value"] for r in records)
+    wanted = [r for r in deletes if r["value"] in desired.values]
+    return (("missing value(s)", [v for v in desired.values if v not in held]),
+            ("value(s) not asked for", [r["value"] for r in deletes if r["value"] not in desired.values]),
+            ("ttl or comment differs for", [r["value"] for r in wanted if not desired.fits(r)]),
+            ("held more than once", [r["value"] for r in wanted if desired.fits(r)]))
+
+
+def changeset(action):
+    """The changeset body of an action: deletes match the records as the Engine stores them."""
+    delete = [dict(name=r["name"], type=r["type"], rdata=r["rdata"], region=r["region"], ttl=r["ttl"] or 0)
+              for r in action.deletes]
+    create = [dict(name=r["name"], type=r["type"], rdata=r["rdata"], region=r["region"], ttl=r["ttl"] or 0,
+                   comment=r["comment"]) for r in action.creates]
+    return create, delete
