@@ -6,7 +6,7 @@
 DOCUMENTATION = r"""
 module: dns_record
 short_description: Manage the records of one name and type (an rrset) in an Anexia CloudDNS zone, idempotently
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Makes the records of O(name) and O(type) in O(zone) hold exactly O(values) (O(state=present)), or removes them
     (O(state=absent)).
@@ -186,8 +186,8 @@ diff:
   type: dict
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._run import DnsRecordRun
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
+from ..module_utils._dns._run import DnsRecordRun
+from ..module_utils._module._base import AnxcloudModule
 
 
 class DnsRecordModule(AnxcloudModule):

@@ -6,7 +6,7 @@
 DOCUMENTATION = r"""
 module: dns_record_info
 short_description: List the records of an Anexia CloudDNS zone, by name and type
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - The records of the zone's newest revision (one request), the zone's SOA and NS included, filtered by O(name)
     and O(type) on the Engine's side.
@@ -78,14 +78,14 @@ records:
             comment: anxlb-svc=shop, owner: shop, mark: anxlb-svc=shop, immutable: false, region: default}]
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._clouddns import CloudDNS
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._plan import flat_record, mark_of
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._values import HAS_DNSPYTHON, fqdn, normal_name, normal_zone
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_tag_head
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._group_options import with_ignored_wait
+from ..module_utils._dns._clouddns import CloudDNS
+from ..module_utils._dns._plan import flat_record, mark_of
+from ..module_utils._dns._values import HAS_DNSPYTHON, fqdn, normal_name, normal_zone
+from ..module_utils._model._failure import Failure
+from ..module_utils._model._names import check_tag_prefix
+from ..module_utils._model._ownership import owner_tag_head
+from ..module_utils._module._base import AnxcloudModule
+from ..module_utils._module._group_options import with_ignored_wait
 
 
 def record_entry(record, zone, tag_prefix):

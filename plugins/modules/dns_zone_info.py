@@ -6,7 +6,7 @@
 DOCUMENTATION = r"""
 module: dns_zone_info
 short_description: List the Anexia CloudDNS zones of the account, or one zone with the state of its revisions
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Without O(name), every zone of the account (one request); with O(name), that zone (one request), failing when
     there is none.
@@ -70,11 +70,11 @@ zones:
   sample: [{name: example.com, live: true, is_editable: true, deployment_level: 100, serial: 1795814961, state: active}]
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._clouddns import CloudDNS, live, revision_state
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._values import normal_zone
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._group_options import with_ignored_wait
+from ..module_utils._dns._clouddns import CloudDNS, live, revision_state
+from ..module_utils._dns._values import normal_zone
+from ..module_utils._model._names import check_tag_prefix
+from ..module_utils._module._base import AnxcloudModule
+from ..module_utils._module._group_options import with_ignored_wait
 
 SHOWN = ("is_editable", "deployment_level", "validation_level", "current_revision", "master", "dnssec_mode", "admin_email",
          "ttl", "refresh", "retry", "expire", "dns_servers", "published_at")

@@ -31,14 +31,23 @@ def files():
                     yield package, package + "/" + name
 
 
+def absolute(relpath, node):
+    """The dotted module an ``ImportFrom`` in ``relpath`` (below module_utils) names; a relative one is
+    resolved from the file's package, as Python and Ansible's packager resolve it."""
+    if not node.level:
+        return node.module or ""
+    package = PACKAGE.rstrip(".").split(".") + relpath.split("/")[:-1]
+    base = package[:len(package) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def imported_packages(relpath):
     """(line, package) for every import of a module_utils package in the file."""
     out = []
     for node in ast.walk(ast.parse(open(os.path.join(UTILS, relpath)).read())):
         names = []
         if isinstance(node, ast.ImportFrom):
-            assert node.level == 0, "relative import in %s:%d" % (relpath, node.lineno)
-            names = [node.module or ""]
+            names = [absolute(relpath, node)]
         elif isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         out.extend((node.lineno, n[len(PACKAGE):].split(".")[0]) for n in names if n.startswith(PACKAGE))

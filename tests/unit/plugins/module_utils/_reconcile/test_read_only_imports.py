@@ -16,13 +16,24 @@ WRITE = (
 )
 
 
+def absolute(path, node):
+    """The dotted module an ``ImportFrom`` in ``path`` names; a relative one (``from ..module_utils._x import y``)
+    resolved from the file's package, as Python and Ansible's packager resolve it."""
+    if not node.level:
+        return node.module or ""
+    package = PACKAGE.rstrip(".").split(".") + os.path.relpath(os.path.dirname(path), os.path.join(ROOT, "plugins")).split(os.sep)
+    base = package[:len(package) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def imported(path):
     """The collection's files ``path`` imports: every import statement, also inside functions (Ansible's
     packager sees those too)."""
     out = set()
     for node in ast.walk(ast.parse(open(path).read())):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(PACKAGE):
-            base = os.path.join(ROOT, "plugins", *node.module[len(PACKAGE):].split("."))
+        module = absolute(path, node) if isinstance(node, ast.ImportFrom) else None
+        if module and module.startswith(PACKAGE):
+            base = os.path.join(ROOT, "plugins", *module[len(PACKAGE):].split("."))
             if os.path.isdir(base):
                 out.update(os.path.join(base, alias.name + ".py") for alias in node.names)
             else:
