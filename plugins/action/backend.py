@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-from ansible_collections.anxcloud.lbaas.plugins.plugin_utils._check_predictions import PredictingAction
+from ..plugin_utils._check_predictions import PredictingAction
 
 
 class ActionModule(PredictingAction):

@@ -10,7 +10,7 @@ import traceback
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.text.converters import to_text
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import PART, PART_RULE
+from ..module_utils._model._names import PART, PART_RULE
 
 try:
     import jmespath

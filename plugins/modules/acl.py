@@ -156,7 +156,7 @@ plan:
   elements: dict
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._parent_typed import AclModule
+from ..module_utils._lbaas._parent_typed import AclModule
 
 
 def main():

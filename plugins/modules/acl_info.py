@@ -84,8 +84,8 @@ acls:
       returned: when O(owner) is set
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._parent_typed_info import ParentTypedInfo
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import ACL
+from ..module_utils._lbaas._parent_typed_info import ParentTypedInfo
+from ..module_utils._model._kinds import ACL
 
 
 class AclInfo(ParentTypedInfo):

@@ -108,10 +108,10 @@ plan:
   elements: dict
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._health_check import render
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._object_module import (
+from ..module_utils._model._health_check import render
+from ..module_utils._lbaas._object_module import (
     LbaasObjectModule, object_argument_spec)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND
+from ..module_utils._model._kinds import BACKEND
 
 
 class BackendModule(LbaasObjectModule):

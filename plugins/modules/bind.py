@@ -118,10 +118,10 @@ plan:
   elements: dict
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._outside import OutsidePrefixes
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._object_module import (
+from ..module_utils._addresses._outside import OutsidePrefixes
+from ..module_utils._lbaas._object_module import (
     LbaasObjectModule, check_port, object_argument_spec)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BIND, normalize_ip, one_host_ip
+from ..module_utils._model._kinds import BIND, normalize_ip, one_host_ip
 
 
 class BindModule(LbaasObjectModule):

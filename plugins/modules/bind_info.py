@@ -77,8 +77,8 @@ binds:
       returned: when O(owner) is set
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._info_module import LbaasInfoModule, info_argument_spec
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BIND
+from ..module_utils._lbaas._info_module import LbaasInfoModule, info_argument_spec
+from ..module_utils._model._kinds import BIND
 
 
 class BindInfo(LbaasInfoModule):

@@ -90,9 +90,9 @@ plan:
   elements: dict
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._object_module import (
+from ..module_utils._lbaas._object_module import (
     LbaasObjectModule, object_argument_spec)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import FRONTEND
+from ..module_utils._model._kinds import FRONTEND
 
 
 class FrontendModule(LbaasObjectModule):

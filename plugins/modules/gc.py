@@ -275,9 +275,9 @@ diff:
         - pool 127.0.10.0/24: address 127.0.10.3
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._run import GcRun
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._group_options import with_ignored_wait
+from ..module_utils._module._base import AnxcloudModule
+from ..module_utils._gc._run import GcRun
+from ..module_utils._module._group_options import with_ignored_wait
 
 
 class GcModule(AnxcloudModule):

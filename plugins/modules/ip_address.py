@@ -229,10 +229,10 @@ diff:
   sample: {before: "owner: shop\nfamily: v4\naddresses: []\n", after: "owner: shop\nfamily: v4\naddresses:\n- 198.51.100.2\n"}
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._run import AddressRun
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._group_options import with_ignored_wait
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predicting import predicting_client
+from ..module_utils._addresses._run import AddressRun
+from ..module_utils._module._base import AnxcloudModule
+from ..module_utils._module._group_options import with_ignored_wait
+from ..module_utils._reconcile._predicting import predicting_client
 
 
 class IpAddressModule(AnxcloudModule):

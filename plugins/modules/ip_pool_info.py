@@ -79,11 +79,11 @@ prefixes:
             deleting: []}]
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import address_int, observe, owners, resolve
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._group_options import with_ignored_wait
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._ippool import Pool
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_tag_prefix
+from ..module_utils._addresses._pool import address_int, observe, owners, resolve
+from ..module_utils._module._base import AnxcloudModule
+from ..module_utils._module._group_options import with_ignored_wait
+from ..module_utils._addresses._ippool import Pool
+from ..module_utils._model._names import check_tag_prefix
 
 
 class IpPoolInfoModule(AnxcloudModule):

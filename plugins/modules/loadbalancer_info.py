@@ -174,11 +174,11 @@ load_balancers:
       returned: when O(tree=true)
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._group_options import with_ignored_wait
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import details, render, tree
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import get_by_id
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_tag_prefix
+from ..module_utils._module._base import AnxcloudModule
+from ..module_utils._module._group_options import with_ignored_wait
+from ..module_utils._lbaas._views import details, render, tree
+from ..module_utils._lbaas._lookup import get_by_id
+from ..module_utils._model._names import check_tag_prefix
 
 
 class LoadBalancerInfo(AnxcloudModule):

@@ -185,7 +185,7 @@ plan:
   elements: dict
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._parent_typed import RuleModule
+from ..module_utils._lbaas._parent_typed import RuleModule
 
 
 def main():

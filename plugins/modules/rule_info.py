@@ -102,8 +102,8 @@ rules:
       returned: when O(owner) is set
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._parent_typed_info import ParentTypedInfo
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import RULE
+from ..module_utils._lbaas._parent_typed_info import ParentTypedInfo
+from ..module_utils._model._kinds import RULE
 
 
 class RuleInfo(ParentTypedInfo):

@@ -110,10 +110,10 @@ plan:
   elements: dict
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._object_module import (
+from ..module_utils._lbaas._object_module import (
     LbaasObjectModule, check_port, object_argument_spec)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._health_check import server_check
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import SERVER, normalize_ip, one_host_ip
+from ..module_utils._model._health_check import server_check
+from ..module_utils._model._kinds import SERVER, normalize_ip, one_host_ip
 
 
 class ServerModule(LbaasObjectModule):

@@ -450,10 +450,10 @@ declaration_hash:
   sample: 5f0c1e9a3b7d2c44
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._outside import OutsidePrefixes
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predicting import predicting_client
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import ServiceRun
+from ..module_utils._addresses._outside import OutsidePrefixes
+from ..module_utils._module._base import AnxcloudModule
+from ..module_utils._reconcile._predicting import predicting_client
+from ..module_utils._service._run import ServiceRun
 
 
 class CheckedServiceRun(ServiceRun):

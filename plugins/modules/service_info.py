@@ -150,11 +150,11 @@ services:
 
 import time
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._group_options import with_ignored_wait
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._info import inventory, undeclared, warning
+from ..module_utils._model._failure import Failure
+from ..module_utils._module._base import AnxcloudModule
+from ..module_utils._module._group_options import with_ignored_wait
+from ..module_utils._model._names import check_owner, check_tag_prefix
+from ..module_utils._service._info import inventory, undeclared, warning
 
 
 class ServiceInfoModule(AnxcloudModule):

@@ -30,14 +30,14 @@ try:
 except ImportError:  # pragma: no cover - reported by the module base class
     netaddr = None
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import REFUSED, flat, rdns_text, reread
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import pick
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ipam import (
+from ._pool import REFUSED, flat, rdns_text, reread
+from ._plan import pick
+from .._engine._errors import EngineError
+from .._model._ipam import (
     UNCLAIMED_ROLES, UNCLAIMED_STATUS, canonical, description)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags, owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import TAG, Operations
+from .._model._failure import Failure
+from .._model._ownership import foreign_tags, owner_from_tags, owner_tag
+from .._model._kind import TAG, Operations
 
 ATTEMPTS = 5
 

@@ -21,7 +21,7 @@ try:
 except ImportError:  # pragma: no cover - reported by the module base class
     netaddr = None
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from .._model._failure import Failure
 
 STRATEGIES = ("first", "last")
 

@@ -22,13 +22,13 @@ try:
 except ImportError:  # pragma: no cover - reported by the module base class
     netaddr = None
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import (
+from ._pool import (
     Prefix, address_int, flat, observe, owned, pools_for, resolve)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import gone_as_none
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ipam import DELETING, canonical
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS, link_id
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_tag
+from .._engine._errors import gone_as_none
+from .._model._ipam import DELETING, canonical
+from .._model._ownership import tag_names
+from .._model._kinds import KINDS, link_id
+from .._model._ownership import owner_tag
 
 LBAAS_TYPES = set(k.resource_type for k in KINDS.values() if k.resource_type)
 

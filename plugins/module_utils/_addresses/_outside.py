@@ -17,8 +17,8 @@ try:
 except ImportError:  # pragma: no cover - reported by the module base class
     netaddr = None
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import AccessDeniedError, NotFoundError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import CREATE, UPDATE
+from .._engine._errors import AccessDeniedError, NotFoundError
+from .._model._kind import CREATE, UPDATE
 
 
 def bind_addresses(plan):

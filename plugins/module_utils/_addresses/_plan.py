@@ -12,12 +12,12 @@ in-place updates (the rDNS name, go-anxcloud PR #504), then allocations. The add
 real run executes, and the one ``Applier`` executes it with the address operations (``_apply``).
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import (  # noqa: F401  pylint: disable=unused-import
+from ._pool import (  # noqa: F401  pylint: disable=unused-import
     NEW, address_int, flat, rdns_text)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import CREATE, DELETE, TAG, UPDATE, Kind
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import Action, Placeholder, Plan, is_placeholder
+from .._model._failure import Failure
+from .._model._kind import CREATE, DELETE, TAG, UPDATE, Kind
+from .._model._kinds import KINDS
+from .._reconcile._plan import Action, Placeholder, Plan, is_placeholder
 
 ALLOCATE, RELEASE, ADOPT, CHANGE = "allocate", "release", "adopt", "update"
 

@@ -24,14 +24,14 @@ try:
 except ImportError:  # pragma: no cover - reported by the module base class
     netaddr = None
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import gone_as_none
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ipam import (
+from .._engine._errors import gone_as_none
+from .._model._failure import Failure
+from .._model._ownership import tag_names
+from .._model._ipam import (
     DELETING, UNCLAIMED_STATUS, canonical, description, looks_unclaimed)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import looks_like_id
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags, owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._ippool import Pool
+from .._model._kinds import looks_like_id
+from .._model._ownership import foreign_tags, owner_from_tags, owner_tag
+from ._ippool import Pool
 
 FAMILIES = {"v4": 4, "v6": 6}
 NEW = "(new address)"        # identifier of an address this run plans to create (the check mode placeholder)

@@ -10,14 +10,14 @@ address that a bind on any load balancer still listens on fails naming the bind,
 the next owner would get the address and a second load balancer would bind the same address and port.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import AddressObserver, binds_using
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import RELEASE, entry, in_use_message, plan_owner, sort_key
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import cidr_or_none
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import refuse_host_bits
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_hostname, check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
+from ._observe import AddressObserver, binds_using
+from ._plan import RELEASE, entry, in_use_message, plan_owner, sort_key
+from ._pool import cidr_or_none
+from .._model._failure import Failure
+from .._model._kinds import refuse_host_bits
+from .._model._names import check_hostname, check_owner, check_tag_prefix
+from .._model._ownership import owner_tag
+from .._reconcile._loop import Reconciler
 
 
 def check_releases(client, plan, force=False, warn=None, ignore=()):
@@ -109,8 +109,8 @@ class AddressRun:
     def _applier(self, client, waiter):
         """The Reconciler's applier, made only when a real run writes: a check-mode or in-sync run never
         imports the write code (every file a module imports is compiled again on every run)."""
-        from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._apply import AddressOperations
-        from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier
+        from ._apply import AddressOperations
+        from .._reconcile._apply import Applier
         operations = AddressOperations(client, self.state, self.params["owner"], self.params["tag_prefix"],
                                        self.params["strategy"],
                                        rdns_name=self.params.get("rdns_name") if self._rdns_asked() else None)

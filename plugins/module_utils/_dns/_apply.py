@@ -17,12 +17,12 @@ the rrset again and plans from what it then holds (records are found by value, s
 
 import time
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._clouddns import CloudDNS, live, revision_state
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._plan import changeset
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import Operations
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import may_have_landed
+from ._clouddns import CloudDNS, live, revision_state
+from ._plan import changeset
+from .._engine._errors import EngineError
+from .._model._failure import Failure
+from .._model._kind import Operations
+from .._reconcile._apply import may_have_landed
 
 NOT_EDITABLE = "not editable"
 FAILED_STATES = ("failed", "error")

@@ -14,8 +14,8 @@ try:
 except ImportError:  # pragma: no cover - Python 2 is not supported by the collection
     from urllib import quote
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from .._engine._errors import NotFoundError
+from .._model._failure import Failure
 
 ZONES = "/api/clouddns/v1/zone.json"
 

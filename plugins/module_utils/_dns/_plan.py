@@ -17,11 +17,11 @@ another owner's mark (any prefix), or any mark when the task names no owner, is 
 nor is an immutable one. A record with no mark is the user's to manage by naming its rrset.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._values import fqdn, stored_value
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import CREATE, DELETE, UPDATE, Kind
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import is_owner_tag, owner_tag, split_owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import Action, Placeholder, Plan
+from ._values import fqdn, stored_value
+from .._model._failure import Failure
+from .._model._kind import CREATE, DELETE, UPDATE, Kind
+from .._model._ownership import is_owner_tag, owner_tag, split_owner_tag
+from .._reconcile._plan import Action, Placeholder, Plan
 
 MARK_END = "; "
 COMMENT_MAX = 255

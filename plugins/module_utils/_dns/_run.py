@@ -9,14 +9,14 @@ predict | apply (``_apply.RrsetOperations``: one changeset) -> observe and plan 
 nothing left to do. Every option is checked before the first request, so bad input writes nothing.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._clouddns import CloudDNS
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._plan import (
+from ._clouddns import CloudDNS
+from ._plan import (
     COMMENT_MAX, Desired, comment_text, observed_rrset, plan_rrset, rrset_key, view)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._values import (
+from ._values import (
     HAS_DNSPYTHON, check_type, fqdn, normal_name, normal_values, normal_zone)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
+from .._model._failure import Failure
+from .._model._names import check_owner, check_tag_prefix
+from .._reconcile._loop import Reconciler
 
 TTL_MAX = 2147483647   # RFC 2181: 31 bits
 
@@ -109,7 +109,7 @@ class DnsRecordRun:
 
     def _applier(self, client, waiter):
         """The Reconciler's applier, made only when a real run writes (a check-mode or in-sync run never imports it)."""
-        from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._apply import RrsetOperations
-        from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier
+        from ._apply import RrsetOperations
+        from .._reconcile._apply import Applier
         operations = RrsetOperations(client, wait=self.params["wait"], timeout=self.params["wait_timeout"])
         return Applier(client, waiter, operations={"dns_record": operations})

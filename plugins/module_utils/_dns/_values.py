@@ -28,7 +28,7 @@ try:
 except ImportError:  # pragma: no cover - reported by the modules (missing_required_lib)
     HAS_DNSPYTHON = False
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from .._model._failure import Failure
 
 # The types a record module writes; SOA and NS are the zone's own (the Engine refuses them at the apex).
 WRITABLE = ("A", "AAAA", "CNAME", "TXT", "MX", "SRV", "PTR")

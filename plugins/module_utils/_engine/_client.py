@@ -36,14 +36,14 @@ except ImportError:
     HAS_REQUESTS = False
     REQUESTS_IMPORT_ERROR = traceback.format_exc()
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import (
+from ._errors import (
     EngineConnectionError, EngineError, NotFoundError, RateLimitedError, UnexpectedResponseError, UnsafeRequestError,
     ValidationFailedError, error_for, gone_as_none, redact)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._in_flight import InFlightLimit
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._pool import SharedPool
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._retry import (
+from ._in_flight import InFlightLimit
+from ._pool import SharedPool
+from ._retry import (
     READ_METHODS, RetryPolicy, parse_retry_after)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._version import COLLECTION_NAME, COLLECTION_VERSION
+from ._version import COLLECTION_NAME, COLLECTION_VERSION
 
 DEFAULT_API_URL = "https://engine.anexia-it.com"
 DEFAULT_TIMEOUT = 30

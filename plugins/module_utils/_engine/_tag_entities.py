@@ -13,7 +13,7 @@ Only names the caller built as its own lease or marker come here, never an owner
 shared by every object of a service and stay.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
+from ._errors import NotFoundError
 
 
 def names_like(client, query):

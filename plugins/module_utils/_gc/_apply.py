@@ -10,14 +10,14 @@ bind listens on it now (``ReleaseOperations``). An owner whose removal fails is 
 one goes on; a rate limit stops all.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import binds_using
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import in_use_message
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._tag_entities import forget
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._plan import MARKER
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import Operations
+from .._addresses._observe import binds_using
+from .._addresses._plan import in_use_message
+from .._engine._errors import EngineError
+from .._engine._tag_entities import forget
+from ._plan import MARKER
+from .._model._failure import Failure
+from .._reconcile._apply import Applier
+from .._model._kind import Operations
 
 
 class MarkerOperations(Operations):

@@ -12,9 +12,9 @@ the client's bounded pool). The cost is one listing per kept owner plus at most 
 resource those listings return whose tags the run has not read.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import gone_as_none
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_tag
+from .._engine._errors import gone_as_none
+from .._model._ownership import tag_names
+from .._model._ownership import owner_tag
 
 
 def kept_counts(client, owners, prefix, known):

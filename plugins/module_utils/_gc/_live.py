@@ -13,7 +13,7 @@ in check mode too.
 
 import difflib
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from .._model._failure import Failure
 
 
 def live_set(params):

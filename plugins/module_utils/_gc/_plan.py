@@ -26,12 +26,12 @@ a reason in ``skipped``:
 import calendar
 import time
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import when
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import Kind
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import DELETE, Action, Plan
+from .._model._failure import Failure
+from .._reconcile._lease import when
+from .._model._ownership import foreign_tags, owner_tag
+from .._model._kind import Kind
+from .._model._kinds import KINDS
+from .._reconcile._plan import DELETE, Action, Plan
 
 MARKER = "marker"
 

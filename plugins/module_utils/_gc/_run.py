@@ -20,27 +20,27 @@ what it removed must be gone.
 
 import time
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import (
+from .._addresses._observe import (
     AddressState, binds_using, by_tag)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import ADDRESS, RELEASE, in_use_message
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import observe as observe_prefixes
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import flat, owned, resolve
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._kept import kept_counts
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._live import check_keep, check_not_all, live_set
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._plan import (
+from .._addresses._plan import ADDRESS, RELEASE, in_use_message
+from .._addresses._pool import observe as observe_prefixes
+from .._addresses._pool import flat, owned, resolve
+from .._model._failure import Failure
+from ._kept import kept_counts
+from ._live import check_keep, check_not_all, live_set
+from ._plan import (
     GcPlan, age_reason, cap_message, check_cap, marker_removal, over_cap, owner_reason, parse_created, protected,
     removals, removed_entry, select, skip, summary)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._preview import preview
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import Leases, default_holder, leases, when
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_holder, check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._tag_entities import names_like
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import discover, owner_tag_head, resolve_lbs
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import DELETE, Action, Plan
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import ServiceRun
+from ._preview import preview
+from .._model._ownership import tag_names
+from .._reconcile._lease import Leases, default_holder, leases, when
+from .._reconcile._marker import Marker
+from .._model._names import check_holder, check_owner, check_tag_prefix
+from .._engine._tag_entities import names_like
+from .._model._ownership import discover, owner_tag_head, resolve_lbs
+from .._reconcile._loop import Reconciler
+from .._reconcile._plan import DELETE, Action, Plan
+from .._service._run import ServiceRun
 
 
 class OwnerSnapshot:
@@ -414,6 +414,6 @@ class GcRun:
     def _applier(self, client, waiter):
         """Made only when a real run writes: a check-mode run, or one with nothing to collect, never imports
         the write code (_gc/_apply, _reconcile/_apply), which a module would compile again on every run."""
-        from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._apply import gc_applier
+        from ._apply import gc_applier
         self.applied = True
         return gc_applier(client, waiter, self.warn, self.failed)

@@ -13,8 +13,8 @@ Engine does not filter by costs the details of the objects that could hold it (t
 backend's load balancer).
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import link_id
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._relations import referrers
+from .._model._kinds import link_id
+from ._relations import referrers
 
 
 def blockers(client, kind, obj):

@@ -13,8 +13,8 @@ that owner's, whatever its parent. Used by the planner (``_planner``), by observ
 (the Engine refuses to delete a backend still used so).
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS, link_id
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags
+from .._model._kinds import KINDS, link_id
+from .._model._ownership import foreign_tags
 
 
 def is_child(kind):

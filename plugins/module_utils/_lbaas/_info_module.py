@@ -4,15 +4,15 @@
 
 """The ``<type>_info`` modules: objects of one type inside a parent, by name, id or owner tag."""
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._group_options import with_ignored_wait
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import details, owned_ids, render
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import find_one, get_by_id
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import child_is_ours, is_child
+from .._module._base import AnxcloudModule
+from .._model._failure import Failure
+from .._module._group_options import with_ignored_wait
+from ._views import details, owned_ids, render
+from .._model._ownership import tag_names
+from ._lookup import find_one, get_by_id
+from .._model._names import check_owner, check_tag_prefix
+from .._model._ownership import foreign_tags, owner_tag
+from ._containment import child_is_ours, is_child
 
 
 def info_argument_spec(parents):

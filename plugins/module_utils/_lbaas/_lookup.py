@@ -4,10 +4,10 @@
 
 """Finding LBaaS objects: always inside their parent, by name, or directly by identifier."""
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS, looks_like_id
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import not_found, not_unique
+from .._engine._errors import NotFoundError
+from .._model._failure import Failure
+from .._model._kinds import KINDS, looks_like_id
+from .._model._ownership import not_found, not_unique
 
 
 def noun(kind):

@@ -8,20 +8,20 @@ openstack.cloud's StateMachine shape: find the parent and the object, compare on
 user set (normalized), then predict (check mode) or apply and wait, through the shared Reconciler.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._base import AnxcloudModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._durations import to_ms
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import describe, find_by_name, find_one, noun
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags, owner_tag, split_owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._blockers import blockers
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import is_child
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import converge, create, diff, refused_delete
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import DELETE, Action, Plan, placeholder
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predicting import predicting_client
+from .._module._base import AnxcloudModule
+from .._engine._errors import NotFoundError
+from .._model._failure import Failure
+from .._model._ownership import tag_names
+from .._model._durations import to_ms
+from .._model._names import check_owner, check_tag_prefix
+from ._lookup import describe, find_by_name, find_one, noun
+from .._model._ownership import foreign_tags, owner_from_tags, owner_tag, split_owner_tag
+from ._blockers import blockers
+from ._containment import is_child
+from ._planner import converge, create, diff, refused_delete
+from .._reconcile._loop import Reconciler
+from .._reconcile._plan import DELETE, Action, Plan, placeholder
+from .._reconcile._predicting import predicting_client
 
 
 def object_argument_spec(parents, fields):

@@ -7,8 +7,8 @@
 Read-only: the acl/rule modules and their _info share it.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS, looks_like_id
+from .._engine._errors import NotFoundError
+from .._model._kinds import KINDS, looks_like_id
 
 # The kinds an object of a kind declared with several parent kinds (``Kind.variants``: ACL, rule) lives in,
 # in declaration order: ("frontend", "backend").

@@ -10,15 +10,15 @@ rule names an ACL by name (``condition_test``), so a rule naming none fails befo
 ACL a rule names is neither renamed nor deleted under it (the Engine answers 409).
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import describe, find_by_name
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._object_module import (
+from ._lookup import describe, find_by_name
+from ._object_module import (
     LbaasObjectModule, field_options, object_argument_spec)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import (
+from .._model._failure import Failure
+from .._model._kinds import (
     ACL, RULE, normalize_acl_value)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._parent_type import (
+from ._parent_type import (
     PARENT_TYPES, chosen_kind, given_parent, parent_options)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import CREATE, DELETE, UPDATE
+from .._model._kind import CREATE, DELETE, UPDATE
 
 
 class ParentTypedModule(LbaasObjectModule):

@@ -4,10 +4,10 @@
 
 """acl_info and rule_info: the objects of a frontend or a backend, in the order the Engine applies them."""
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._info_module import LbaasInfoModule, info_argument_spec
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._parent_type import (
+from ._info_module import LbaasInfoModule, info_argument_spec
+from ._parent_type import (
     PARENT_TYPES, chosen_kind, given_parent, parent_options)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from .._model._failure import Failure
 
 
 class ParentTypedInfo(LbaasInfoModule):

@@ -17,11 +17,11 @@ these functions, so they cannot disagree:
   mode too, naming what is in the way.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup import describe, noun
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import is_child
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import state_class
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import (
+from ._lookup import describe, noun
+from .._model._failure import Failure
+from ._containment import is_child
+from .._model._kinds import state_class
+from .._reconcile._plan import (
     CREATE, REDEPLOY, TAG, UPDATE, Action, Plan, placeholder)
 
 

@@ -13,7 +13,7 @@
 A kind declared tomorrow with a parent or a link is covered by both, with no edit here.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
+from .._model._kinds import KINDS
 
 
 def variants(kind):

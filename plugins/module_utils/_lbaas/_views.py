@@ -4,10 +4,10 @@
 
 """Read-only views: load balancers with their object trees, and objects of one type by parent or owner."""
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags, owner_tag, tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import is_child
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._relations import child_kinds
+from .._model._kinds import KINDS
+from .._model._ownership import foreign_tags, owner_from_tags, owner_tag, tag_names
+from ._containment import is_child
+from ._relations import child_kinds
 
 
 def render(obj, tags=None, prefix="anxlb", owner=None):

@@ -12,7 +12,7 @@ likely meant as seconds, so the caller gets a warning text for it.
 
 import re
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ._failure import Failure
 
 DURATION = re.compile(r"^\s*(\d+)\s*(ms|s|m|h)?\s*$")
 FACTORS = {None: 1, "ms": 1, "s": 1000, "m": 60000, "h": 3600000}

@@ -15,7 +15,7 @@ HAProxy directive like ``option httpchk GET /healthz`` would be stored and then 
 import json
 import re
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ._failure import Failure
 
 TCP_CHECK = '"adv_check": "tcp-check"'
 HTTP_CHECK = '"httpchk": { "method": "GET", "uri": "/" }'

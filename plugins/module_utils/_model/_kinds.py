@@ -16,8 +16,8 @@ try:
 except ImportError:  # pragma: no cover - reported by the module base class
     HAS_NETADDR = False
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import Kind as ReconciledKind, register, registered
+from ._failure import Failure
+from ._kind import Kind as ReconciledKind, register, registered
 
 ID_RE = re.compile(r"^[0-9a-f]{32}$")
 

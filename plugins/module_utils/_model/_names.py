@@ -22,7 +22,7 @@ None of them can hold ``/ ? # %`` or a space, so no name changes a URL path it i
 
 import re
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ._failure import Failure
 
 TAG_MAX = 128
 TAG_CHARS = r"A-Za-z0-9\-_.:=@,+"

@@ -15,9 +15,9 @@
   name; a name more than one has is refused, naming the option, the count and the ids: give the id.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_owner
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import looks_like_id
+from ._failure import Failure
+from ._names import check_owner
+from ._kinds import looks_like_id
 
 SEPARATOR = "-svc="
 

@@ -8,15 +8,15 @@ import traceback
 
 from ansible.module_utils.basic import env_fallback, missing_required_lib
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._module._arguments import ArgumentsModule
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._diff_text import readable_diff
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._durations import to_seconds
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ._arguments import ArgumentsModule
+from .._model._diff_text import readable_diff
+from .._model._durations import to_seconds
+from .._model._failure import Failure
 
 try:
-    from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._client import (
+    from .._engine._client import (
         DEFAULT_MAX_WORKERS, EngineClient, HAS_REQUESTS, REQUESTS_IMPORT_ERROR, normalize_api_url)
-    from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
+    from .._engine._errors import EngineError
 except ImportError:  # pragma: no cover - only when the collection itself is broken
     HAS_REQUESTS = False
     REQUESTS_IMPORT_ERROR = traceback.format_exc()

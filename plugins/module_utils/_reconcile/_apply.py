@@ -11,13 +11,13 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import (
+from .._engine._errors import (
     ConflictError, EngineConnectionError, EngineError, NotFoundError, RateLimitedError, ServerError)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import (
+from .._model._failure import Failure
+from .._model._kind import (
     CREATE, DELETE, REDEPLOY, TAG, UPDATE, Operations)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import is_placeholder, placeholders_of
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Target
+from ._plan import is_placeholder, placeholders_of
+from ._wait import Target
 
 # Delete failures worth another pass: the Engine may refuse a delete while a child's removal is
 # still being processed (409), or fail in a way that leaves the outcome open (5xx, a lost answer).

@@ -28,10 +28,10 @@ import socket
 import time
 from datetime import datetime, timezone
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import HOLDER_MAX
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._tag_entities import delete_found, forget
+from .._engine._errors import EngineError
+from .._model._failure import Failure
+from .._model._names import HOLDER_MAX
+from .._engine._tag_entities import delete_found, forget
 
 HOLDER_UNSAFE = re.compile(r"[^A-Za-z0-9._:-]+")
 

@@ -13,10 +13,10 @@ write or wait for: a check-mode or in-sync run, the common case, never loads the
 every file it imports from its zip on every run, so what it does not need still costs CPU).
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import kind_named
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import is_placeholder
+from .._engine._errors import EngineError
+from .._model._failure import Failure
+from .._model._kind import kind_named
+from ._plan import is_placeholder
 
 
 class Outcome:
@@ -72,7 +72,7 @@ class Reconciler:
     def waiter(self):
         """The ``_wait.Waiter`` of a real run's writes: made (and its module imported) when first needed."""
         if self._waiter is None:
-            from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Waiter
+            from ._wait import Waiter
             self._waiter = Waiter(self.client, self.wait_timeout)
         return self._waiter
 
@@ -87,7 +87,7 @@ class Reconciler:
             outcome = Outcome(first_plan, before, plan.predict(before), bool(plan), 0)
             # what later check-mode tasks of the play see (a no-op unless the client carries predictions);
             # imported here: a real run does not load the predictions
-            from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import record
+            from ._predictions import record
             record(self.client, outcome)
             return outcome
         if not plan and not plan.waits:
@@ -119,8 +119,8 @@ class Reconciler:
         return self._written_before is not None and self._writes() > self._written_before
 
     def _apply_rounds(self, look, planner, state, plan, first_plan, before):
-        from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier, Interrupted
-        from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Target
+        from ._apply import Applier, Interrupted
+        from ._wait import Target
         rounds = 0
         interruptions = []
         while True:

@@ -25,12 +25,12 @@ import hashlib
 import json
 import time
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import when
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import TAG_MAX
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import marker_head
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._version import COLLECTION_VERSION
+from .._engine._errors import EngineError
+from .._model._failure import Failure
+from ._lease import when
+from .._model._names import TAG_MAX
+from .._model._ownership import marker_head
+from .._engine._version import COLLECTION_VERSION
 
 SCHEME = 1
 

@@ -12,8 +12,8 @@ and ``Plan``: LBaaS objects, IPAM addresses, the markers gc removes.
 import copy
 
 # Importing the LBaaS kinds registers them: an Action may name its kind as text.
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model import _kinds  # noqa: F401  pylint: disable=unused-import
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import (  # noqa: F401  pylint: disable=unused-import
+from .._model import _kinds  # noqa: F401  pylint: disable=unused-import
+from .._model._kind import (  # noqa: F401  pylint: disable=unused-import
     CREATE, DELETE, PREDICTED_STATE, REDEPLOY, TAG, UPDATE, kind_named)
 
 

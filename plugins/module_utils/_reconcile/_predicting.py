@@ -13,6 +13,6 @@ def predicting_client(client, recorded, api_url):
     """``(predictions, client)``: the play's predictions so far (``recorded``, option ``check_mode_predictions``
     as the action plugin set it) and ``client`` observing the Engine with them laid over every answer."""
     # imported here: a real run does not load (compile) the predictions
-    from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import PredictedEngine, Predictions
+    from ._predictions import PredictedEngine, Predictions
     predictions = Predictions(recorded, api_url)
     return predictions, PredictedEngine(client, predictions)

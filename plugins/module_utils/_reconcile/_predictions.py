@@ -38,12 +38,12 @@ try:
 except ImportError:  # pragma: no cover - reported by the module base class
     netaddr = None
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError, gone_as_none
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ipam import DELETING, canonical, description, looks_unclaimed
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import link_id
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import kind_named
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import Placeholder, is_placeholder
+from .._engine._errors import NotFoundError, gone_as_none
+from .._model._ipam import DELETING, canonical, description, looks_unclaimed
+from .._model._ownership import tag_names
+from .._model._kinds import link_id
+from .._model._kind import kind_named
+from ._plan import Placeholder, is_placeholder
 
 OPTION = "check_mode_predictions"
 ALLOCATE, RELEASE, ADOPT, DELETE, RDNS = "allocate", "release", "adopt", "delete", "update"

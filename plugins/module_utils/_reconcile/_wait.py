@@ -6,10 +6,10 @@
 
 import time
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import state_class, state_of
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import kind_named
+from .._engine._errors import NotFoundError
+from .._model._failure import Failure
+from .._model._kinds import state_class, state_of
+from .._model._kind import kind_named
 
 
 class Target:

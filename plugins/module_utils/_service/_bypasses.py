@@ -25,7 +25,7 @@ owner's, so what can void the list is:
   service's own accept rule admits its sources too.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags
+from .._model._ownership import foreign_tags, owner_from_tags
 
 try:
     import netaddr

@@ -20,12 +20,12 @@ send (pkg/apis/lbaas/v1/e2e_test.go); ``unless`` is not used.
 
 import re
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._durations import to_ms
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._health_check import HTTP_CHECK, TCP_CHECK, render, server_check
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_name_part
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import normalize_cidr, normalize_ip, one_host_ip
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._desired import Desired, network_key
+from .._model._durations import to_ms
+from .._model._failure import Failure
+from .._model._health_check import HTTP_CHECK, TCP_CHECK, render, server_check
+from .._model._names import check_name_part
+from .._model._kinds import normalize_cidr, normalize_ip, one_host_ip
+from ._desired import Desired, network_key
 
 SUFFIX_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]{0,126}[A-Za-z0-9])?$")
 MAX_NAME = 255

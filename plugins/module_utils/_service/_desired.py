@@ -16,7 +16,7 @@ try:
 except ImportError:  # pragma: no cover - reported by the module base class
     netaddr = None
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._managed import MANAGED
+from ._managed import MANAGED
 
 # Parts of object names: no dots (they separate the parts), no spaces or slashes.
 NAME_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$")

@@ -17,14 +17,14 @@ What the guard leaves behind is bounded: a released lease's tag entity is delete
 so is a replaced marker's once no load balancer carries it; a failure to delete one is a warning.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError, RateLimitedError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import Leases, default_holder
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import (
+from .._engine._errors import EngineError, RateLimitedError
+from .._model._failure import Failure
+from .._model._ownership import tag_names
+from .._reconcile._lease import Leases, default_holder
+from .._reconcile._marker import (
     LbMarks, Marker, declaration_hash, marker_outcome, refuse_newer)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_holder, check_owner, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._tag_entities import (
+from .._model._names import check_holder, check_owner, check_tag_prefix
+from .._engine._tag_entities import (
     delete_found, forget, lookup, still_carried)
 
 

@@ -15,16 +15,16 @@ What is read of an owner is confirmed on its objects' own tags, and read once (`
 so that its report of undeclared owners costs what finding the owners costs.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import by_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import leases, when
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import state_class
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_name_part
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._tag_entities import names_like
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import discover, owner_tag, owner_tag_head, resolve_lbs
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._info_reads import InfoObserver, OwnerReads
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._tree import lb_of, status
+from .._addresses._observe import by_tag
+from .._lbaas._views import tag_names
+from .._reconcile._lease import leases, when
+from .._reconcile._marker import Marker
+from .._model._kinds import state_class
+from .._model._names import check_name_part
+from .._engine._tag_entities import names_like
+from .._model._ownership import discover, owner_tag, owner_tag_head, resolve_lbs
+from ._info_reads import InfoObserver, OwnerReads
+from ._tree import lb_of, status
 
 KINDS = ("backend", "frontend", "bind", "server")
 

@@ -18,10 +18,10 @@ ACL and rule listings spared where the owner's markers say the service's run wou
   found, which is what lets the service's own runs skip those listings (``_service/_observe``).
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import gone_as_none
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import Owner, tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observe import ServiceObserver
+from .._engine._errors import gone_as_none
+from .._model._ownership import Owner, tag_names
+from .._reconcile._marker import Marker
+from ._observe import ServiceObserver
 
 ALLOW_LIST_KINDS = ("acl", "rule")
 

@@ -13,8 +13,8 @@
 A kind declared with a parent and ``service_managed`` is observed, planned and removed with no edit here.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._relations import child_kinds
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
+from .._lbaas._relations import child_kinds
+from .._model._kinds import KINDS
 
 TOP = [k.name for k in KINDS.values() if k.parent_kind is None]   # the load balancer: the service's scope
 PARENTS = [k for top in TOP for k in child_kinds(top) if k.service_managed]

@@ -17,15 +17,15 @@ The tag listing is not trusted as exact (docs/engine-api-facts.md, "Tag listings
 for objects it is about to write to.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import gone_as_none
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import child_is_ours, frontends_using, is_child
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tag_names
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, resolve_lbs
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._desired import Desired
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._managed import CHILDREN, PARENT_NAMES
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observed import Observed
+from .._engine._errors import gone_as_none
+from .._lbaas._containment import child_is_ours, frontends_using, is_child
+from .._lbaas._views import tag_names
+from .._model._kinds import KINDS
+from .._model._ownership import foreign_tags, resolve_lbs
+from .._reconcile._marker import Marker
+from ._desired import Desired
+from ._managed import CHILDREN, PARENT_NAMES
+from ._observed import Observed
 
 TYPE_BY_RESOURCE = dict((k.resource_type, k.name) for k in KINDS.values() if k.resource_type)
 # Parents (PARENT_NAMES: backends, frontends) and the children found through them (CHILDREN: ownership by

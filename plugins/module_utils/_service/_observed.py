@@ -5,8 +5,8 @@
 """What observation hands to planning: the objects found on one load balancer (``_observe`` fills it, ``_plan`` reads it)."""
 
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import is_child
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._managed import MANAGED
+from .._lbaas._containment import is_child
+from ._managed import MANAGED
 
 
 class Observed:

@@ -31,13 +31,13 @@ controller, k8s-anexia-ccm, tears down every frontend, bind and server when one 
   ever written.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._containment import carries, is_child, is_foreign
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import converge, create, diff
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import ACL, BACKEND, BIND, FRONTEND, KINDS, RULE, SERVER
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import CREATE, DELETE, Action, Plan
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._bypasses import bypasses, report
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._managed import MANAGED
+from .._lbaas._containment import carries, is_child, is_foreign
+from .._lbaas._planner import converge, create, diff
+from .._model._kinds import ACL, BACKEND, BIND, FRONTEND, KINDS, RULE, SERVER
+from .._model._ownership import foreign_tags, owner_from_tags
+from .._reconcile._plan import CREATE, DELETE, Action, Plan
+from ._bypasses import bypasses, report
+from ._managed import MANAGED
 
 
 class LbDecisions:

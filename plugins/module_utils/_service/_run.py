@@ -12,20 +12,20 @@ of the tag listing; detect conflicts; take the leases; apply through the shared 
 plan, a per-load-balancer summary and a diff keyed by load balancer.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._planner import refused_backend_deletes
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._names import check_holder, check_name_part, check_tag_prefix
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import owner_tag
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import CREATE, DELETE, Plan
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import build, warnings
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._desired import Desired
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._guard import ServiceGuard
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._managed import PARENT_NAMES
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._observe import ServiceObserver
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._plan import LbPlanner
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._tree import diff as service_diff, status, tree
+from .._engine._errors import EngineError
+from .._lbaas._planner import refused_backend_deletes
+from .._model._failure import Failure
+from .._model._names import check_holder, check_name_part, check_tag_prefix
+from .._model._ownership import owner_tag
+from .._reconcile._loop import Reconciler
+from .._reconcile._plan import CREATE, DELETE, Plan
+from ._declaration import build, warnings
+from ._desired import Desired
+from ._guard import ServiceGuard
+from ._managed import PARENT_NAMES
+from ._observe import ServiceObserver
+from ._plan import LbPlanner
+from ._tree import diff as service_diff, status, tree
 
 CONFIRM_ROUNDS = 4   # each round can only take ownership away, so a handful settles any plan
 

@@ -13,9 +13,9 @@ service's own owner is said in the diff's header and a node shows ``owner`` only
 Each node is one line, so a diff line names one object and what changes on it.
 """
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import state_class
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._diff_text import as_text
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import foreign_tags, owner_from_tags
+from .._model._kinds import state_class
+from .._model._diff_text import as_text
+from .._model._ownership import foreign_tags, owner_from_tags
 
 CONFIG = {
     "backend": ("name", "mode", "health_check", "server_timeout"),
