@@ -56,12 +56,23 @@ _STATE = r"""
       - Whether the {kind} should exist.
       - V(absent) is ok and unchanged when the {kind}, its parent or its load balancer does not exist, so a teardown
         can run twice.
-    type: str
+{blocked}    type: str
     choices: [present, absent]
     default: present
 """
 
 _MANAGED = _NAME + _ID + _STATE
+
+# What a delete of a parent waits for (_lbaas/_blockers.py derives it from the declaration; the Engine answers 409).
+_BLOCKED = {
+    "backend": """      - V(absent) on a backend that still holds servers, ACLs or rules, or that a frontend uses as its default
+        backend, fails before any write, in check mode too, naming them (the Engine refuses such a delete); delete
+        them first, in earlier tasks.
+""",
+    "frontend": """      - V(absent) on a frontend that still holds binds, ACLs or rules fails before any write, in check mode too,
+        naming them (the Engine refuses such a delete); delete them first, in earlier tasks.
+""",
+}
 
 _OWNED = r"""
   mode:
@@ -169,6 +180,7 @@ def _options(kind, parent, *parts, article="a"):
         "parent_option": parent.replace(" ", "_"),
         "a_kind": f"{article} {kind}",
         "A_kind": f"{article.capitalize()} {kind}",
+        "blocked": _BLOCKED.get(kind, ""),
     }
     return "\noptions:" + "".join(part.format(**words) for part in parts)
 
