@@ -152,10 +152,10 @@ rrset:
   type: dict
   contains:
     zone: {description: The zone's name., type: str}
-    name: {description: The record name relative to the zone (V(@) for the apex), lowercase., type: str}
-    fqdn: {description: The fully qualified name, with the trailing dot., type: str}
+    name: {description: "The record name relative to the zone (V(@) for the apex), lowercase.", type: str}
+    fqdn: {description: "The fully qualified name, with the trailing dot.", type: str}
     type: {description: The record type., type: str}
-    values: {description: The normalised values, sorted., type: list, elements: str}
+    values: {description: "The normalised values, sorted.", type: list, elements: str}
     records:
       description: One entry per record, sorted by value.
       type: list
@@ -163,7 +163,7 @@ rrset:
       contains:
         value: {description: The normalised value (TXT as quoted strings)., type: str}
         ttl: {description: The TTL; V(null) for the zone's default., type: int}
-        comment: {description: The comment, with the owner's mark when the record has one., type: str}
+        comment: {description: "The comment, with the owner's mark when the record has one.", type: str}
   sample: {zone: example.com, name: www, fqdn: www.example.com., type: A, values: [198.51.100.10],
            records: [{value: 198.51.100.10, ttl: 300, comment: anxlb-svc=shop}]}
 plan:
@@ -172,7 +172,7 @@ plan:
   type: list
   elements: dict
   contains:
-    action: {description: V(create) (the rrset had no record), V(update) or V(delete) (no record is left)., type: str}
+    action: {description: "V(create) (the rrset had no record), V(update) or V(delete) (no record is left).", type: str}
     zone: {description: The zone., type: str}
     name: {description: The record name., type: str}
     type: {description: The record type., type: str}

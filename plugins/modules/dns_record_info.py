@@ -72,7 +72,7 @@ records:
     comment: {description: The comment., type: str}
     owner: {description: "The owner named by the comment's mark C(<tag_prefix>-svc=<owner>) of O(tag_prefix); V(null) without.", type: str}
     mark: {description: "The owner mark the comment starts with, of any tag prefix; V(null) without.", type: str}
-    immutable: {description: Whether CloudDNS keeps the record as it is (the SOA and NS records, records marked so)., type: bool}
+    immutable: {description: "Whether CloudDNS keeps the record as it is (the SOA and NS records, records marked so).", type: bool}
     region: {description: The GeoDNS region., type: str}
   sample: [{name: www, fqdn: www.example.com., type: A, value: 198.51.100.10, rdata: 198.51.100.10, ttl: 300,
             comment: anxlb-svc=shop, owner: shop, mark: anxlb-svc=shop, immutable: false, region: default}]

@@ -53,8 +53,8 @@ zones:
     name: {description: The zone's name., type: str}
     live: {description: Whether the newest revision is live and the zone takes writes (C(is_editable) and C(deployment_level) 100)., type: bool}
     is_editable: {description: Whether CloudDNS takes writes to the zone now., type: bool}
-    deployment_level: {description: How far the newest revision is deployed, in percent., type: int}
-    validation_level: {description: How far the newest revision is validated, in percent., type: int}
+    deployment_level: {description: "How far the newest revision is deployed, in percent.", type: int}
+    validation_level: {description: "How far the newest revision is validated, in percent.", type: int}
     serial: {description: The newest revision's serial., type: int}
     state: {description: "The newest revision's state (V(validating), V(deploying), V(active), V(failed) ...).", type: str}
     current_revision: {description: The identifier of the current revision., type: str}
