@@ -109,7 +109,8 @@ options:
     default: 100
   lease_timeout:
     description:
-      - Seconds after which a lease this run could not release counts as expired for other runs.
+      - Seconds after which a lease this run could not release counts as expired for other runs, from 1 to 86400
+        (a day); a longer lease left by a crashed run would block every other run on its load balancers for that long.
     type: int
     default: 1800
   lease_holder:
@@ -118,8 +119,8 @@ options:
     type: str
   wait_timeout:
     description:
-      - Seconds to wait for deleted objects to be gone.
-    type: int
+      - How long to wait for deleted objects to be gone, in seconds (V(600)) or as a duration (V(90s), V(10m), V(1h)).
+    type: raw
     default: 600
 notes:
   - Snapshot first, decide second. One observation reads the owners (the account's tag entities with the owner
@@ -295,7 +296,7 @@ class GcModule(AnxcloudModule):
         max_delete=dict(type="int", default=100),
         lease_timeout=dict(type="int", default=1800),
         lease_holder=dict(type="str"),
-        wait_timeout=dict(type="int", default=600),
+        wait_timeout=dict(type="raw", default=600),
     ), only=["wait"])
 
     def run(self):
