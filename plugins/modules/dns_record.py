@@ -96,9 +96,9 @@ options:
     default: true
   wait_timeout:
     description:
-      - How long to wait in total, in seconds, for the zone to be editable and (with O(wait=true)) for the revision to
-        go live.
-    type: int
+      - How long to wait in total for the zone to be editable and (with O(wait=true)) for the revision to go live, in
+        seconds (V(600)) or as a duration (V(90s), V(10m), V(1h)).
+    type: raw
     default: 600
 extends_documentation_fragment:
   - anxcloud.lbaas.engine

@@ -57,7 +57,7 @@ options:
       - With O(declared), read only the services it does not name; RV(services) then lists only those. The owners are
         found as always (the account's owner tags and the markers on the load balancers), which costs a few requests
         whatever their number; the declared ones are not read at all.
-      - For a caller that has just reconciled the declared services (the role M(anxcloud.lbaas.service_loadbalancer#role)
+      - For a caller that has just reconciled the declared services (the role C(anxcloud.lbaas.service_loadbalancer)
         at the end of its run) and wants only the report of the others.
     type: bool
     default: false

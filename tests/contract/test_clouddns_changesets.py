@@ -106,7 +106,7 @@ def test_an_empty_or_malformed_changeset_is_400(engine, zone, body):
 
 
 def test_the_zones_own_and_immutable_records_cannot_be_deleted_by_changeset(dns_engine):
-    soa = [r for r in ok(dns_engine.api("GET", zone_path(ZONE, "records"), params={"type": "SOA"}))][0]
+    soa = list(ok(dns_engine.api("GET", zone_path(ZONE, "records"), params={"type": "SOA"})))[0]
     for target in ({"name": "@", "type": "SOA", "rdata": soa["rdata"], "ttl": 0},
                    {"name": "@", "type": "NS", "rdata": "ns1.local.test.", "ttl": 0},
                    {"name": "pinned", "type": "TXT", "rdata": '"do not touch"', "ttl": 0}):

@@ -80,7 +80,7 @@ def test_a_ttl_change_is_one_changeset_and_leaves_one_record_per_value(dns_engin
 
 
 def test_a_value_held_twice_is_kept_once(dns_engine, dns_module):
-    for _ in range(2):
+    for _copy in range(2):
         dns_engine.api("POST", "/api/clouddns/v1/zone.json/%s/records" % ZONE,
                        json={"name": "dup", "type": "A", "rdata": "127.0.0.3", "region": "default", "ttl": None})
         from .dns_harness import zone_live

@@ -90,7 +90,8 @@ def marked_owners(tags, prefix):
 # ---- owner discovery -----------------------------------------------------------------------------
 def discover(names, lb_tags, prefix):
     """``(valid, invalid)`` owners of ``prefix``, each sorted: named by owner tag entity ``names``
-    (``_engine._tag_entities.names_like``, asked for ``owner_tag_head(prefix)``) or by a marker among the load balancers' tags (``lb_tags``: lb id -> tag names).
+    (``_engine._tag_entities.names_like``, asked for ``owner_tag_head(prefix)``) or by a marker among the load
+    balancers' tags (``lb_tags``: lb id -> tag names).
     An invalid one is a name this collection does not write: its tags are left alone."""
     found = set(owners_from_tags(names, prefix))
     for tags in lb_tags.values():

@@ -348,7 +348,7 @@ class CloudDns:
         body = require_object(body)
         creates, deletes = body.get("create") or [], body.get("delete") or []
         if not isinstance(creates, list) or not isinstance(deletes, list) or not (creates or deletes):
-            raise bad_request("A changeset is {\"create\": [records], \"delete\": [records]} with at least one entry.",
+            raise bad_request('A changeset is an object with a "create" and a "delete" list of records, at least one entry.',
                               {"changeset": "Send create and/or delete lists of records."})
         records = revisions.user_records(zone["_revisions"][-1])
         delete_errors = [self._delete_entry(records, entry) for entry in deletes]

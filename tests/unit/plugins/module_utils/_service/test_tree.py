@@ -32,8 +32,8 @@ def service(lbs=("L1", "L2"), ports=(("http", 80, 8080), ("https", 443, 8443), (
     return world
 
 
-def text(world, lbs=LBS):
-    return diff(world, world, lbs, "web", TAG, "")["after"]
+def text(world, lbs=None):
+    return diff(world, world, LBS if lbs is None else lbs, "web", TAG, "")["after"]
 
 
 def test_a_port_is_a_group_of_lines_one_per_object():
