@@ -453,6 +453,7 @@ declaration_hash:
 from ..module_utils._addresses._outside import OutsidePrefixes
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._reconcile._predicting import predicting_client
+from ..module_utils._service._dns_names import ServiceNames
 from ..module_utils._service._run import ServiceRun
 
 
@@ -498,12 +499,20 @@ class ServiceModule(AnxcloudModule):
         lease_timeout=dict(type="int", default=1800),
         lease_holder=dict(type="str"),
         state=dict(type="str", choices=["present", "absent"], default="present"),
+        dns=dict(type="dict", options=dict(
+            zone=dict(type="str", required=True),
+            name=dict(type="str", required=True),
+            ttl=dict(type="int"),
+        )),
     )
 
     def run(self):
         service = CheckedServiceRun(self.client, self.params, self.check_mode, warn=self.module.warn)
         self.result = service.result   # partly filled when it fails: conflicts, the hash
+        names = ServiceNames(self.client, self.params, self.check_mode, warn=self.module.warn)
+        names.prepare(self.result)   # the DNS kind: its conflicts fail before any write
         service.run(diff=self.module._diff)
+        names.apply(self.result, diff=self.module._diff)
 
 
 def main():
