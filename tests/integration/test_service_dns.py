@@ -100,7 +100,7 @@ def test_a_record_of_the_name_not_ours_is_a_conflict_before_any_write(engine, se
     assert not absent.failed and stored(engine, "shop") == before
 
 
-@pytest.mark.parametrize("dns,named", [(dict(zone=ZONE, name="shop", ttl=0), "dns.ttl"),
+@pytest.mark.parametrize("dns,named", [(dict(zone=ZONE, name="shop", ttl=30), "dns.ttl"),
                                        (dict(zone="", name="shop"), "dns")])
 def test_a_bad_dns_option_fails_naming_it_before_any_request(engine, service, dns, named):
     run = service("service", shop(dns=dns))

@@ -29,7 +29,7 @@ from .._reconcile._plan import Plan
 
 FAMILIES = (("A", 4), ("AAAA", 6))
 CLASHING = ("A", "AAAA", "CNAME")   # a CNAME cannot stand beside the service's records
-TTL_MAX = 2147483647
+TTL_MIN, TTL_MAX = 60, 604800   # what CloudDNS takes (else null: the zone's default); checked before any write
 
 
 class _Observation:
@@ -47,8 +47,9 @@ def check_dns(params):
     zone = normal_zone(dns["zone"], "dns.zone")
     name = normal_name(dns["name"], zone, "dns.name")
     ttl = dns.get("ttl")
-    if ttl is not None and not 0 < ttl <= TTL_MAX:
-        raise Failure("dns.ttl must be between 1 and %d seconds, got %d (leave it out for the zone's default)" % (TTL_MAX, ttl))
+    if ttl is not None and not TTL_MIN <= ttl <= TTL_MAX:
+        raise Failure("dns.ttl must be between %d and %d seconds (CloudDNS's range), got %d; leave it out for the zone's default"
+                      % (TTL_MIN, TTL_MAX, ttl))
     return zone, name, ttl
 
 
