@@ -105,3 +105,26 @@ def test_a_record_of_the_name_not_ours_is_a_conflict_before_any_write(engine, se
 def test_a_bad_dns_option_fails_naming_it_before_any_request(engine, service, dns, named):
     run = service("service", shop(dns=dns))
     assert named in run.message() and run.writes(engine) == 0
+
+
+def test_gc_removes_a_dead_owners_records_in_the_zones_it_is_told_of_and_nobody_elses(engine, service):
+    converge(engine, service, shop(["127.0.10.5", "fd00:10::5"]))
+    cart = dict(shop(["127.0.10.8"]), name="cart", ports=[dict(name="http", port=8081)], dns=dict(zone=ZONE, name="cart"))
+    assert not service("service", cart).failed
+    for name, comment in (("shop", None), ("legacy", "team-svc=shop")):
+        engine.api("POST", "/api/clouddns/v1/zone.json/%s/records" % ZONE,
+                   json=dict(name=name, type="TXT", rdata="kept", comment=comment)).raise_for_status()
+        zone_live(engine)
+    others = [r for r in stored(engine) if r[4] != "anxlb-svc=shop"]
+    args = dict(keep=["cart"], dns_zones=[ZONE])
+    check = service("gc", args, check=True)
+    assert not check.failed and check.writes(engine) == 0, check
+    assert sorted((e["owner"], e["name"], e["type"]) for e in check["dns_removed"]) == [
+        ("shop", "shop", "A"), ("shop", "shop", "AAAA")]
+    real = service("gc", args)
+    assert not real.failed and real["changed"] and real["dns_removed"] == check["dns_removed"], real
+    assert stored(engine) == others   # the hand-made, the live owner's and another prefix's records stay
+    rerun = service("gc", args)
+    assert rerun["dns_removed"] == [] and rerun.writes(engine) == 0
+    # without dns_zones gc reads no zone
+    assert [e for e in service("gc", dict(keep=["cart"])).requests(engine) if "clouddns" in e["path"]] == []
