@@ -128,3 +128,16 @@ def test_gc_removes_a_dead_owners_records_in_the_zones_it_is_told_of_and_nobody_
     assert rerun["dns_removed"] == [] and rerun.writes(engine) == 0
     # without dns_zones gc reads no zone
     assert [e for e in service("gc", dict(keep=["cart"])).requests(engine) if "clouddns" in e["path"]] == []
+
+
+def test_service_info_shows_each_services_names_in_the_zones_asked_for(engine, service):
+    converge(engine, service, shop(["127.0.10.5", "fd00:10::5"]))
+    info = service("service_info", dict(load_balancers=["lb1"], dns_zones=[ZONE]))
+    assert not info.failed, info
+    (shop_info,) = [s for s in info["services"] if s["name"] == "shop"]
+    assert shop_info["dns"] == [dict(zone=ZONE, name="shop", fqdn="shop.local.test.", type="A", values=["127.0.10.5"]),
+                                dict(zone=ZONE, name="shop", fqdn="shop.local.test.", type="AAAA", values=["fd00:10::5"])]
+    assert info.writes(engine) == 0
+    plain = service("service_info", dict(load_balancers=["lb1"]))
+    assert "dns" not in plain["services"][0]
+    assert [e for e in plain.requests(engine) if "clouddns" in e["path"]] == []
