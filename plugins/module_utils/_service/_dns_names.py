@@ -93,8 +93,8 @@ class ServiceNames:
         result["dns_conflicts"] = conflicts
         if not conflicts:
             return
-        held = "; ".join("%s %s %s (%s)" % (c["fqdn"], c["type"], c["value"], "owner mark %s" % c["owner"] if c["owner"]
-                                                                                else "no owner mark") for c in conflicts)
+        held = "; ".join("%s %s %s (%s)" % (c["fqdn"], c["type"], c["value"],
+                                            "owner mark %s" % c["owner"] if c["owner"] else "no owner mark") for c in conflicts)
         if p["state"] == "absent":
             self.warn("dns: records of %s not carrying %s are left alone: %s" % (fqdn(name, zone), self.mark, held))
             return
@@ -165,4 +165,3 @@ class ServiceNames:
         from .._reconcile._apply import Applier
         operations = RrsetOperations(client, wait=self.params["wait"], timeout=self.params["wait_timeout"])
         return Applier(client, waiter, operations={"dns_record": operations})
-
