@@ -4,13 +4,15 @@ A local Engine with HAProxy (--haproxy), seeded with load balancers and an IP po
 three backend web servers (node1-3 on 127.0.0.1-3) that answer with their own name. Then, with
 headings: the vars file, the plan (--check --diff, 0 writes), the real run, traffic through the
 allocated address from every node, a rerun (0 writes), one node and one port fewer, a node stopped
-and taken out by HAProxy's health checks, an allow-list admitting one source address and refusing
+and taken out by HAProxy's health checks, a name for the service in DNS (CloudDNS records served by the
+local knot, traffic sent by the name), an allow-list admitting one source address and refusing
 another, the service removed, and a closing table. Everything it
 started is stopped at the end, on Ctrl-C and on SIGTERM too.
 
 Run by scripts/demo.sh (environment: collection path, .venv on PATH).
 """
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,6 +23,9 @@ sys.path[:0] = [os.path.join(ROOT, "tests", "engine"), os.path.join(ROOT, "tests
 
 from backends import Node, ask, refused, sample, wait_for  # noqa: E402  (paths above)
 from localengine.testing import LocalEngine  # noqa: E402
+import dns.message  # noqa: E402
+import dns.query  # noqa: E402
+import dns.rdatatype  # noqa: E402
 
 SERVICE, LB = "demo-web", "lb1"
 OWNER_TAG = "anxlb-svc=" + SERVICE
@@ -28,7 +33,8 @@ NODES = [("node1", "127.0.0.1"), ("node2", "127.0.0.2"), ("node3", "127.0.0.3")]
 TARGET_PORTS = (18080, 18081)   # the vars file's target ports
 PLAYBOOK = os.path.join(ROOT, "playbooks", "service_loadbalancer.yml")
 VARS = os.path.join(ROOT, "playbooks", "vars")
-V4_POOL = "0a11ce11000000000000000000000001"   # 127.0.10.0/24 in tests/engine/seeds/default.yml
+V4_POOL = "0a11ce11000000000000000000000001"   # 127.0.10.0/24 in tests/engine/seeds/dns_service.yml
+NAME = "web.local.test."   # playbooks/vars/service_example_named.yml: dns {zone: local.test, name: web}
 REQUESTS = 9   # per traffic sample: three rounds over three nodes
 MUTATING = ("POST", "PUT", "PATCH", "DELETE")
 
@@ -63,11 +69,13 @@ class Demo(object):
 
     # ---- what it starts --------------------------------------------------------------------------
     def start(self):
-        heading("Starting the local Engine with HAProxy, and three backend web servers")
+        heading("Starting the local Engine with HAProxy and DNS (knot), and three backend web servers")
+        knotd = shutil.which("knotd") or "/usr/sbin/knotd"
         self.engine = LocalEngine(token="demo-token-%d" % os.getpid(), seed=os.path.join(ROOT, "tests", "engine",
-                                  "seeds", "default.yml"), deploy_delay=0.5, update_delay=0.3,
-                                  extra_args=["--haproxy"]).start()
-        say("local Engine: %s (load balancers lb1 and lb2, IP pool anxlb-pool=demo = 127.0.10.0/24)" % self.engine.url)
+                                  "seeds", "dns_service.yml"), deploy_delay=0.5, update_delay=0.3, dns=True,
+                                  extra_args=["--haproxy", "--knot-bin", knotd]).start()
+        say("local Engine: %s (load balancers lb1 and lb2, IP pool anxlb-pool=demo = 127.0.10.0/24, CloudDNS zone "
+            "local.test served by knot on 127.0.0.1:%d)" % (self.engine.url, self.engine.dns_port))
         say("HAProxy: master-worker, work dir %s" % self.engine.haproxy()["work_dir"])
         for name, host in NODES:
             self.nodes[name] = Node(name, host, TARGET_PORTS).start()
@@ -139,6 +147,12 @@ class Demo(object):
             say("!! expected answers from %s" % ", ".join(sorted(expect)))
         return counts
 
+    def resolve(self):
+        """The A values the local knot answers for the service's name (as a stub resolver asks, over UDP)."""
+        query = dns.message.make_query(NAME, "A")
+        answer = dns.query.udp(query, "127.0.0.1", port=self.engine.dns_port, timeout=3)
+        return sorted(r.to_text() for rrset in answer.answer if rrset.rdtype == dns.rdatatype.A for r in rrset)
+
     def show_refused(self, address, port):
         closed = refused(address, port)
         say("http://%s:%d/: %s" % (address, port, "connection refused (nothing listens)" if closed else "STILL OPEN"))
@@ -177,6 +191,8 @@ def story(demo):
     heading("5. Run it again: nothing changes (0 writes)")
     demo.play("3 rerun", "service_example.yml")
 
+    named(demo)
+
     heading("6. One node (node2) and one port (admin, 8081) fewer: playbooks/vars/service_example_smaller.yml")
     demo.play("4 node2 and port 8081 removed", "service_example_smaller.yml", "--diff")
     demo.wait_serving(["node1", "node3"])
@@ -192,6 +208,21 @@ def story(demo):
     demo.traffic(8080, expect=["node1"])
     demo.record("5 node3's web server stopped", "0 (no playbook)")
     allow_list(demo)
+
+
+def named(demo):
+    """dns: the service gets an A record of its address in CloudDNS; the name is resolved through the local knot and
+    the traffic sent to the address it answers."""
+    heading("5b. A name for the service: playbooks/vars/service_example_named.yml (dns: {zone: local.test, name: web})")
+    say("before: %s -> %s" % (NAME, ", ".join(demo.resolve()) or "no such name"))
+    demo.play("5b dns: web.local.test", "service_example_named.yml", "--diff")
+    answered = demo.resolve()
+    say("dig @127.0.0.1 -p %d %s A -> %s (record comment: %s, the owner's mark)" % (
+        demo.engine.dns_port, NAME, ", ".join(answered) or "no such name", OWNER_TAG))
+    if answered:
+        counts = sample(answered[0], 8080, REQUESTS)
+        say("%d requests to http://%s:8080/ (%s) answered by: %s" % (REQUESTS, NAME.rstrip("."), answered[0], ", ".join(
+            "%s x%d" % (name, n) for name, n in sorted(counts.items()))))
 
 
 def allow_list(demo):
@@ -217,10 +248,12 @@ def remove_service(demo):
             "collection remove? (--check --diff, nothing is written)")
     with open(os.path.join(VARS, "live_set_without_demo.yml")) as handle:
         say(handle.read().rstrip())
+    zones = ("-e", '{"garbage_collection_dns_zones": ["local.test"]}')   # where its name's records are
     demo.play("7 gc --check", "live_set_without_demo.yml", "--check", "--diff", "-e", "garbage_collection_allow_empty=true",
-              playbook=gc)
+              *zones, playbook=gc)
     heading("10. Collect it for real")
-    demo.play("8 gc", "live_set_without_demo.yml", "--diff", "-e", "garbage_collection_allow_empty=true", playbook=gc)
+    demo.play("8 gc", "live_set_without_demo.yml", "--diff", "-e", "garbage_collection_allow_empty=true", *zones, playbook=gc)
+    say("%s -> %s" % (NAME, ", ".join(demo.resolve()) or "no such name (its records went with the service)"))
     listed = demo.engine.api("GET", "/api/ipam/v1/address/filtered.json",
                              params={"prefix": V4_POOL, "page": 1, "limit": 1000}).json()["data"]["data"]
     held = [a["name"] for a in listed]

@@ -65,6 +65,17 @@ options:
     type: list
     elements: str
     default: []
+  dns_zones:
+    description:
+      - CloudDNS zones to collect records in. A record whose comment starts with the mark C(<tag_prefix>-svc=<owner>)
+        of a collected owner (the mark the service module's O(anxcloud.lbaas.service#module:dns) writes) is deleted,
+        one changeset per name and type; records without a mark, with another prefix's or a live owner's are left alone.
+      - Records carry no tags, so gc finds them only in the zones named here (one request per zone), never by listing
+        every zone of the account. The role C(anxcloud.lbaas.garbage_collection) passes the zones of its declared services.
+      - DNS removals are not counted against O(max_delete) and are not subject to O(load_balancers) or O(min_age).
+    type: list
+    elements: str
+    default: []
   tag_prefix:
     description:
       - Prefix of the owner tags, markers and leases. Only owners of this prefix are considered.
@@ -183,6 +194,12 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+dns_removed:
+  description: The DNS records of collected owners the run removed (in check mode, would remove), per owner and rrset.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{owner: api, zone: example.com, name: api, type: A, records: [{value: 203.0.113.7, ttl: 300, comment: anxlb-svc=api}]}]
 removed:
   description:
     - What the run removed (in check mode, would remove), LBaaS objects children first, then markers, then addresses.
@@ -277,6 +294,8 @@ diff:
 """
 
 from ..module_utils._module._base import AnxcloudModule
+from ..module_utils._dns._gc import DnsCollection
+from ..module_utils._gc._live import live_set
 from ..module_utils._gc._run import GcRun
 from ..module_utils._module._group_options import with_ignored_wait
 
@@ -285,6 +304,7 @@ class GcModule(AnxcloudModule):
     argument_spec = with_ignored_wait(dict(
         keep=dict(type="list", elements="str"),
         keep_new=dict(type="list", elements="str", default=[]),
+        dns_zones=dict(type="list", elements="str", default=[]),
         collect_all=dict(type="bool", default=False),
         strict_keep=dict(type="bool", default=True),
         remove=dict(type="list", elements="str", default=[]),
@@ -300,9 +320,15 @@ class GcModule(AnxcloudModule):
     ), only=["wait"])
 
     def run(self):
-        run = GcRun(self.client, self.params, self.check_mode, warn=self.module.warn)
+        p = self.params
+        run = GcRun(self.client, p, self.check_mode, warn=self.module.warn)
         self.result = run.result
+        self.result["dns_removed"] = []
+        names = DnsCollection(self.client, p["dns_zones"], p["tag_prefix"], live_set(p), p["remove"], self.check_mode,
+                              wait_timeout=p["wait_timeout"])   # zones checked before any request
         run.run(diff=self.module._diff)
+        changed, self.result["dns_removed"] = names.run()   # after the objects: the name goes last
+        self.result["changed"] = self.result["changed"] or changed
 
 
 def main():

@@ -166,6 +166,30 @@ options:
             (V(true) is V(enabled), V(false) is V(disabled)).
         type: raw
         default: enabled
+  dns:
+    description:
+      - A name for the service in Anexia CloudDNS - an A record per IPv4 and an AAAA record per IPv6 address of
+        O(addresses), kept in step with them, deleted with the service (O(state=absent)).
+      - The records carry the owner tag C(<tag_prefix>-svc=<name>) as their comment (records have no tags); that mark is
+        what makes them the service's. An A, AAAA or CNAME record of the name without it (made by hand) or with
+        another owner's is a conflict - the run fails before any write, in check mode too, returning RV(dns_conflicts);
+        it is never changed or deleted.
+      - Each record type that changes is one changeset of the zone (all or nothing); with O(wait) the run waits until
+        the zone's new revision is live. A no-op costs one request more than without O(dns).
+      - Needs the Python library C(dnspython) on the host that runs the module.
+    type: dict
+    suboptions:
+      zone:
+        description: The zone, for example V(example.com); it must exist in the account.
+        type: str
+        required: true
+      name:
+        description: The name in the zone, relative (V(shop)) or absolute (V(shop.example.com.)); V(@) is the apex.
+        type: str
+        required: true
+      ttl:
+        description: TTL of the records in seconds. Unset, new records get the zone's default and the TTL is not compared.
+        type: int
   tag_prefix:
     description:
       - Prefix of the owner tag, the lease tag and the marker tag.
@@ -245,6 +269,20 @@ attributes:
 """
 
 EXAMPLES = r"""
+- name: A service reachable as shop.example.com (A/AAAA records of its addresses, owned by the service)
+  anxcloud.lbaas.service:
+    name: shop
+    load_balancers: [lb1]
+    ports:
+      - {name: http, port: 80, target_port: 8080}
+    addresses: [203.0.113.10]
+    servers:
+      - {name: web1, address: 10.0.0.11}
+    dns:
+      zone: example.com
+      name: shop
+      ttl: 300
+
 - name: A web service on two load balancers
   anxcloud.lbaas.service:
     name: shop
@@ -443,6 +481,20 @@ allow_sources_bypasses:
   sample: [{load_balancer: lb1, frontend: https.shop, type: rule, name: open-all, index: 0, owner: other,
             owner_tags: [anxlb-svc=other], sources: [0.0.0.0/0], refused_sources: "0.0.0.0/0 except 10.0.0.0/8",
             msg: "rule 'open-all' (...) accepts if ACL 'open-all' (0.0.0.0/0), before the service's reject rules; ..."}]
+dns:
+  description:
+    - The service's name (with O(dns)) - the zone, the name, its FQDN and the records of the service (predicted in
+      check mode) by type, each with its value, ttl (null - the zone's default) and comment.
+    - The plan (RV(plan)) has an entry per record type that changes, with the records it creates and deletes.
+  returned: when dns is given and the run did not fail
+  type: dict
+  sample: {zone: example.com, name: shop, fqdn: shop.example.com., records: {A: [{value: 203.0.113.10, ttl: 300, comment: anxlb-svc=shop}]}}
+dns_conflicts:
+  description: Records of the name of O(dns) that the service does not own (no mark, or another owner's); with O(state=present) the run fails.
+  returned: when dns is given
+  type: list
+  elements: dict
+  sample: [{zone: example.com, name: shop, fqdn: shop.example.com., type: A, value: 203.0.113.9, comment: by hand, owner: null}]
 declaration_hash:
   description: Hash of the normalized declaration, as the marker tag records it.
   returned: always
@@ -453,6 +505,7 @@ declaration_hash:
 from ..module_utils._addresses._outside import OutsidePrefixes
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._reconcile._predicting import predicting_client
+from ..module_utils._service._dns_names import ServiceNames
 from ..module_utils._service._run import ServiceRun
 
 
@@ -498,12 +551,20 @@ class ServiceModule(AnxcloudModule):
         lease_timeout=dict(type="int", default=1800),
         lease_holder=dict(type="str"),
         state=dict(type="str", choices=["present", "absent"], default="present"),
+        dns=dict(type="dict", options=dict(
+            zone=dict(type="str", required=True),
+            name=dict(type="str", required=True),
+            ttl=dict(type="int"),
+        )),
     )
 
     def run(self):
         service = CheckedServiceRun(self.client, self.params, self.check_mode, warn=self.module.warn)
         self.result = service.result   # partly filled when it fails: conflicts, the hash
+        names = ServiceNames(self.client, self.params, self.check_mode, warn=self.module.warn)
+        names.prepare(self.result)   # the DNS kind: its conflicts fail before any write
         service.run(diff=self.module._diff)
+        names.apply(self.result, diff=self.module._diff)
 
 
 def main():

@@ -61,6 +61,13 @@ options:
         at the end of its run) and wants only the report of the others.
     type: bool
     default: false
+  dns_zones:
+    description:
+      - CloudDNS zones to find the services' names in; each service then has RV(services[].dns). Records carry no tags,
+        so only these zones are read (one request each), never every zone of the account.
+    type: list
+    elements: str
+    default: []
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
   - anxcloud.lbaas.attributes
@@ -132,6 +139,13 @@ services:
       type: dict
     leases: {description: "Live leases on its load balancers: load_balancer, holder, until.", type: list, elements: dict}
     lease_held: {description: Whether a run holds a lease on one of its load balancers now., type: bool}
+    dns:
+      description:
+        - With O(dns_zones), its names - the records in those zones whose comment carries its owner mark
+          (C(<tag_prefix>-svc=<name>), as the service's O(anxcloud.lbaas.service#module:dns) writes them), per
+          zone, name and type - zone, name, fqdn, type, values.
+      type: list
+      elements: dict
   sample:
     - name: shop
       load_balancers: [lb1]
@@ -154,6 +168,7 @@ from ..module_utils._model._failure import Failure
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._module._group_options import with_ignored_wait
 from ..module_utils._model._names import check_owner, check_tag_prefix
+from ..module_utils._dns._owners import names_by_owner
 from ..module_utils._service._info import inventory, undeclared, warning
 
 
@@ -164,6 +179,7 @@ class ServiceInfoModule(AnxcloudModule):
         tag_prefix=dict(type="str", default="anxlb"),
         declared=dict(type="list", elements="str"),
         only_undeclared=dict(type="bool", default=False),
+        dns_zones=dict(type="list", elements="str", default=[]),
     ))
 
     def run(self):
@@ -176,6 +192,10 @@ class ServiceInfoModule(AnxcloudModule):
         skip = p["declared"] if p["only_undeclared"] else ()
         self.result["services"] = inventory(self.client, p["tag_prefix"], p["load_balancers"], p["names"], now=time.time(),
                                             skip=skip)
+        if p["dns_zones"]:   # the services' names: records carry no tags, so only the zones asked for are read
+            names = names_by_owner(self.client, p["dns_zones"], p["tag_prefix"])
+            for service in self.result["services"]:
+                service["dns"] = names.get(service["name"], [])
         if p["declared"] is not None:
             self.result["undeclared"] = undeclared(self.result["services"], p["declared"])
             message = warning(self.result["services"], p["declared"], p["tag_prefix"])

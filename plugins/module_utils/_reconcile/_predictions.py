@@ -124,6 +124,8 @@ class Predictions:
         """Adds what ``plan`` does (``after``: the world it predicts, ``{id: flat object}``)."""
         renamed = {}
         for action in plan:
+            if action.kind.recorded_as == "dns":
+                continue   # records are not carried across tasks (the DNS modules read the zone as it is)
             if action.kind.recorded_as == "addresses":
                 self._record_address(action)
             elif action.effect == DELETE:

@@ -1,0 +1,167 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""A service's name in CloudDNS (``dns: {zone, name, ttl}``): the A and AAAA rrsets of its addresses.
+
+The service declares the DNS kind and reuses it whole: the rrsets are planned by ``_dns._plan.plan_rrset`` and
+written by ``_dns._apply.RrsetOperations`` through a ``Reconciler`` of their own, one changeset per rrset that
+changes. The records carry the owner's mark in their comment (``<tag_prefix>-svc=<name>``, records have no tags).
+
+Order, so that a conflict fails before any write: ``prepare`` (before the load balancers are touched) checks
+the option, reads the name's records once (one GET, both types) and fails on a record of the name that is not
+ours: an A, AAAA or CNAME without our mark or with another owner's. ``apply`` (after the load balancers) plans
+from that same reading, so a no-op costs that one request, writes in a real run and predicts in check mode.
+
+State absent deletes only the records carrying our mark; the others of the name are left alone (a warning).
+"""
+
+import ipaddress
+
+from .._dns._clouddns import CloudDNS
+from .._dns._plan import Desired, mark_of, observed_rrset, plan_rrset, view
+from .._dns._values import HAS_DNSPYTHON, fqdn, normal_name, normal_values, normal_zone
+from .._model._diff_text import as_text
+from .._model._failure import Failure
+from .._model._ownership import owner_tag
+from .._reconcile._loop import Reconciler
+from .._reconcile._plan import Plan
+
+FAMILIES = (("A", 4), ("AAAA", 6))
+CLASHING = ("A", "AAAA", "CNAME")   # a CNAME cannot stand beside the service's records
+TTL_MIN, TTL_MAX = 60, 604800   # what CloudDNS takes (else null: the zone's default); checked before any write
+
+
+class _Observation:
+    def __init__(self, world):
+        self.world = world
+
+
+def check_dns(params):
+    """The ``dns`` option as (zone, name, ttl), None without one; a Failure naming the bad key (no request yet)."""
+    dns = params.get("dns")
+    if not dns:
+        return None
+    if not dns.get("zone") or not dns.get("name"):
+        raise Failure("dns needs zone and name (for example dns: {zone: example.com, name: shop}), got %r" % (dns,))
+    zone = normal_zone(dns["zone"], "dns.zone")
+    name = normal_name(dns["name"], zone, "dns.name")
+    ttl = dns.get("ttl")
+    if ttl is not None and not TTL_MIN <= ttl <= TTL_MAX:
+        raise Failure("dns.ttl must be between %d and %d seconds (CloudDNS's range), got %d; leave it out for the zone's default"
+                      % (TTL_MIN, TTL_MAX, ttl))
+    return zone, name, ttl
+
+
+def family_values(addresses):
+    """The service's addresses by record type: {A: [...], AAAA: [...]} (normalised, as the records store them)."""
+    out = dict((rtype, []) for rtype, _v in FAMILIES)
+    for address in addresses or ():
+        ip = ipaddress.ip_address(str(address).split("/")[0].strip())
+        out["A" if ip.version == 4 else "AAAA"].append(str(ip))
+    return dict((rtype, normal_values(rtype, values, "addresses") if values else []) for rtype, values in out.items())
+
+
+class ServiceNames:
+    """The DNS names of one service run; inert (no request) for a service without ``dns``."""
+
+    def __init__(self, client, params, check_mode, warn):
+        self.client = client
+        self.params = params
+        self.check_mode = check_mode
+        self.warn = warn
+        self.spec = None
+        self.records = None
+        self.first = None
+
+    def prepare(self, result):
+        """Checks the option, reads the name's records and fails on a conflict: all before any write."""
+        p = self.params
+        self.spec = check_dns(p)
+        if self.spec is None:
+            return
+        if not HAS_DNSPYTHON:
+            from ansible.module_utils.basic import missing_required_lib
+            raise Failure(missing_required_lib("dnspython") + " (for the option dns)")
+        zone, name, _ttl = self.spec
+        self.mark = owner_tag(p["name"], p["tag_prefix"])
+        self.values = family_values(p.get("addresses")) if p["state"] == "present" else None
+        self.first = self._observe_all()
+        foreign = [r for r in self.records if r["type"] in CLASHING and mark_of(r.get("comment")) != self.mark]
+        conflicts = [dict(zone=zone, name=name, fqdn=fqdn(name, zone), type=r["type"], value=r.get("rdata"),
+                          comment=r.get("comment"), owner=mark_of(r.get("comment"))) for r in foreign]
+        result["dns_conflicts"] = conflicts
+        if not conflicts:
+            return
+        held = "; ".join("%s %s %s (%s)" % (c["fqdn"], c["type"], c["value"],
+                                            "owner mark %s" % c["owner"] if c["owner"] else "no owner mark") for c in conflicts)
+        if p["state"] == "absent":
+            self.warn("dns: records of %s not carrying %s are left alone: %s" % (fqdn(name, zone), self.mark, held))
+            return
+        raise Failure("service %s: dns name %s is held by records it does not own: %s. The service never changes or deletes "
+                      "a record without its mark %s in the comment; remove them (or give the service another dns.name)"
+                      % (p["name"], fqdn(name, zone), held, self.mark), dns_conflicts=conflicts)
+
+    def _observe_all(self):
+        """One GET of the name's records; the world of our rrsets (the records carrying our mark)."""
+        zone, name, _ttl = self.spec
+        self.records = CloudDNS(self.client).records(zone, name=name, option="dns.zone")
+        ours = [r for r in self.records if mark_of(r.get("comment")) == self.mark]
+        world = {}
+        for rtype, _v in FAMILIES:
+            world.update(observed_rrset(zone, name, rtype, ours))
+        return _Observation(world)
+
+    def observe(self):
+        if self.first is not None:
+            state, self.first = self.first, None   # prepare's reading is the first observation
+            return state
+        return self._observe_all()
+
+    def plan(self, state):
+        zone, name, ttl = self.spec
+        actions = []
+        for rtype, _v in FAMILIES:
+            if self.values is None:
+                desired = Desired(zone, name, rtype, None, present=False, owner=self.params["name"],
+                                  tag_prefix=self.params["tag_prefix"])
+            else:
+                desired = Desired(zone, name, rtype, self.values[rtype], ttl=ttl, comment=self.mark, compare_comment=True,
+                                  owner=self.params["name"], tag_prefix=self.params["tag_prefix"])
+            actions.extend(plan_rrset(state.world, desired))
+        return Plan(actions)
+
+    def apply(self, result, diff=False):
+        """Reconciles the records (after the load balancers) and adds them to ``result``."""
+        if self.spec is None:
+            return
+        p = self.params
+        reconciler = Reconciler(self.client, self.check_mode, wait=p["wait"], wait_timeout=p["wait_timeout"],
+                                applier=self._applier)
+        outcome = reconciler.run(self.observe, self.plan)
+        zone, name, _ttl = self.spec
+        after = self.view(outcome.after)
+        result["changed"] = bool(result.get("changed")) or outcome.changed
+        result["plan"] = list(result.get("plan") or []) + outcome.plan.to_list()
+        result["dns"] = dict(zone=zone, name=name, fqdn=fqdn(name, zone), records=after)
+        if diff and isinstance(result.get("diff"), dict):
+            for side, world in (("before", outcome.before), ("after", outcome.after)):
+                records = dict((t, ["%s ttl=%s" % (r["value"], r["ttl"] or "zone") for r in rs])
+                               for t, rs in self.view(world).items())
+                result["diff"][side] = (result["diff"].get(side) or "") + as_text(
+                    {"dns": {fqdn(name, zone): records}}, inline_leaves=True)
+
+    def view(self, world):
+        """{A: [values], AAAA: [values]} of our records in ``world`` (a planned create keyed by its placeholder)."""
+        zone, name, _ttl = self.spec
+        out = {}
+        for obj in world.values():
+            if obj.get("zone") == zone and obj.get("name") == name and obj.get("records"):
+                out[obj["type"]] = [view(r) for r in sorted(obj["records"], key=lambda r: r["value"])]
+        return dict((rtype, out[rtype]) for rtype, _v in FAMILIES if rtype in out)
+
+    def _applier(self, client, waiter):
+        from .._dns._apply import RrsetOperations
+        from .._reconcile._apply import Applier
+        operations = RrsetOperations(client, wait=self.params["wait"], timeout=self.params["wait_timeout"])
+        return Applier(client, waiter, operations={"dns_record": operations})

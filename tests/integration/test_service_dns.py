@@ -1,0 +1,143 @@
+"""A service with a name (issue 29, point 3): ``dns: {zone, name, ttl}`` gives the service A and AAAA records of its
+addresses, marked with its owner tag in the comment, in step when the addresses change, gone with the service; a
+record of the name that is not ours is a conflict that fails before any write. Against the local Engine with
+knot (the names are asked of it with dnspython); check mode writes nothing and predicts the real run."""
+import os
+
+import pytest
+from localengine.testing import LocalEngine
+
+from ..contract.conftest import knotd
+from .conftest import Module
+from .dns_harness import ZONE, resolve, stored, zone_live
+
+SEED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine", "seeds", "dns_service.yml")
+
+
+@pytest.fixture(scope="module")
+def dns_service_engine():
+    with LocalEngine(seed=SEED, dns=True, extra_args=["--knot-bin", knotd()]) as engine:
+        yield engine
+
+
+@pytest.fixture
+def engine(dns_service_engine):
+    dns_service_engine.reset()
+    zone_live(dns_service_engine)
+    return dns_service_engine
+
+
+@pytest.fixture
+def service(engine):
+    return Module(engine)
+
+
+def shop(addresses=("127.0.10.5",), **extra):
+    return dict(dict(name="shop", load_balancers=["lb1"], ports=[dict(name="http", port=8080, target_port=18080)],
+                     addresses=list(addresses), servers=[dict(name="n1", address="127.0.0.1")],
+                     dns=dict(zone=ZONE, name="shop", ttl=60)), **extra)
+
+
+def converge(engine, service, args):
+    """check (0 writes) -> real (the same plan and diff) -> rerun (no change, 0 writes); the real run's result."""
+    check = service("service", args, check=True, diff=True)
+    assert not check.failed, check
+    assert check.writes(engine) == 0
+    real = service("service", args, diff=True)
+    assert not real.failed, real
+    assert real["plan"] == check["plan"] and real["changed"] == check["changed"]
+    assert real["dns"] == check["dns"] and real["diff"]["after"] == check["diff"]["after"]
+    rerun = service("service", args, diff=True)
+    assert rerun["changed"] is False and rerun.writes(engine) == 0, rerun
+    assert rerun["dns"] == real["dns"] and rerun["diff"]["before"] == rerun["diff"]["after"]
+    return real
+
+
+def test_the_name_follows_the_addresses_and_goes_with_the_service(engine, service):
+    real = converge(engine, service, shop(["127.0.10.5", "fd00:10::5"]))
+    assert stored(engine, "shop") == [("shop", "A", "127.0.10.5", 60, "anxlb-svc=shop"),
+                                      ("shop", "AAAA", "fd00:10::5", 60, "anxlb-svc=shop")]
+    assert real["dns"]["fqdn"] == "shop.local.test."
+    assert resolve(engine, "shop.local.test.", "A")[:2] == ("NOERROR", ["127.0.10.5"])
+    assert "shop.local.test." in real["diff"]["after"] and "127.0.10.5" in real["diff"]["after"]
+
+    changed = converge(engine, service, shop(["127.0.10.6"]))   # a new address, the v6 one gone
+    assert sorted(a["type"] for a in changed["plan"] if a.get("type") in ("A", "AAAA")) == ["A", "AAAA"]
+    assert stored(engine, "shop") == [("shop", "A", "127.0.10.6", 60, "anxlb-svc=shop")]
+    assert resolve(engine, "shop.local.test.", "A")[:2] == ("NOERROR", ["127.0.10.6"])
+
+    gone = converge(engine, service, shop(state="absent"))
+    assert gone["changed"] and stored(engine, "shop") == []
+    assert resolve(engine, "shop.local.test.", "A")[0] == "NXDOMAIN"
+    assert stored(engine, "byhand") == [("byhand", "A", "127.0.0.9", None, "made by hand")]
+
+
+def test_a_no_op_costs_one_request_more_than_without_dns(engine, service):
+    converge(engine, service, shop())
+    plain = dict(shop(), dns=None)
+    without = service("service", plain)
+    named = service("service", shop())
+    assert not without["changed"] and not named["changed"]
+    extra = len(named.requests(engine)) - len(without.requests(engine))
+    assert extra == 1, (extra, named.requests(engine))   # target: at most 2
+    assert [e["path"] for e in named.requests(engine) if "clouddns" in e["path"]] == [
+        "/api/clouddns/v1/zone.json/local.test/records?name=shop"]
+
+
+@pytest.mark.parametrize("comment", ["made by hand", "other-svc=cart"])
+def test_a_record_of_the_name_not_ours_is_a_conflict_before_any_write(engine, service, comment):
+    engine.api("POST", "/api/clouddns/v1/zone.json/%s/records" % ZONE,
+               json=dict(name="shop", type="A", rdata="127.0.0.9", ttl=300, comment=comment)).raise_for_status()
+    zone_live(engine)
+    before = stored(engine, "shop")
+    for check in (True, False):
+        run = service("service", shop(), check=check)
+        assert "held by records it does not own" in run.message() and "127.0.0.9" in run.message()
+        assert run["dns_conflicts"][0]["value"] == "127.0.0.9" and run.writes(engine) == 0
+    assert stored(engine, "shop") == before
+    # state absent leaves the record that is not ours alone, with a warning
+    absent = service("service", shop(state="absent"))
+    assert not absent.failed and stored(engine, "shop") == before
+
+
+@pytest.mark.parametrize("dns,named", [(dict(zone=ZONE, name="shop", ttl=30), "dns.ttl"),
+                                       (dict(zone="", name="shop"), "dns")])
+def test_a_bad_dns_option_fails_naming_it_before_any_request(engine, service, dns, named):
+    run = service("service", shop(dns=dns))
+    assert named in run.message() and run.writes(engine) == 0
+
+
+def test_gc_removes_a_dead_owners_records_in_the_zones_it_is_told_of_and_nobody_elses(engine, service):
+    converge(engine, service, shop(["127.0.10.5", "fd00:10::5"]))
+    cart = dict(shop(["127.0.10.8"]), name="cart", ports=[dict(name="http", port=8081)], dns=dict(zone=ZONE, name="cart"))
+    assert not service("service", cart).failed
+    for name, comment in (("shop", None), ("legacy", "team-svc=shop")):
+        engine.api("POST", "/api/clouddns/v1/zone.json/%s/records" % ZONE,
+                   json=dict(name=name, type="TXT", rdata="kept", comment=comment)).raise_for_status()
+        zone_live(engine)
+    others = [r for r in stored(engine) if r[4] != "anxlb-svc=shop"]
+    args = dict(keep=["cart"], dns_zones=[ZONE])
+    check = service("gc", args, check=True)
+    assert not check.failed and check.writes(engine) == 0, check
+    assert sorted((e["owner"], e["name"], e["type"]) for e in check["dns_removed"]) == [
+        ("shop", "shop", "A"), ("shop", "shop", "AAAA")]
+    real = service("gc", args)
+    assert not real.failed and real["changed"] and real["dns_removed"] == check["dns_removed"], real
+    assert stored(engine) == others   # the hand-made, the live owner's and another prefix's records stay
+    rerun = service("gc", args)
+    assert rerun["dns_removed"] == [] and rerun.writes(engine) == 0
+    # without dns_zones gc reads no zone
+    assert [e for e in service("gc", dict(keep=["cart"])).requests(engine) if "clouddns" in e["path"]] == []
+
+
+def test_service_info_shows_each_services_names_in_the_zones_asked_for(engine, service):
+    converge(engine, service, shop(["127.0.10.5", "fd00:10::5"]))
+    info = service("service_info", dict(load_balancers=["lb1"], dns_zones=[ZONE]))
+    assert not info.failed, info
+    (shop_info,) = [s for s in info["services"] if s["name"] == "shop"]
+    assert shop_info["dns"] == [dict(zone=ZONE, name="shop", fqdn="shop.local.test.", type="A", values=["127.0.10.5"]),
+                                dict(zone=ZONE, name="shop", fqdn="shop.local.test.", type="AAAA", values=["fd00:10::5"])]
+    assert info.writes(engine) == 0
+    plain = service("service_info", dict(load_balancers=["lb1"]))
+    assert "dns" not in plain["services"][0]
+    assert [e for e in plain.requests(engine) if "clouddns" in e["path"]] == []

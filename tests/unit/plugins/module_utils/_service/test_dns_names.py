@@ -1,0 +1,73 @@
+"""The service's DNS names, pure parts: the option checked before any request, addresses split by record type,
+and the plan of the A/AAAA rrsets from the records carrying the service's mark."""
+import pytest
+
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._gc import collected_owner
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._dns_names import (
+    ServiceNames, _Observation, check_dns, family_values)
+
+
+def params(**extra):
+    return dict(dict(name="shop", tag_prefix="anxlb", state="present", addresses=["127.0.10.5", "FD00:10::0005"],
+                     dns=dict(zone="Local.Test.", name="shop", ttl=60), wait=True, wait_timeout=600), **extra)
+
+
+def test_the_option_is_checked_and_normalised():
+    assert check_dns(params()) == ("local.test", "shop", 60)
+    assert check_dns(params(dns=None)) is None
+
+
+@pytest.mark.parametrize("dns,named", [(dict(zone="local.test", name="shop", ttl=59), "dns.ttl"),
+                                       (dict(zone="local.test", name="shop", ttl=604801), "dns.ttl"),
+                                       (dict(zone="local.test", name=""), "dns needs zone and name")])
+def test_a_bad_option_names_itself(dns, named):
+    with pytest.raises(Failure) as exc:
+        check_dns(params(dns=dns))
+    assert named in exc.value.msg
+
+
+def test_addresses_by_record_type():
+    assert family_values(["127.0.10.5", "FD00:10::0005"]) == {"A": ["127.0.10.5"], "AAAA": ["fd00:10::5"]}
+    assert family_values([]) == {"A": [], "AAAA": []}
+
+
+def record(rtype, value, comment="anxlb-svc=shop", ttl=60):
+    return dict(name="shop", type=rtype, rdata=value, ttl=ttl, comment=comment, region="default")
+
+
+def planned(p, records):
+    names = ServiceNames(None, p, check_mode=True, warn=None)
+    names.spec, names.mark, names.records = check_dns(p), "anxlb-svc=shop", records
+    names.values = family_values(p["addresses"]) if p["state"] == "present" else None
+    return names.plan(_Observation(_world(names, records)))
+
+
+def _world(names, records):
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._plan import observed_rrset
+    world = {}
+    for rtype in ("A", "AAAA"):
+        world.update(observed_rrset("local.test", "shop", rtype, records))
+    return world
+
+
+def test_in_step_plans_nothing_and_a_new_address_is_one_change_per_type():
+    assert list(planned(params(), [record("A", "127.0.10.5"), record("AAAA", "fd00:10::5")])) == []
+    plan = planned(params(addresses=["127.0.10.6"]), [record("A", "127.0.10.5"), record("AAAA", "fd00:10::5")])
+    by_type = dict((a.obj["type"], a) for a in plan)
+    assert sorted(by_type) == ["A", "AAAA"]
+    assert [r["value"] for r in by_type["A"].creates] == ["127.0.10.6"] and by_type["AAAA"].op == "delete"
+    assert by_type["A"].creates[0]["comment"] == "anxlb-svc=shop" and by_type["A"].creates[0]["ttl"] == 60
+
+
+def test_absent_deletes_what_carries_the_mark():
+    plan = planned(params(state="absent"), [record("A", "127.0.10.5")])
+    assert [(a.op, [r["value"] for r in a.deletes]) for a in plan] == [("delete", ["127.0.10.5"])]
+
+
+@pytest.mark.parametrize("comment,live,remove,owner", [
+    ("anxlb-svc=shop", ["cart"], [], "shop"), ("anxlb-svc=shop; note", ["cart"], [], "shop"),
+    ("anxlb-svc=cart", ["cart"], [], None), ("team-svc=shop", ["cart"], [], None), ("by hand", ["cart"], [], None),
+    (None, [], [], None), ("anxlb-svc=shop", None, ["shop"], "shop"), ("anxlb-svc=cart", None, ["shop"], None)])
+def test_gc_collects_only_marks_of_its_prefix_whose_owner_is_gone(comment, live, remove, owner):
+    assert collected_owner(comment, "anxlb", live, set(remove)) == owner
