@@ -284,7 +284,7 @@ BAD = [
      "ports": [{"port": 80, "target_prot": 8080}, {"port": 81, "target_prot": 8081, "mde": "http"}]},
     {"name": "c", "load_balancers": ["lb1"], "ports": [{"name": "http"}], "addresses": ["127.0.10.9"]},
     {"name": "d", "load_balancers": ["lb1"], "addresses": ["127.0.10.9"],
-     "servers": [{"name": "n1", "address": "127.0.0.1", "check": "on"}]},
+     "servers": [{"name": "n0", "address": "127.0.0.1", "check": "on"}, {"name": "n1", "address": "127.0.0.1", "check": "sometimes"}]},
     {"name": "e", "load_balancers": ["lb1"], "addresses": ["127.0.10.9"], "address_pool": ["anxlb-pool=demo"]},
     {"name": "f", "ports": []},
     {"name": "a", "load_balancers": ["lb2"], "addresses": ["127.0.10.8"]},
@@ -302,8 +302,8 @@ def test_the_role_names_each_bad_key_once_with_its_service_before_any_request(en
         "lbaas_services[0] (a)", "lbaas_services[1] (b)", "lbaas_services[1] (b)", "lbaas_services[1] (b)",
         "lbaas_services[2] (c)", "lbaas_services[3] (d)", "lbaas_services[4] (e)", "lbaas_services[5] (f)",
         "lbaas_services"], problems
-    top = ("address_families, address_pool, addresses, allow_sources, allow_sources_bypass, load_balancers, name, name_suffix, ports, servers, "
-           "state")
+    top = ("address_families, address_pool, addresses, allow_sources, allow_sources_bypass, dns, load_balancers, name, name_suffix, "
+           "ports, servers, state")
     port = "allow_sources, client_timeout, health_check, mode, name, port, server_timeout, ssl, ssl_certificate_path, target_port"
     assert problems[0] == "lbaas_services[0] (a): unknown key prots (did you mean ports?); the keys are: " + top
     # three typos at once, on two levels: each reads as a single typo does, with the keys of its own level; two
@@ -313,7 +313,8 @@ def test_the_role_names_each_bad_key_once_with_its_service_before_any_request(en
         "lbaas_services[1] (b): unknown key ports.mde (did you mean ports.mode?); the keys are: " + port,
         "lbaas_services[1] (b): unknown key ports.target_prot (did you mean ports.target_port?); the keys are: " + port]
     assert problems[4] == "lbaas_services[2] (c): missing required arguments: port found in ports"
-    assert problems[5].startswith("lbaas_services[3] (d): value of check must be one of: enabled, disabled, got: on")
+    # check takes the module's words and booleans ("on" is one); anything else is named before any request
+    assert problems[5] == "lbaas_services[3] (d): servers[1].check must be enabled or disabled (or true/false), got sometimes"
     assert problems[6] == "lbaas_services[4] (e): addresses and address_pool are mutually exclusive; give one of them"
     assert problems[7] == "lbaas_services[5] (f): missing required arguments: load_balancers"
     assert problems[8] == "lbaas_services: each service name may appear only once; declared more than once: a"
