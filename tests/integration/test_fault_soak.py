@@ -30,11 +30,11 @@ import time
 
 from localengine.testing import MUTATING
 
-from .conftest import ROOT
 
 SEED = int(os.environ.get("SOAK_SEED", "20261123"))
 RUNS = int(os.environ.get("SOAK_RUNS", "40"))
-MODULE = os.path.join(ROOT, "plugins", "modules", "service.py")
+# by its import name, as Ansible runs it: its imports are relative to the collection
+MODULE = "ansible_collections.anxcloud.lbaas.plugins.modules.service"
 PORTS = [{"name": "http", "port": 8080, "target_port": 18080}, {"name": "https", "port": 8443, "target_port": 18443},
          {"name": "admin", "port": 9000, "mode": "http"}]
 NODES = [{"name": "n%d" % i, "address": "127.0.0.%d" % i} for i in range(1, 5)]
@@ -94,7 +94,7 @@ def run_module(args, timeout):
         json.dump({"ANSIBLE_MODULE_ARGS": args}, handle)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     try:
-        proc = subprocess.run([sys.executable, MODULE, path], capture_output=True, text=True, timeout=timeout,
+        proc = subprocess.run([sys.executable, "-m", MODULE, path], capture_output=True, text=True, timeout=timeout,
                               env=env, stdin=subprocess.DEVNULL, check=False)
     except subprocess.TimeoutExpired:
         return None, ""   # killed mid-way: a crash between any two requests
