@@ -17,7 +17,7 @@ except ImportError:  # pragma: no cover - reported by the module base class
     HAS_NETADDR = False
 
 from ._failure import Failure
-from ._kind import Kind as ReconciledKind, register, registered
+from ._kind import Kind, register, registered
 
 ID_RE = re.compile(r"^[0-9a-f]{32}$")
 
@@ -137,7 +137,7 @@ OPTION_TYPES = {_int: "int", _opt_count: "int", _bool: "bool"}
 READ_ONLY = ("customer_identifier", "reseller_identifier", "state", "automation_rules")
 
 
-class Kind(ReconciledKind):
+class LbaasKind(Kind):
     """One LBaaS object type (the interface: ``_model._kind.Kind``)."""
 
     def __init__(self, name, parent, parent_kind, fields, links=None, resource_type=None, defaults=None,
@@ -190,7 +190,7 @@ class Kind(ReconciledKind):
     def delete_level(self):
         """0 for a kind no other kind names (binds, servers); else one above the highest kind naming it
         (every LBaaS kind declared, so one declared tomorrow waits for its children too)."""
-        referrers = [k for k in registered() if isinstance(k, Kind) and self.name in k.dependencies()]
+        referrers = [k for k in registered() if isinstance(k, LbaasKind) and self.name in k.dependencies()]
         return 1 + max(k.delete_level for k in referrers) if referrers else 0
 
     def normalize_field(self, field, value, option=None):
@@ -276,18 +276,18 @@ def state_class(state):
     return "ok"
 
 
-LOADBALANCER = Kind("loadbalancer", None, None, {"ip_address": _str}, noun="load balancer")
-BACKEND = Kind("backend", "load_balancer", "loadbalancer",
+LOADBALANCER = LbaasKind("loadbalancer", None, None, {"ip_address": _str}, noun="load balancer")
+BACKEND = LbaasKind("backend", "load_balancer", "loadbalancer",
                {"mode": _str, "health_check": _opt_text, "server_timeout": _opt_count},
                resource_type="33164a3066a04a52be43c607f0c5dd8c")
-FRONTEND = Kind("frontend", "load_balancer", "loadbalancer",
+FRONTEND = LbaasKind("frontend", "load_balancer", "loadbalancer",
                 {"mode": _str, "default_backend": link_id, "client_timeout": _timeout_text},
                 links={"default_backend": "backend"},
                 resource_type="da9d14b9d95840c08213de67f9cee6e2")
-BIND = Kind("bind", "frontend", "frontend",
+BIND = LbaasKind("bind", "frontend", "frontend",
             {"address": _str, "port": _int, "ssl": _bool, "ssl_certificate_path": _opt_text},
             resource_type="bd24def982aa478fb3352cb5f49aab47", conflicts_by=("address", "port"))
-SERVER = Kind("server", "backend", "backend",
+SERVER = LbaasKind("server", "backend", "backend",
               {"ip": _str, "port": _int, "check": _str},
               resource_type="01f321a4875446409d7d8469503a905f")
 
@@ -302,12 +302,12 @@ def parent_typed(name, fields, resource_type, **options):
     for parent, other in (("frontend", "backend"), ("backend", "frontend")):
         own = {"parent_type": _str, other: link_id}
         own.update(fields)
-        variants[parent] = Kind(name, parent, parent, own, links={other: other}, resource_type=resource_type,
-                                defaults=dict(options.get("defaults") or {}, parent_type=parent),
-                                required=options.get("required", ()), derive=options.get("derive"),
-                                names=options.get("names", ()), noun=options.get("noun"),
-                                service_managed=parent in options.get("service_under", ()),
-                                access_control=options.get("access_control", False))
+        variants[parent] = LbaasKind(name, parent, parent, own, links={other: other}, resource_type=resource_type,
+                                     defaults=dict(options.get("defaults") or {}, parent_type=parent),
+                                     required=options.get("required", ()), derive=options.get("derive"),
+                                     names=options.get("names", ()), noun=options.get("noun"),
+                                     service_managed=parent in options.get("service_under", ()),
+                                     access_control=options.get("access_control", False))
     for kind in variants.values():
         kind.variants = variants
     return register(variants["frontend"])   # the one known by name, as in KINDS
