@@ -125,12 +125,12 @@ def _add_allow_list(desired, port_name, networks):
         if (port_name, name) in desired.by_kind["acl"]:   # an IPv4-mapped IPv6 network written like an IPv6 one
             raise Failure("allow_sources: %s and another network give the same name %s; list one of them"
                           % (network, name))
-        desired.by_kind["acl"][(port_name, name)] = dict(name=name, parent_type="frontend", criterion="src", value=network,
-                                               index=0)
-        desired.by_kind["rule"][(port_name, name)] = dict(name=name, parent_type="frontend", index=index, condition="if",
-                                                condition_test=name, type="connection", action=action,
-                                                redirection_type=None, redirection_code=None,
-                                                redirection_value=None, rule_type=None)
+        desired.by_kind["acl"][(port_name, name)] = dict(name=name, parent_type="frontend", criterion="src",
+                                                         value=network, index=0)
+        desired.by_kind["rule"][(port_name, name)] = dict(name=name, parent_type="frontend", index=index,
+                                                          condition="if", condition_test=name, type="connection",
+                                                          action=action, redirection_type=None, redirection_code=None,
+                                                          redirection_value=None, rule_type=None)
 
 
 def _check_ports(ports):
@@ -198,9 +198,9 @@ def _add_port(desired, port, addresses, servers):
     object_name = _full("%s.%s" % (port_name, suffix))
     server_timeout = to_ms(fields["server_timeout"], "server_timeout")[0]
     client_timeout = to_ms(fields["client_timeout"], "client_timeout")[0]
-    desired.by_kind["backend"][port_name] = dict(name=object_name, mode=mode,
-                                       health_check=render(fields.get("health_check")) or HEALTH_CHECKS[mode],
-                                       server_timeout=server_timeout or None)
+    desired.by_kind["backend"][port_name] = dict(
+        name=object_name, mode=mode, health_check=render(fields.get("health_check")) or HEALTH_CHECKS[mode],
+        server_timeout=server_timeout or None)
     # Frontend.client_timeout is a string of digits on the Engine, Backend.server_timeout an integer.
     desired.by_kind["frontend"][port_name] = dict(name=object_name, mode=mode, client_timeout=_text(client_timeout or None))
     for address in sorted(addresses):
