@@ -110,7 +110,7 @@ plan:
 
 from ..module_utils._model._health_check import render
 from ..module_utils._lbaas._object_module import (
-    LbaasObjectModule, object_argument_spec)
+    LbaasObjectModule, field_options, object_argument_spec)
 from ..module_utils._model._kinds import BACKEND
 
 
@@ -118,11 +118,7 @@ class BackendModule(LbaasObjectModule):
     kind = BACKEND
     argument_spec = object_argument_spec(
         parents=dict(load_balancer=dict(type="str")),
-        fields=dict(
-            mode=dict(type="str", choices=["tcp", "http"]),
-            health_check=dict(type="raw"),
-            server_timeout=dict(type="raw"),
-        ),
+        fields=field_options(BACKEND),   # the declaration's fields (_model._kinds)
     )
     durations = ("server_timeout",)
     renderers = {"health_check": render}

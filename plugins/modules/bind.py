@@ -120,7 +120,7 @@ plan:
 
 from ..module_utils._addresses._outside import OutsidePrefixes
 from ..module_utils._lbaas._object_module import (
-    LbaasObjectModule, check_port, object_argument_spec)
+    LbaasObjectModule, check_port, field_options, object_argument_spec)
 from ..module_utils._model._kinds import BIND, normalize_ip, one_host_ip
 
 
@@ -129,12 +129,7 @@ class BindModule(LbaasObjectModule):
     scope_option = "load_balancer"
     argument_spec = object_argument_spec(
         parents=dict(frontend=dict(type="str"), load_balancer=dict(type="str")),
-        fields=dict(
-            address=dict(type="str"),
-            port=dict(type="int"),
-            ssl=dict(type="bool"),
-            ssl_certificate_path=dict(type="str"),
-        ),
+        fields=field_options(BIND),   # the declaration's fields (_model._kinds)
     )
 
     def __init__(self, module):

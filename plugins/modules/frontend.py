@@ -91,7 +91,7 @@ plan:
 """
 
 from ..module_utils._lbaas._object_module import (
-    LbaasObjectModule, object_argument_spec)
+    LbaasObjectModule, field_options, object_argument_spec)
 from ..module_utils._model._kinds import FRONTEND
 
 
@@ -106,11 +106,7 @@ class FrontendModule(LbaasObjectModule):
 
     argument_spec = object_argument_spec(
         parents=dict(load_balancer=dict(type="str")),
-        fields=dict(
-            mode=dict(type="str", choices=["tcp", "http"]),
-            default_backend=dict(type="str"),
-            client_timeout=dict(type="raw"),
-        ),
+        fields=field_options(FRONTEND),   # the declaration's fields (_model._kinds)
     )
     durations = ("client_timeout",)
 

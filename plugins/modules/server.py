@@ -111,7 +111,7 @@ plan:
 """
 
 from ..module_utils._lbaas._object_module import (
-    LbaasObjectModule, check_port, object_argument_spec)
+    LbaasObjectModule, check_port, field_options, object_argument_spec)
 from ..module_utils._model._health_check import server_check
 from ..module_utils._model._kinds import SERVER, normalize_ip, one_host_ip
 
@@ -119,15 +119,10 @@ from ..module_utils._model._kinds import SERVER, normalize_ip, one_host_ip
 class ServerModule(LbaasObjectModule):
     kind = SERVER
     scope_option = "load_balancer"
-    field_options = {"ip": "address"}
     renderers = {"check": server_check}
     argument_spec = object_argument_spec(
         parents=dict(backend=dict(type="str"), load_balancer=dict(type="str")),
-        fields=dict(
-            address=dict(type="str", aliases=["ip"]),
-            port=dict(type="int"),
-            check=dict(type="raw"),   # enabled/disabled or a boolean (_health_check.server_check)
-        ),
+        fields=field_options(SERVER),   # the declaration's fields (_model._kinds)
     )
 
     def validate(self):

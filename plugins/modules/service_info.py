@@ -128,7 +128,11 @@ services:
       description: Its IPAM address objects (pool allocations), found through its owner tag.
       type: list
       elements: dict
-    objects: {description: "Per load balancer, the number of backends, frontends, binds and servers (and of ACLs and rules where there are some).", type: dict}
+    objects:
+      description:
+        - "Per load balancer, the number of objects of each kind the service manages: backends, frontends, binds,
+          servers, acls and rules (0 where it has none)."
+      type: dict
     orphans: {description: Objects carrying its owner tag whose load balancer cannot be told (parent gone)., type: int}
     not_ok:
       description: Objects not deployed (pending or failed), each with type, name, id, load balancer and state.
@@ -154,7 +158,7 @@ services:
       listening: {lb1: {127.0.10.2: [8080]}}
       allow_sources: {lb1: {8080.shop: [10.0.0.0/8]}}
       allocated: [{address: 127.0.10.2, prefix: 127.0.10.0/24, id: 5b6e4f0d9a0c4c63b1a6a5c6f4e3d2c1}]
-      objects: {lb1: {backends: 1, frontends: 1, binds: 1, servers: 2}}
+      objects: {lb1: {backends: 1, frontends: 1, binds: 1, servers: 2, acls: 3, rules: 3}}
       orphans: 0
       not_ok: []
       markers: {lb1: [{scheme: 1, collection_version: 0.1.0, declaration_hash: 5f0c1e9a3b7d2c44, reconciled_at: '2026-01-01T00:00:00Z'}]}

@@ -150,21 +150,21 @@ def playbook(engine, plays, tmp, name, extra=()):
 def per_object_tasks(svc):
     d = build(svc)
     lb, owner = svc["load_balancers"][0], svc["name"]
-    names = dict((port, b["name"]) for port, b in d.backends.items())
+    names = dict((port, b["name"]) for port, b in d.by_kind["backend"].items())
     return [
         {"name": "backends", "anxcloud.lbaas.backend": {"load_balancer": lb, "name": "{{ item.name }}", "mode": "{{ item.mode }}",
                                                         "health_check": "{{ item.health_check }}", "owner": owner},
-         "loop": list(d.backends.values())},
+         "loop": list(d.by_kind["backend"].values())},
         {"name": "frontends", "anxcloud.lbaas.frontend": {"load_balancer": lb, "name": "{{ item.name }}", "mode": "{{ item.mode }}",
                                                           "default_backend": "{{ item.name }}", "owner": owner},
-         "loop": list(d.frontends.values())},
+         "loop": list(d.by_kind["frontend"].values())},
         {"name": "binds", "anxcloud.lbaas.bind": {"load_balancer": lb, "frontend": "{{ item.frontend }}", "name": "{{ item.name }}",
                                                   "address": "{{ item.address }}", "port": "{{ item.port }}", "owner": owner},
-         "loop": [dict(b, frontend=names[port]) for (port, _a), b in sorted(d.binds.items())]},
+         "loop": [dict(b, frontend=names[port]) for (port, _a), b in sorted(d.by_kind["bind"].items())]},
         {"name": "servers", "anxcloud.lbaas.server": {"load_balancer": lb, "backend": "{{ item.backend }}", "name": "{{ item.name }}",
                                                       "ip": "{{ item.ip }}", "port": "{{ item.port }}", "check": "{{ item.check }}",
                                                       "owner": owner},
-         "loop": [dict(s, backend=names[port]) for (port, _n), s in sorted(d.servers.items())]},
+         "loop": [dict(s, backend=names[port]) for (port, _n), s in sorted(d.by_kind["server"].items())]},
     ]
 
 

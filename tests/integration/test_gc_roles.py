@@ -99,7 +99,7 @@ def test_from_shop_and_api_to_shop_with_distinct_predicted_addresses_and_the_inv
     api = before["api"]
     assert api["load_balancers"] == ["lb1", "lb2"] and api["addresses"] == ["127.0.10.3"] and api["ports"] == [9090]
     assert [a["address"] for a in api["allocated"]] == ["127.0.10.3"] and api["not_ok"] == [] and api["orphans"] == 0
-    assert api["objects"] == {lb: {"backends": 1, "frontends": 1, "binds": 1, "servers": 1} for lb in ("lb1", "lb2")}
+    assert api["objects"] == {lb: {"backends": 1, "frontends": 1, "binds": 1, "servers": 1, "acls": 0, "rules": 0} for lb in ("lb1", "lb2")}
     assert sorted(api["markers"]) == ["lb1", "lb2"] and api["markers"]["lb1"][0]["scheme"] == 1
     assert api["lease_held"] is False and api["leases"] == []
 

@@ -39,14 +39,12 @@ def object_argument_spec(parents, fields):
     return spec
 
 
-def field_options(kind, skip=(), **overrides):
-    """One option per field of ``kind`` a task sets, typed by the declaration (``Kind.option_type``): every field
-    but its links (set through their own options) and ``skip``; ``overrides``: option -> spec where a module
-    takes a field otherwise (choices, aliases)."""
-    out = dict((field, dict(type=kind.option_type(field))) for field in kind.fields
-               if field not in kind.links and field not in skip)
-    out.update(overrides)
-    return out
+def field_options(kind):
+    """One option per field of ``kind`` a task sets, named, typed and constrained by the declaration
+    (``LbaasKind.option_name``, ``option_spec``): every field but those the parent option picks (an ACL's
+    ``parent_type`` and parent links, ``LbaasKind.variant_fields``)."""
+    picked = kind.variant_fields()
+    return dict((kind.option_name(field), kind.option_spec(field)) for field in kind.fields if field not in picked)
 
 
 def check_port(params, option="port"):
@@ -83,14 +81,13 @@ class LbaasObjectModule(AnxcloudModule):
     def validate(self):
         """Per-module checks of the options; raise Failure naming the option."""
 
-    field_options = {}      # Engine field -> the option that sets it, where they differ (server: ip <- address)
     durations = ()          # fields given as milliseconds or a duration like 30s (_durations.py)
     renderers = {}          # field -> fn(value, option): the Engine's text for a structured option value
 
     def desired_fields(self):
         out = {}
         for field in self.kind.fields:
-            option = self.field_options.get(field, field)
+            option = self.kind.option_name(field)
             value = self.params.get(option)
             if value is not None and field in self.durations:
                 value = to_ms(value, option)[0]
@@ -300,7 +297,7 @@ class LbaasObjectModule(AnxcloudModule):
     def create(self, name, parent_id, fields, reason, lb=None):
         kind = self.kind
         fields = dict(kind.defaults, **dict((f, v) for f, v in fields.items() if v is not None))
-        missing = [self.field_options.get(f, f) for f in kind.required if fields.get(f) is None]
+        missing = [kind.option_name(f) for f in kind.required if fields.get(f) is None]
         if missing:   # the Engine would refuse the create (422): say so before any write
             raise Failure("%s required to create %s '%s'" % (" and ".join(missing) + (" are" if len(missing) > 1 else " is"),
                                                              noun(kind.name), name))

@@ -61,7 +61,7 @@ class AclModule(ParentTypedModule):
     module_kwargs = dict(ParentTypedModule.module_kwargs, required_together=[("criterion", "value")])
     argument_spec = object_argument_spec(
         parents=parent_options(),
-        fields=field_options(ACL, skip=("parent_type",)),   # set by the parent option given
+        fields=field_options(ACL),   # parent_type: set by the parent option given
     )
 
     def desired_fields(self):
@@ -105,7 +105,7 @@ class RuleModule(ParentTypedModule):
     generic = kind = RULE
     argument_spec = object_argument_spec(
         parents=parent_options(),
-        fields=field_options(RULE, skip=("parent_type",)),
+        fields=field_options(RULE),
     )
 
     def validate(self):

@@ -17,7 +17,7 @@ except ImportError:  # pragma: no cover - reported by the module base class
     HAS_NETADDR = False
 
 from ._failure import Failure
-from ._kind import Kind as ReconciledKind, register, registered
+from ._kind import Kind, register, registered
 
 ID_RE = re.compile(r"^[0-9a-f]{32}$")
 
@@ -137,12 +137,12 @@ OPTION_TYPES = {_int: "int", _opt_count: "int", _bool: "bool"}
 READ_ONLY = ("customer_identifier", "reseller_identifier", "state", "automation_rules")
 
 
-class Kind(ReconciledKind):
+class LbaasKind(Kind):
     """One LBaaS object type (the interface: ``_model._kind.Kind``)."""
 
     def __init__(self, name, parent, parent_kind, fields, links=None, resource_type=None, defaults=None,
                  required=(), derive=None, names=(), noun=None, service_managed=True, access_control=False,
-                 conflicts_by=()):
+                 conflicts_by=(), options=None, service_omits=()):
         super().__init__(name, parent, parent_kind, fields, links, resource_type)
         # What messages call one object of the kind ("load balancer", "ACL"). Not ``label``: that is the
         # interface's method naming an action (_model._kind.Kind.label), which an attribute would hide.
@@ -152,6 +152,11 @@ class Kind(ReconciledKind):
         self.derive = derive              # fn(flat): fields normalized by another field (an ACL's value)
         self.names = tuple(names)         # kinds this kind names by their name, not by a link (a rule its ACL)
         self.variants = {}                # parent kind -> this kind under it, for a kind with several (under())
+        self.variant_field = None         # the field saying which variant an object is (parent_type)
+        # How a per-object module takes a field, where it differs from the field (``field_options``): ``name``,
+        # the option's name; ``type``, where the module reads it otherwise than the normaliser says (``raw``: a
+        # duration, a structured health check); ``choices``; ``aliases``.
+        self.options = options or {}
         # What the service module (_service) does with the kind, declared here so the service names no kind:
         # service_managed: it observes, plans and removes objects of the kind (as this variant) under its parents;
         # access_control: they decide who may connect (allow_sources: ACLs and rules), so a frontend its marker
@@ -161,10 +166,29 @@ class Kind(ReconciledKind):
         self.service_managed = service_managed
         self.access_control = access_control
         self.conflicts_by = tuple(conflicts_by)
+        # service_omits: fields the service always writes unset (a rule's redirection): its tree and diff leave them out.
+        self.service_omits = tuple(service_omits)
 
     def option_type(self, field):
-        """The type of the module option that sets ``field`` (int, bool or str), from its normaliser."""
-        return OPTION_TYPES.get(self.fields[field], "str")
+        """The type of the module option that sets ``field``: as declared in ``options``, else from its
+        normaliser (int, bool or str)."""
+        return self.options.get(field, {}).get("type") or OPTION_TYPES.get(self.fields[field], "str")
+
+    def option_name(self, field):
+        """The name of the module option that sets ``field`` (a server's ``ip`` is set by ``address``)."""
+        return self.options.get(field, {}).get("name", field)
+
+    def option_spec(self, field):
+        """The argument spec of the option that sets ``field``: its type, and its declared choices and aliases."""
+        spec = dict(type=self.option_type(field))
+        spec.update((k, list(v)) for k, v in self.options.get(field, {}).items() if k in ("choices", "aliases"))
+        return spec
+
+    def variant_fields(self):
+        """The fields that say which variant an object is (``parent_type``, and each variant's parent link): set
+        by the parent a task names, not by an option of their own."""
+        picks = [self.variant_field] if self.variant_field else []
+        return picks + [form.parent for form in self.variants.values() if form.parent not in picks]
 
     def under(self, parent_kind):
         """This kind as a child of ``parent_kind``: ACLs and rules have a frontend or a backend as parent,
@@ -190,7 +214,7 @@ class Kind(ReconciledKind):
     def delete_level(self):
         """0 for a kind no other kind names (binds, servers); else one above the highest kind naming it
         (every LBaaS kind declared, so one declared tomorrow waits for its children too)."""
-        referrers = [k for k in registered() if isinstance(k, Kind) and self.name in k.dependencies()]
+        referrers = [k for k in registered() if isinstance(k, LbaasKind) and self.name in k.dependencies()]
         return 1 + max(k.delete_level for k in referrers) if referrers else 0
 
     def normalize_field(self, field, value, option=None):
@@ -276,20 +300,32 @@ def state_class(state):
     return "ok"
 
 
-LOADBALANCER = Kind("loadbalancer", None, None, {"ip_address": _str}, noun="load balancer")
-BACKEND = Kind("backend", "load_balancer", "loadbalancer",
-               {"mode": _str, "health_check": _opt_text, "server_timeout": _opt_count},
-               resource_type="33164a3066a04a52be43c607f0c5dd8c")
-FRONTEND = Kind("frontend", "load_balancer", "loadbalancer",
-                {"mode": _str, "default_backend": link_id, "client_timeout": _timeout_text},
-                links={"default_backend": "backend"},
-                resource_type="da9d14b9d95840c08213de67f9cee6e2")
-BIND = Kind("bind", "frontend", "frontend",
-            {"address": _str, "port": _int, "ssl": _bool, "ssl_certificate_path": _opt_text},
-            resource_type="bd24def982aa478fb3352cb5f49aab47", conflicts_by=("address", "port"))
-SERVER = Kind("server", "backend", "backend",
-              {"ip": _str, "port": _int, "check": _str},
-              resource_type="01f321a4875446409d7d8469503a905f")
+LOADBALANCER = LbaasKind("loadbalancer", None, None, {"ip_address": _str}, noun="load balancer")
+# The modes a backend or frontend takes (the Engine's; HAProxy's tcp and http).
+MODES = ("tcp", "http")
+# A duration option takes milliseconds or a text like 30s (_durations); a health check option takes a
+# structured check or the Engine's text (_health_check): both are read by the module, not by the normaliser.
+READ_BY_MODULE = {"type": "raw"}
+
+LOADBALANCER = LbaasKind("loadbalancer", None, None, {"ip_address": _str}, noun="load balancer")
+BACKEND = LbaasKind("backend", "load_balancer", "loadbalancer",
+                    {"mode": _str, "health_check": _opt_text, "server_timeout": _opt_count},
+                    resource_type="33164a3066a04a52be43c607f0c5dd8c",
+                    options={"mode": {"choices": MODES}, "health_check": READ_BY_MODULE, "server_timeout": READ_BY_MODULE})
+FRONTEND = LbaasKind("frontend", "load_balancer", "loadbalancer",
+                     {"mode": _str, "default_backend": link_id, "client_timeout": _timeout_text},
+                     links={"default_backend": "backend"},
+                     resource_type="da9d14b9d95840c08213de67f9cee6e2",
+                     options={"mode": {"choices": MODES}, "client_timeout": READ_BY_MODULE})
+BIND = LbaasKind("bind", "frontend", "frontend",
+                 {"address": _str, "port": _int, "ssl": _bool, "ssl_certificate_path": _opt_text},
+                 resource_type="bd24def982aa478fb3352cb5f49aab47", conflicts_by=("address", "port"))
+# A server's ``check`` is enabled/disabled or a boolean (_health_check.server_check); its ``ip`` is set by the
+# option ``address`` (as a bind's), ``ip`` staying an alias.
+SERVER = LbaasKind("server", "backend", "backend",
+                   {"ip": _str, "port": _int, "check": _str},
+                   resource_type="01f321a4875446409d7d8469503a905f",
+                   options={"ip": {"name": "address", "aliases": ("ip",)}, "check": READ_BY_MODULE})
 
 
 def parent_typed(name, fields, resource_type, **options):
@@ -302,14 +338,16 @@ def parent_typed(name, fields, resource_type, **options):
     for parent, other in (("frontend", "backend"), ("backend", "frontend")):
         own = {"parent_type": _str, other: link_id}
         own.update(fields)
-        variants[parent] = Kind(name, parent, parent, own, links={other: other}, resource_type=resource_type,
-                                defaults=dict(options.get("defaults") or {}, parent_type=parent),
-                                required=options.get("required", ()), derive=options.get("derive"),
-                                names=options.get("names", ()), noun=options.get("noun"),
-                                service_managed=parent in options.get("service_under", ()),
-                                access_control=options.get("access_control", False))
+        variants[parent] = LbaasKind(name, parent, parent, own, links={other: other}, resource_type=resource_type,
+                                     defaults=dict(options.get("defaults") or {}, parent_type=parent),
+                                     required=options.get("required", ()), derive=options.get("derive"),
+                                     names=options.get("names", ()), noun=options.get("noun"),
+                                     service_managed=parent in options.get("service_under", ()),
+                                     access_control=options.get("access_control", False),
+                                     options=options.get("options"), service_omits=options.get("service_omits", ()))
     for kind in variants.values():
         kind.variants = variants
+        kind.variant_field = "parent_type"
     return register(variants["frontend"])   # the one known by name, as in KINDS
 
 
@@ -320,12 +358,14 @@ ACL = parent_typed("acl", {"criterion": _str, "value": _opt_text, "index": _int}
                    None, defaults={"index": 0}, noun="ACL",
                    required=("criterion", "value"), derive=_acl_fields,
                    service_under=("frontend",), access_control=True)
-RULE = parent_typed("rule", {"index": _int, "condition": _str, "condition_test": _str, "type": _str, "action": _str,
+# A rule's fields in the order its line reads in the service's diff ("index 1: connection accept if allow-x").
+RULE = parent_typed("rule", {"index": _int, "type": _str, "action": _str, "condition": _str, "condition_test": _str,
                              "redirection_type": _opt_text, "redirection_code": _opt_text,
                              "redirection_value": _opt_text, "rule_type": _opt_text},
                     None, defaults={"index": 0, "condition": "if", "type": "connection"},
                     required=("condition_test", "action"), names=("acl",),
-                    service_under=("frontend",), access_control=True)
+                    service_under=("frontend",), access_control=True,
+                    service_omits=("redirection_type", "redirection_code", "redirection_value", "rule_type"))
 
 KINDS = dict((k.name, k) for k in (LOADBALANCER, BACKEND, FRONTEND, BIND, SERVER, ACL, RULE))
 # The plan order follows from the declarations above (``Kind.dependencies``; ``_model._kind.create_order``):

@@ -122,15 +122,15 @@ def _add_allow_list(desired, port_name, networks):
     entries += [(prefix, n, "reject", REJECT_INDEX) for prefix, n in DENY]
     for prefix, network, action, index in entries:
         name = _full("%s.%s" % (prefix, suffix))
-        if (port_name, name) in desired.acls:   # an IPv4-mapped IPv6 network written like an IPv6 one
+        if (port_name, name) in desired.by_kind["acl"]:   # an IPv4-mapped IPv6 network written like an IPv6 one
             raise Failure("allow_sources: %s and another network give the same name %s; list one of them"
                           % (network, name))
-        desired.acls[(port_name, name)] = dict(name=name, parent_type="frontend", criterion="src", value=network,
-                                               index=0)
-        desired.rules[(port_name, name)] = dict(name=name, parent_type="frontend", index=index, condition="if",
-                                                condition_test=name, type="connection", action=action,
-                                                redirection_type=None, redirection_code=None,
-                                                redirection_value=None, rule_type=None)
+        desired.by_kind["acl"][(port_name, name)] = dict(name=name, parent_type="frontend", criterion="src",
+                                                         value=network, index=0)
+        desired.by_kind["rule"][(port_name, name)] = dict(name=name, parent_type="frontend", index=index,
+                                                          condition="if", condition_test=name, type="connection",
+                                                          action=action, redirection_type=None, redirection_code=None,
+                                                          redirection_value=None, rule_type=None)
 
 
 def _check_ports(ports):
@@ -198,18 +198,18 @@ def _add_port(desired, port, addresses, servers):
     object_name = _full("%s.%s" % (port_name, suffix))
     server_timeout = to_ms(fields["server_timeout"], "server_timeout")[0]
     client_timeout = to_ms(fields["client_timeout"], "client_timeout")[0]
-    desired.backends[port_name] = dict(name=object_name, mode=mode,
-                                       health_check=render(fields.get("health_check")) or HEALTH_CHECKS[mode],
-                                       server_timeout=server_timeout or None)
+    desired.by_kind["backend"][port_name] = dict(
+        name=object_name, mode=mode, health_check=render(fields.get("health_check")) or HEALTH_CHECKS[mode],
+        server_timeout=server_timeout or None)
     # Frontend.client_timeout is a string of digits on the Engine, Backend.server_timeout an integer.
-    desired.frontends[port_name] = dict(name=object_name, mode=mode, client_timeout=_text(client_timeout or None))
+    desired.by_kind["frontend"][port_name] = dict(name=object_name, mode=mode, client_timeout=_text(client_timeout or None))
     for address in sorted(addresses):
         family = "v6" if ":" in address else "v4"
-        desired.binds[(port_name, address)] = dict(
+        desired.by_kind["bind"][(port_name, address)] = dict(
             name=_full("%s.%s.%s" % (family, port_name, suffix)), address=address, port=port["port"],
             ssl=bool(fields["ssl"]), ssl_certificate_path=fields["ssl_certificate_path"] or None)
     for server_name, ip, check in sorted(servers):
-        desired.servers[(port_name, server_name)] = dict(
+        desired.by_kind["server"][(port_name, server_name)] = dict(
             name=_full("%s.%s.%s" % (server_name, port_name, suffix)), ip=ip,
             port=port.get("target_port") or port["port"], check=check)
 

@@ -41,14 +41,6 @@ class Desired:
         self.suffix = suffix   # S in the names ``<port>.S`` of the service's backends and frontends
         self.by_kind = dict((kind.name, {}) for kind in MANAGED)
 
-    def __getattr__(self, name):
-        # Transitional: ``desired.binds`` for ``desired.by_kind["bind"]``, for the readers not moved to
-        # ``by_kind`` yet (_declaration, _tree, _info: edited elsewhere at the time of writing).
-        by_kind = self.__dict__.get("by_kind") or {}
-        if name.endswith("s") and name[:-1] in by_kind:
-            return by_kind[name[:-1]]
-        raise AttributeError(name)
-
     def names_a_parent(self, name):
         """Whether ``name`` is a backend or frontend name of this service's scheme (``<port>.S``), for
         any port: what a create of ours made, also when its tag write never landed."""

@@ -24,9 +24,11 @@ from .._model._names import check_name_part
 from .._engine._tag_entities import names_like
 from .._model._ownership import discover, owner_tag, owner_tag_head, resolve_lbs
 from ._info_reads import InfoObserver, OwnerReads
+from ._managed import MANAGED
 from ._tree import lb_of, status
 
-KINDS = ("backend", "frontend", "bind", "server")
+# What ``objects`` counts per load balancer, by plural: every kind the service manages, in declaration order.
+COUNTED = [kind.name + "s" for kind in MANAGED]
 
 
 def inventory(client, prefix, load_balancers=(), names=(), now=None, skip=()):
@@ -64,7 +66,7 @@ def observe(client, owner, prefix, listing, lb_tags):
 
 def count(world, lbs, lb_names):
     """(objects per load balancer and type, orphans, the objects not deployed)."""
-    counts = dict((lb["name"], dict((k + "s", 0) for k in KINDS)) for lb in lbs)
+    counts = dict((lb["name"], dict((plural, 0) for plural in COUNTED)) for lb in lbs)
     not_ok = []
     orphans = 0
     for obj in sorted(world.values(), key=lambda o: (o["kind"], o.get("name") or "", o["id"])):
@@ -72,7 +74,7 @@ def count(world, lbs, lb_names):
         if lb_id is None or lb_id not in lb_names:
             orphans += 1
             continue
-        per_lb = counts[lb_names[lb_id]]   # ACLs and rules (allow_sources) counted only where there are some
+        per_lb = counts[lb_names[lb_id]]
         per_lb[obj["kind"] + "s"] = per_lb.get(obj["kind"] + "s", 0) + 1
         if state_class(obj.get("state") or {}) != "ok":
             not_ok.append(dict(type=obj["kind"], name=obj.get("name"), id=obj["id"], load_balancer=lb_names[lb_id],

@@ -21,9 +21,11 @@ ACL and rule listings spared where the owner's markers say the service's run wou
 from .._engine._errors import gone_as_none
 from .._model._ownership import Owner, tag_names
 from .._reconcile._marker import Marker
+from ._managed import MANAGED
 from ._observe import ServiceObserver
 
-ALLOW_LIST_KINDS = ("acl", "rule")
+# The kinds of an allow-list (ACLs, rules): not read on a load balancer whose markers all say it has none.
+ALLOW_LIST_KINDS = [kind.name for kind in MANAGED if kind.access_control]
 
 
 class OwnerReads:

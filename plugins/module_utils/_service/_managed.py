@@ -8,7 +8,9 @@
   order - the keys of ``Desired.by_kind`` and ``Observed.by_kind``;
 * ``PARENTS``: those directly inside a load balancer (backends, frontends): ours by the owner tag;
 * ``CHILDREN``: parent name -> the kinds the service manages inside it, each as the variant it is there
-  (``_lbaas._relations.child_kinds``): ours by containment.
+  (``_lbaas._relations.child_kinds``): ours by containment;
+* ``SHOWN``: kind name -> the fields its tree and diff show (``_tree``): name, own fields, then links
+  (``SHOWN_LINKS``, shown by name).
 
 A kind declared with a parent and ``service_managed`` is observed, planned and removed with no edit here.
 """
@@ -22,3 +24,17 @@ CHILDREN = dict((p.name, [c for c in child_kinds(p.name) if c.service_managed]) 
 _NAMES = set(k.name for k in PARENTS) | set(c.name for kinds in CHILDREN.values() for c in kinds)
 MANAGED = [k for k in KINDS.values() if k.name in _NAMES]
 PARENT_NAMES = [k.name for k in PARENTS]
+
+
+def shown(kind):
+    """The fields the service's tree shows of an object of ``kind`` (the variant the service manages): its name,
+    its own fields, then its links (shown by name); not those that say which variant it is (``parent_type``, the
+    parent links) nor those the service always writes unset (``service_omits``)."""
+    hidden = set(kind.variant_fields()) | set(kind.service_omits)
+    own = [f for f in kind.fields if f not in kind.links and f not in hidden]
+    return tuple(["name"] + own + [f for f in kind.links if f not in hidden])
+
+
+_VARIANTS = dict((k.name, k) for k in PARENTS + [c for kinds in CHILDREN.values() for c in kinds])
+SHOWN = dict((k.name, shown(_VARIANTS[k.name])) for k in MANAGED)
+SHOWN_LINKS = dict((name, [f for f in fields if f in _VARIANTS[name].links]) for name, fields in SHOWN.items())

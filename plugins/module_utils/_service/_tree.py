@@ -16,18 +16,10 @@ Each node is one line, so a diff line names one object and what changes on it.
 from .._model._kinds import state_class
 from .._model._diff_text import as_text
 from .._model._ownership import foreign_tags, owner_from_tags
+from ._managed import CHILDREN, PARENT_NAMES, SHOWN, SHOWN_LINKS
 
-CONFIG = {
-    "backend": ("name", "mode", "health_check", "server_timeout"),
-    "frontend": ("name", "mode", "client_timeout", "default_backend"),
-    "bind": ("name", "address", "port", "ssl", "ssl_certificate_path"),
-    "server": ("name", "ip", "port", "check"),
-    "acl": ("name", "criterion", "value", "index"),
-    "rule": ("name", "index", "type", "action", "condition", "condition_test"),
-}
-PARENT = {"bind": "frontend", "server": "backend", "acl": "frontend", "rule": "frontend"}
-# A parent's children in the tree; a frontend's ACLs and rules (allow_sources) only when it has some.
-CHILDREN = {"backend": (("server", "servers"),), "frontend": (("bind", "binds"), ("acl", "acls"), ("rule", "rules"))}
+# A child kind's parent field (a bind's ``frontend``), for every kind the service manages inside a parent.
+PARENT = dict((child.name, child.parent) for kinds in CHILDREN.values() for child in kinds)
 
 
 def _key(obj):
@@ -55,8 +47,9 @@ def _owner(obj, prefix, parent):
 
 def _fields(obj, names):
     """The configuration a node shows; links by name."""
-    return [(field, names.get(obj.get(field), obj.get(field)) if field == "default_backend" else obj.get(field))
-            for field in CONFIG[obj["kind"]]]
+    links = SHOWN_LINKS[obj["kind"]]
+    return [(field, names.get(obj.get(field), obj.get(field)) if field in links else obj.get(field))
+            for field in SHOWN[obj["kind"]]]
 
 
 def _render(obj, lb, names, with_ids, prefix, parent=None):
@@ -89,11 +82,11 @@ def tree(world, lbs, with_ids=False, prefix="anxlb"):
     """
     names = dict((i, o.get("name")) for i, o in world.items())
     lb_names = dict((lb["id"], lb["name"]) for lb in lbs)
-    out = dict((lb["name"], {"backends": [], "frontends": []}) for lb in lbs)
+    out = dict((lb["name"], dict((kind + "s", []) for kind in PARENT_NAMES)) for lb in lbs)
     objs = sorted(world.values(), key=_key)
     placed = set()
-    for kind in ("backend", "frontend"):
-        children = dict((child, _by_parent(objs, child, kind)) for child, _plural in CHILDREN[kind])
+    for kind in PARENT_NAMES:
+        children = dict((child.name, _by_parent(objs, child)) for child in CHILDREN[kind])
         for parent in (o for o in objs if o["kind"] == kind):
             lb = lb_names.get(lb_of(world, parent))
             if lb is None:
@@ -106,22 +99,23 @@ def tree(world, lbs, with_ids=False, prefix="anxlb"):
 
 
 def _node(parent, lb, children, placed, render):
-    """A backend or frontend with its children (``placed`` collects their ids)."""
+    """A backend or frontend with its children (``placed`` collects their ids); children of an ``access_control``
+    kind (a frontend's ACLs and rules: allow_sources) only when it has some."""
     node = render(parent, lb)
-    for child, plural in CHILDREN[parent["kind"]]:
-        below = children[child].get(parent["id"], [])
-        if below or child in ("bind", "server"):
-            node[plural] = [render(c, lb, parent) for c in below]
+    for child in CHILDREN[parent["kind"]]:
+        below = children[child.name].get(parent["id"], [])
+        if below or not child.access_control:
+            node[child.name + "s"] = [render(c, lb, parent) for c in below]
         placed.update(c["id"] for c in below)
     return node
 
 
-def _by_parent(objs, child, link):
-    """parent id -> the objects of kind ``child`` linking to it through ``link``, in the order of ``objs``."""
+def _by_parent(objs, child):
+    """parent id -> the objects of the kind ``child`` under it (by its parent field), in the order of ``objs``."""
     out = {}
     for obj in objs:
-        if obj["kind"] == child:
-            out.setdefault(obj.get(link), []).append(obj)
+        if obj["kind"] == child.name:
+            out.setdefault(obj.get(child.parent), []).append(obj)
     return out
 
 
@@ -151,7 +145,7 @@ def diff_tree(world, lbs, owner, prefix="anxlb"):
     objs = sorted(world.values(), key=_key)
     leaf = _leaf_renderer(dict((i, o.get("name")) for i, o in world.items()), owner, prefix)
     placed = set()
-    for kind in ("backend", "frontend"):
+    for kind in PARENT_NAMES:
         for lb, parent, children in _parents(world, objs, kind, lb_names):
             group = _slot(out[lb], parent.get("name") or "", kind)
             group[kind] = leaf(parent)
@@ -165,11 +159,11 @@ def diff_tree(world, lbs, owner, prefix="anxlb"):
 
 def _parents(world, objs, kind, lb_names):
     """``(lb name, parent, [(plural, children)])`` of each parent of ``kind`` on one of the load balancers."""
-    children = dict((child, _by_parent(objs, child, kind)) for child, _plural in CHILDREN[kind])
+    children = dict((child.name, _by_parent(objs, child)) for child in CHILDREN[kind])
     for parent in (o for o in objs if o["kind"] == kind):
         lb = lb_names.get(lb_of(world, parent))
         if lb is not None:
-            yield lb, parent, [(plural, children[child].get(parent["id"], [])) for child, plural in CHILDREN[kind]]
+            yield lb, parent, [(child.name + "s", children[child.name].get(parent["id"], [])) for child in CHILDREN[kind]]
 
 
 def _leaf_renderer(names, owner, prefix):
@@ -191,8 +185,7 @@ def _diff_strays(world, objs, lb_names, out, leaf):
         lb = lb_names.get(lb_of(world, obj))
         if lb is not None:
             link = PARENT[obj["kind"]]
-            plural = dict(CHILDREN[link])[obj["kind"]]
-            _slot_item(out[lb].setdefault("(no parent)", {}).setdefault(plural, {}), obj.get("name") or "",
+            _slot_item(out[lb].setdefault("(no parent)", {}).setdefault(obj["kind"] + "s", {}), obj.get("name") or "",
                        dict(leaf(obj), **{link: obj.get(link)}))
 
 

@@ -5,7 +5,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lookup impo
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._relations import child_kinds, referrers
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._views import tree
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model import _kind, _kinds
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND, FRONTEND, KINDS, Kind
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import BACKEND, FRONTEND, KINDS, LbaasKind
 
 from ..fakes import FakeClient
 
@@ -36,7 +36,7 @@ def test_child_kinds_are_the_variants_under_the_parent():
 
 def test_a_kind_declared_tomorrow_is_covered_with_no_edit(monkeypatch):
     monkeypatch.setattr(_kind, "_REGISTRY", dict(_kind._REGISTRY))   # the toy kind registers itself: only here
-    cert = Kind("certificate", "frontend", "frontend", {"pem": str}, links={"fallback": "backend"}, noun="TLS certificate")
+    cert = LbaasKind("certificate", "frontend", "frontend", {"pem": str}, links={"fallback": "backend"}, noun="TLS certificate")
     monkeypatch.setitem(KINDS, "certificate", cert)
     assert ("certificate", "frontend", True) in [(r.kind.name, r.field, r.by_parent) for r in referrers("frontend")]
     assert ("certificate", "fallback", False) in [(r.kind.name, r.field, r.by_parent) for r in referrers("backend")]

@@ -28,5 +28,5 @@ def test_service_ports_take_durations():
     service = {"name": "web", "ports": [{"name": "a", "port": 80, "server_timeout": "30s", "client_timeout": "1m"},
                                         {"name": "b", "port": 81, "server_timeout": 30}]}
     d = build(service)
-    assert d.backends["a"]["server_timeout"] == 30000 and d.frontends["a"]["client_timeout"] == "60000"
+    assert d.by_kind["backend"]["a"]["server_timeout"] == 30000 and d.by_kind["frontend"]["a"]["client_timeout"] == "60000"
     assert warnings(service) == ["ports[1].server_timeout: 30 is 30 milliseconds; write 30s if you meant seconds"]

@@ -80,9 +80,9 @@ def test_a_service_port_takes_both_forms_and_names_the_port():
                                      {"name": "b", "port": 81, "health_check": {"type": "tcp"}},
                                      {"name": "c", "port": 82, "health_check": '"adv_check": "ssl-hello-chk"'}]}
     d = build(base)
-    assert d.backends["a"]["health_check"] == '"httpchk": { "method": "GET", "uri": "/healthz" }'
-    assert d.backends["b"]["health_check"] == TCP_CHECK
-    assert d.backends["c"]["health_check"] == '"adv_check": "ssl-hello-chk"'
+    assert d.by_kind["backend"]["a"]["health_check"] == '"httpchk": { "method": "GET", "uri": "/healthz" }'
+    assert d.by_kind["backend"]["b"]["health_check"] == TCP_CHECK
+    assert d.by_kind["backend"]["c"]["health_check"] == '"adv_check": "ssl-hello-chk"'
     base["ports"][1]["health_check"] = "option tcp-check"
     with pytest.raises(Failure) as err:
         build(base)

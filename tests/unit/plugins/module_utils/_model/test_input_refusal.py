@@ -181,7 +181,7 @@ def test_the_service_takes_boolean_checks_and_they_hash_as_the_words():
         return build({"name": "web", "ports": [{"port": 80}], "servers": [{"name": "a", "address": "10.0.0.1",
                                                                            "check": check}]})
     assert desired(True).as_data() == desired("enabled").as_data()
-    assert desired(False).servers[("80", "a")]["check"] == "disabled"
+    assert desired(False).by_kind["server"][("80", "a")]["check"] == "disabled"
     with pytest.raises(Failure) as err:
         desired("maybe")
     assert err.value.msg == "servers[0].check must be enabled or disabled (or true/false), got 'maybe'"

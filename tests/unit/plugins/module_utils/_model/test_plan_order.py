@@ -5,7 +5,7 @@ import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model import _kind
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import CREATE, DELETE, create_order, delete_order
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS, Kind, _str
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS, LbaasKind, _str
 
 
 class _Action:
@@ -35,8 +35,8 @@ def registry(monkeypatch):
 
 
 def test_a_new_kind_with_a_parent_gets_its_place_with_no_edit(registry):
-    toy = Kind("toy_header", "frontend", "frontend", {"header": _str})
-    nested = Kind("toy_value", "toy_header", "toy_header", {"value": _str}, names=("acl",))
+    toy = LbaasKind("toy_header", "frontend", "frontend", {"header": _str})
+    nested = LbaasKind("toy_value", "toy_header", "toy_header", {"value": _str}, names=("acl",))
     creates, deletes = create_order(), delete_order()
     assert creates.index("frontend") < creates.index("toy_header") < creates.index("toy_value")
     assert creates.index("acl") < creates.index("toy_value")

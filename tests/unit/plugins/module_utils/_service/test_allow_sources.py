@@ -20,7 +20,7 @@ def with_sources(sources, **port):
 
 
 def names(desired):
-    return sorted(a["name"] for a in desired.acls.values())
+    return sorted(a["name"] for a in desired.by_kind["acl"].values())
 
 
 def test_networks_are_normalised_deduplicated_sorted_and_named_from_the_network():
@@ -28,16 +28,16 @@ def test_networks_are_normalised_deduplicated_sorted_and_named_from_the_network(
     assert d.allow_sources("http") == ["10.0.0.0/8", "192.0.2.7/32", "2001:db8::/32"]
     assert names(d) == ["allow-10-0-0-0_8.http.web", "allow-192-0-2-7_32.http.web", "allow-2001-db8--_32.http.web",
                         "deny-v4.http.web", "deny-v6.http.web"]
-    rules = dict((r["name"], (r["action"], r["index"], r["condition_test"])) for r in d.rules.values())
+    rules = dict((r["name"], (r["action"], r["index"], r["condition_test"])) for r in d.by_kind["rule"].values())
     assert rules["allow-10-0-0-0_8.http.web"] == ("accept", 0, "allow-10-0-0-0_8.http.web")
     assert rules["deny-v6.http.web"] == ("reject", 1, "deny-v6.http.web")
-    assert dict((a["name"], a["value"]) for a in d.acls.values())["deny-v6.http.web"] == "::/0"
+    assert dict((a["name"], a["value"]) for a in d.by_kind["acl"].values())["deny-v6.http.web"] == "::/0"
 
 
 @pytest.mark.parametrize("sources", [None, []])
 def test_unset_or_empty_is_open_and_hashes_as_before(sources):
     d = build(with_sources(sources))
-    assert d.acls == {} and d.rules == {} and d.allow_sources("http") is None
+    assert d.by_kind["acl"] == {} and d.by_kind["rule"] == {} and d.allow_sources("http") is None
     assert sorted(d.as_data()) == ["backends", "binds", "frontends", "servers"]
 
 
@@ -73,12 +73,12 @@ def converged(service):
     def obj(kind, fields, tags=(), **links):
         n[0] += 1
         return dict(fields, kind=kind, id="%032x" % n[0], state=state("Deployed"), tags=list(tags), **links)
-    b = obj("backend", d.backends["http"], (TAG,), load_balancer=LB["id"])
-    f = obj("frontend", d.frontends["http"], (TAG,), load_balancer=LB["id"], default_backend=b["id"])
-    binds = [obj("bind", x, frontend=f["id"]) for x in d.binds.values()]
-    servers = [obj("server", x, backend=b["id"]) for x in d.servers.values()]
-    acls = [obj("acl", x, frontend=f["id"], backend=None) for x in d.acls.values()]
-    rules = [obj("rule", x, frontend=f["id"], backend=None) for x in d.rules.values()]
+    b = obj("backend", d.by_kind["backend"]["http"], (TAG,), load_balancer=LB["id"])
+    f = obj("frontend", d.by_kind["frontend"]["http"], (TAG,), load_balancer=LB["id"], default_backend=b["id"])
+    binds = [obj("bind", x, frontend=f["id"]) for x in d.by_kind["bind"].values()]
+    servers = [obj("server", x, backend=b["id"]) for x in d.by_kind["server"].values()]
+    acls = [obj("acl", x, frontend=f["id"], backend=None) for x in d.by_kind["acl"].values()]
+    rules = [obj("rule", x, frontend=f["id"], backend=None) for x in d.by_kind["rule"].values()]
     return Observed(LB, {"backend": [b], "frontend": [f], "bind": binds, "server": servers, "acl": acls, "rule": rules})
 
 

@@ -14,7 +14,7 @@ OTHER = ["anxlb-svc=other"]
 
 def own():
     d = build(SERVICE)
-    return list(d.acls.values()), list(d.rules.values())
+    return list(d.by_kind["acl"].values()), list(d.by_kind["rule"].values())
 
 
 def acl(name, value, criterion="src", ident="a1"):

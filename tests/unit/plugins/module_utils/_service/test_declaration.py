@@ -14,24 +14,24 @@ SERVICE = {
 
 def test_objects_and_names_follow_the_cloud_controller_scheme():
     d = build(SERVICE)
-    assert list(d.backends) == ["http", "https"]
-    assert d.backends["https"] == {"name": "https.web.prod", "mode": "tcp", "health_check": TCP_CHECK,
+    assert list(d.by_kind["backend"]) == ["http", "https"]
+    assert d.by_kind["backend"]["https"] == {"name": "https.web.prod", "mode": "tcp", "health_check": TCP_CHECK,
                                    "server_timeout": None}
-    assert d.backends["http"]["health_check"] == HTTP_CHECK   # the mode's default, never "whatever was there"
-    assert d.frontends["https"]["name"] == "https.web.prod"
-    assert list(d.binds) == [("http", "192.0.2.10"), ("http", "2001:db8::10"),
+    assert d.by_kind["backend"]["http"]["health_check"] == HTTP_CHECK   # the mode's default, never "whatever was there"
+    assert d.by_kind["frontend"]["https"]["name"] == "https.web.prod"
+    assert list(d.by_kind["bind"]) == [("http", "192.0.2.10"), ("http", "2001:db8::10"),
                              ("https", "192.0.2.10"), ("https", "2001:db8::10")]
-    assert d.binds[("https", "2001:db8::10")] == {"name": "v6.https.web.prod", "address": "2001:db8::10",
+    assert d.by_kind["bind"][("https", "2001:db8::10")] == {"name": "v6.https.web.prod", "address": "2001:db8::10",
                                                   "port": 443, "ssl": False, "ssl_certificate_path": None}
-    assert d.servers[("https", "node1")] == {"name": "node1.https.web.prod", "ip": "10.0.0.1", "port": 30443,
+    assert d.by_kind["server"][("https", "node1")] == {"name": "node1.https.web.prod", "ip": "10.0.0.1", "port": 30443,
                                              "check": "disabled"}
-    assert d.servers[("http", "node2")]["port"] == 80
+    assert d.by_kind["server"][("http", "node2")]["port"] == 80
     assert d.count() == 2 + 2 + 4 + 4
 
 
 def test_unnamed_port_is_named_by_its_number():
     d = build({"name": "db", "ports": [{"port": 5432}]})
-    assert d.backends["5432"]["name"] == "5432.db"
+    assert d.by_kind["backend"]["5432"]["name"] == "5432.db"
 
 
 @pytest.mark.parametrize("change, msg", [
@@ -76,8 +76,8 @@ def test_unset_options_stand_for_what_a_fresh_create_gives():
     """The whole declared state is owned: the same declaration gives the same objects whatever came before."""
     d = build({"name": "web", "ports": [{"name": "a", "port": 80, "mode": "http"}, {"name": "b", "port": 81}],
                "addresses": ["192.0.2.1"], "servers": [{"name": "n1", "address": "10.0.0.1"}]})
-    assert d.backends["a"] == {"name": "a.web", "mode": "http", "health_check": HTTP_CHECK, "server_timeout": None}
-    assert d.backends["b"]["health_check"] == TCP_CHECK
-    assert d.frontends["a"] == {"name": "a.web", "mode": "http", "client_timeout": None}
-    assert d.binds[("a", "192.0.2.1")]["ssl"] is False and d.binds[("a", "192.0.2.1")]["ssl_certificate_path"] is None
-    assert d.servers[("a", "n1")]["check"] == "enabled"
+    assert d.by_kind["backend"]["a"] == {"name": "a.web", "mode": "http", "health_check": HTTP_CHECK, "server_timeout": None}
+    assert d.by_kind["backend"]["b"]["health_check"] == TCP_CHECK
+    assert d.by_kind["frontend"]["a"] == {"name": "a.web", "mode": "http", "client_timeout": None}
+    assert d.by_kind["bind"][("a", "192.0.2.1")]["ssl"] is False and d.by_kind["bind"][("a", "192.0.2.1")]["ssl_certificate_path"] is None
+    assert d.by_kind["server"][("a", "n1")]["check"] == "enabled"

@@ -20,13 +20,13 @@ class World:
         self.n = 0
         d = build(SERVICE)
         self.backends, self.frontends, self.binds, self.servers = [], [], [], []
-        for port, fields in d.backends.items():
+        for port, fields in d.by_kind["backend"].items():
             b = self.add(self.backends, "backend", fields, load_balancer=LB["id"])
-            f = self.add(self.frontends, "frontend", d.frontends[port], load_balancer=LB["id"], default_backend=b["id"])
-            for (p, dummy), bind in d.binds.items():
+            f = self.add(self.frontends, "frontend", d.by_kind["frontend"][port], load_balancer=LB["id"], default_backend=b["id"])
+            for (p, dummy), bind in d.by_kind["bind"].items():
                 if p == port:
                     self.add(self.binds, "bind", bind, frontend=f["id"])
-            for (p, dummy), server in d.servers.items():
+            for (p, dummy), server in d.by_kind["server"].items():
                 if p == port:
                     self.add(self.servers, "server", server, backend=b["id"])
 
