@@ -27,7 +27,7 @@ import calendar
 import time
 
 from .._model._failure import Failure
-from .._reconcile._lease import when
+from .._lbaas._lease import when
 from .._model._ownership import foreign_tags, owner_tag
 from .._model._kind import Kind
 from .._model._kinds import KINDS

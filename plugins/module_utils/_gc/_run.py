@@ -33,8 +33,8 @@ from ._plan import (
     removals, removed_entry, select, skip, summary)
 from ._preview import preview
 from .._model._ownership import tag_names
-from .._reconcile._lease import Leases, default_holder, leases, when
-from .._reconcile._marker import Marker
+from .._lbaas._lease import Leases, default_holder, leases, when
+from .._service._marker import Marker
 from .._model._names import check_holder, check_owner, check_tag_prefix
 from .._engine._tag_entities import names_like
 from .._model._ownership import discover, owner_tag_head, resolve_lbs

@@ -20,8 +20,8 @@ so is a replaced marker's once no load balancer carries it; a failure to delete 
 from .._engine._errors import EngineError, RateLimitedError
 from .._model._failure import Failure
 from .._model._ownership import tag_names
-from .._reconcile._lease import Leases, default_holder
-from .._reconcile._marker import (
+from .._lbaas._lease import Leases, default_holder
+from ._marker import (
     LbMarks, Marker, declaration_hash, marker_outcome, refuse_newer)
 from .._model._names import check_holder, check_owner, check_tag_prefix
 from .._engine._tag_entities import (

@@ -17,8 +17,8 @@ so that its report of undeclared owners costs what finding the owners costs.
 
 from .._addresses._observe import by_tag
 from .._lbaas._views import tag_names
-from .._reconcile._lease import leases, when
-from .._reconcile._marker import Marker
+from .._lbaas._lease import leases, when
+from ._marker import Marker
 from .._model._kinds import state_class
 from .._model._names import check_name_part
 from .._engine._tag_entities import names_like

@@ -14,14 +14,14 @@ ACL and rule listings spared where the owner's markers say the service's run wou
   children; ``service_info`` writes nothing, so one description reads each of them once. The load balancers'
   resources, read once for all owners by the inventory, are not read again per owner.
 * A frontend's ACLs and rules are listed unless every marker of the owner on that load balancer says its last
-  writing run declared no allow-list ("open", ``_reconcile/_marker``): that run removed the ACLs and rules it
+  writing run declared no allow-list ("open", ``_marker``): that run removed the ACLs and rules it
   found, which is what lets the service's own runs skip those listings (``_service/_observe``).
 """
 
 from .._engine._errors import gone_as_none
 from .._model._ownership import Owner, tag_names
-from .._reconcile._marker import Marker
 from ._managed import MANAGED
+from ._marker import Marker
 from ._observe import ServiceObserver
 
 # The kinds of an allow-list (ACLs, rules): not read on a load balancer whose markers all say it has none.

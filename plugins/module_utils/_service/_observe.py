@@ -22,7 +22,7 @@ from .._lbaas._containment import child_is_ours, frontends_using, is_child
 from .._lbaas._views import tag_names
 from .._model._kinds import KINDS
 from .._model._ownership import foreign_tags, resolve_lbs
-from .._reconcile._marker import Marker
+from ._marker import Marker
 from ._desired import Desired
 from ._managed import CHILDREN, PARENT_NAMES
 from ._observed import Observed

@@ -4,7 +4,7 @@ import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._tag_entities import names_like
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import Marker
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._marker import Marker
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import (
     Owner, discover, foreign_tags, is_owner_tag, marked_owners, owner_from_tags, owner_tag, owner_tag_head,
     owners_from_tags, resolve_lbs, split_owner_tag, tag_names)

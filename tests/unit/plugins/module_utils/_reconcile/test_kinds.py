@@ -14,7 +14,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds impor
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier, EngineOperations
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import (
     CREATE, DELETE, TAG, Kind, kind_named)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import Leases, LeaseTag
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lease import Leases, LeaseTag
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import (
     UPDATE, Action, Placeholder, Plan, is_placeholder, placeholder)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._wait import Waiter

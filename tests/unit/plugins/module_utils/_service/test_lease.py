@@ -3,10 +3,10 @@ import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import RateLimitedError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._lease import LeaseTag, Leases, default_holder
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lease import LeaseTag, Leases, default_holder
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import Desired
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._guard import ServiceGuard
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._marker import (
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._marker import (
     SCHEME, Marker, declaration_hash, refuse_newer)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._version import COLLECTION_VERSION
 

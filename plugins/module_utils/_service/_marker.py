@@ -27,7 +27,7 @@ import time
 
 from .._engine._errors import EngineError
 from .._model._failure import Failure
-from ._lease import when
+from .._lbaas._lease import when
 from .._model._names import TAG_MAX
 from .._model._ownership import marker_head
 from .._engine._version import COLLECTION_VERSION
