@@ -57,7 +57,7 @@ def family_values(addresses):
     """The service's addresses by record type: {A: [...], AAAA: [...]} (normalised, as the records store them)."""
     out = dict((rtype, []) for rtype, _v in FAMILIES)
     for address in addresses or ():
-        ip = ipaddress.ip_address(str(address).split("/")[0].strip())
+        ip = ipaddress.ip_address(str(address).split("/", maxsplit=1)[0].strip())
         out["A" if ip.version == 4 else "AAAA"].append(str(ip))
     return dict((rtype, normal_values(rtype, values, "addresses") if values else []) for rtype, values in out.items())
 

@@ -16,15 +16,15 @@ def test_objects_and_names_follow_the_cloud_controller_scheme():
     d = build(SERVICE)
     assert list(d.by_kind["backend"]) == ["http", "https"]
     assert d.by_kind["backend"]["https"] == {"name": "https.web.prod", "mode": "tcp", "health_check": TCP_CHECK,
-                                   "server_timeout": None}
+                                             "server_timeout": None}
     assert d.by_kind["backend"]["http"]["health_check"] == HTTP_CHECK   # the mode's default, never "whatever was there"
     assert d.by_kind["frontend"]["https"]["name"] == "https.web.prod"
     assert list(d.by_kind["bind"]) == [("http", "192.0.2.10"), ("http", "2001:db8::10"),
-                             ("https", "192.0.2.10"), ("https", "2001:db8::10")]
+                                       ("https", "192.0.2.10"), ("https", "2001:db8::10")]
     assert d.by_kind["bind"][("https", "2001:db8::10")] == {"name": "v6.https.web.prod", "address": "2001:db8::10",
-                                                  "port": 443, "ssl": False, "ssl_certificate_path": None}
+                                                            "port": 443, "ssl": False, "ssl_certificate_path": None}
     assert d.by_kind["server"][("https", "node1")] == {"name": "node1.https.web.prod", "ip": "10.0.0.1", "port": 30443,
-                                             "check": "disabled"}
+                                                       "check": "disabled"}
     assert d.by_kind["server"][("http", "node2")]["port"] == 80
     assert d.count() == 2 + 2 + 4 + 4
 
