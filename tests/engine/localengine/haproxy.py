@@ -19,12 +19,12 @@ deploy without being rendered, since the emulator must not listen beyond loopbac
 import ipaddress
 import os
 import re
-import shutil
 import sys
 import tempfile
 import threading
 import time
 
+from .follower import Follower
 from . import states
 from .haproxy_config import render
 from .haproxy_process import HAProxyError, HAProxyProcess
@@ -58,7 +58,9 @@ def on_loopback(address):
         return False
 
 
-class HAProxyMode:
+class HAProxyMode(Follower):
+    label = "haproxy"
+
     def __init__(self, engine, binary="haproxy", work_dir=None, interval=0.15):
         self.engine = engine
         self.own_dir = work_dir is None
@@ -72,30 +74,6 @@ class HAProxyMode:
         self.errors = []      # recent rejections, newest last
         self.stopping = threading.Event()
         self.thread = None
-
-    # ---- life cycle ----------------------------------------------------------------------------
-    def start(self):
-        """Starts HAProxy, renders what is deployed now, then follows changes in the background."""
-        self.process.start()
-        self.tick()
-        self.thread = threading.Thread(target=self._loop, name="haproxy", daemon=True)
-        self.thread.start()
-        return self
-
-    def stop(self):
-        self.stopping.set()
-        if self.thread is not None:
-            self.thread.join(15)
-        self.process.stop()
-        if self.own_dir:
-            shutil.rmtree(self.process.dir, ignore_errors=True)
-
-    def _loop(self):
-        while not self.stopping.wait(self.interval):
-            try:
-                self.tick()
-            except Exception as exc:   # never let the thread die: the next tick tries again
-                print("local engine: haproxy: %s: %s" % (type(exc).__name__, exc), file=sys.stderr, flush=True)
 
     # ---- the hook in lbaas.render ------------------------------------------------------------------
     def shown_state(self, kind, doc, title):

@@ -15,8 +15,8 @@ import sys
 import tempfile
 import threading
 import time
-import shutil
 
+from .follower import Follower
 from . import clouddns_revisions as revisions
 from .knot_process import KnotError, KnotProcess, zone_file
 
@@ -44,7 +44,9 @@ def free_port(host):
     raise KnotError("no port free for both UDP and TCP on %s" % host)
 
 
-class DnsMode:
+class DnsMode(Follower):
+    label = "knot"
+
     def __init__(self, engine, host, port, knotd, knotc, work_dir=None, interval=0.1):
         self.engine = engine
         self.own_dir = work_dir is None
@@ -60,28 +62,6 @@ class DnsMode:
         self.seen_version, self.deploying = None, False   # what wanted() saw last
         self.stopping = threading.Event()
         self.thread = None
-
-    def start(self):
-        self.process.start()
-        self.tick()
-        self.thread = threading.Thread(target=self._loop, name="knot", daemon=True)
-        self.thread.start()
-        return self
-
-    def stop(self):
-        self.stopping.set()
-        if self.thread is not None:
-            self.thread.join(15)
-        self.process.stop()
-        if self.own_dir:
-            shutil.rmtree(self.process.dir, ignore_errors=True)
-
-    def _loop(self):
-        while not self.stopping.wait(self.interval):
-            try:
-                self.tick()
-            except Exception as exc:   # never let the thread die: the next tick tries again
-                print("local engine: knot: %s: %s" % (type(exc).__name__, exc), file=sys.stderr, flush=True)
 
     # ---- the hook in clouddns.levels -----------------------------------------------------------------
     def outcome(self, zone, revision):
