@@ -184,9 +184,14 @@ class LbaasObjectModule(AnxcloudModule):
             except NotFoundError:
                 parent["tags"] = []
         state = ObjectState(parent, obj, self.resolve_links(parent))
-        if obj is not None and self.params["state"] == "absent":
+        if obj is not None and (self.params["state"] == "absent" or self.recreates(parent, obj)):
             state.blockers = self.blockers(obj)
         return state
+
+    def recreates(self, parent, obj):
+        """Whether the plan would delete ``obj`` to create it under ``parent`` (recreate=true, another parent):
+        that delete is blocked by what state=absent's is."""
+        return bool(self.params["recreate"]) and parent is not None and parent["id"] != obj[self.kind.parent]
 
     def blockers(self, obj):
         """What still points at the object, which the Engine would refuse to delete it for (409): children of
@@ -263,7 +268,7 @@ class LbaasObjectModule(AnxcloudModule):
                                      self.lb_of(state))])
         self.check_owner(obj, "change")
         if parent_id != obj[self.kind.parent]:
-            return self.plan_move(obj, parent_id, desired, self.lb_of(state))
+            return self.plan_move(state, parent_id, desired)
         changes = diff(obj, desired)
         if self.params["name"] and self.params["name"] != obj["name"]:
             changes["name"] = (obj["name"], self.params["name"])
@@ -280,12 +285,16 @@ class LbaasObjectModule(AnxcloudModule):
             raise refused_delete(self.kind.name, obj, state.blockers)
         return Plan([Action(DELETE, self.kind, obj, reason="state=absent", lb=self.lb_of(state))])
 
-    def plan_move(self, obj, parent_id, desired, lb):
-        """recreate=true: a new object under the new parent, then the old one deleted."""
-        kind = self.kind
+    def plan_move(self, state, parent_id, desired):
+        """recreate=true: a new object under the new parent, then the old one deleted. The old one's delete is
+        refused, before any write, for what state=absent's would be (children, objects linking to it): the
+        Engine would answer 409 after the new object was created, leaving both."""
+        kind, obj, lb = self.kind, state.obj, self.lb_of(state)
         if not self.params["recreate"]:
             raise Failure("%s (%s) cannot be moved to another %s in place; set recreate=true to delete and "
                           "create it again" % (describe(kind.name, obj), obj["id"], noun(kind.parent_kind)))
+        if state.blockers:
+            raise refused_delete(kind.name, obj, state.blockers)
         merged = dict((f, obj.get(f)) for f in kind.fields)
         merged.update(desired)
         self.recreated = self.params["name"] or obj["name"]

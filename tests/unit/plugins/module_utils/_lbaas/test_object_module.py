@@ -91,6 +91,14 @@ def test_moving_to_another_parent_needs_recreate():
     assert actions[0]["changes"]["mode"]["after"] == "http"   # carried over from the old object
 
 
+def test_moving_an_object_something_points_at_fails_before_any_action_as_its_delete_would():
+    other = {"kind": "loadbalancer", "id": "c" * 32, "name": "lb2"}
+    state = ObjectState(other, existing(), {})
+    state.blockers = [("frontend", {"identifier": "f" * 32, "name": "80.web"})]
+    with pytest.raises(Failure, match=r"backend '80.web' \(b+\) cannot be deleted: frontend '80.web' \(f+\) still uses it"):
+        module(id="b" * 32, recreate=True).plan(state)
+
+
 def test_without_owner_an_object_carrying_any_owner_tag_is_refused_naming_the_tag_and_the_fix():
     for doing, params in (("change", dict(mode="tcp")), ("delete", dict(state="absent"))):
         with pytest.raises(Failure, match="carries the owner tag xanxlb-svc=web; refusing to %s it: .* set owner: web "
