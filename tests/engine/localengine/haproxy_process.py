@@ -8,7 +8,6 @@ the master loads the directory), ``check/`` (files being validated), ``master.so
 alerts of a failed reload).
 """
 import csv
-import ctypes
 import io
 import os
 import re
@@ -16,6 +15,8 @@ import signal
 import socket
 import subprocess
 import time
+
+from .child_process import ChildProcess, write_atomically
 
 GLOBAL = """# global settings of the local Engine's HAProxy (tests/engine/localengine/haproxy_process.py)
 global
@@ -33,17 +34,10 @@ defaults
     default-server inter 300ms fall 2 rise 2
 """
 PROC_MASTER = re.compile(r"^\d+\s+master\s+(\d+)\s+\[failed:\s*(\d+)\]", re.M)
-PR_SET_PDEATHSIG = 1
 
 
 class HAProxyError(Exception):
     pass
-
-
-def _die_with_parent():
-    """In the child before exec: HAProxy's master gets SIGTERM when the local Engine dies, even by
-    SIGKILL, so no HAProxy outlives it holding loopback ports."""
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def unix_command(path, command, timeout=3.0):
@@ -68,17 +62,17 @@ def alerts(text):
     return [line.strip() for line in text.splitlines() if "[ALERT]" in line]
 
 
-class HAProxyProcess:
+class HAProxyProcess(ChildProcess):
+    label = "HAProxy"
+    error = HAProxyError
+
     def __init__(self, binary, work_dir):
+        super().__init__(work_dir, "haproxy.log")
         self.binary = binary
-        self.dir = os.path.abspath(work_dir)
         self.global_cfg = os.path.join(self.dir, "haproxy.cfg")
         self.lbs = os.path.join(self.dir, "lbs")
         self.master_sock = os.path.join(self.dir, "master.sock")
         self.stats_sock = os.path.join(self.dir, "stats.sock")
-        self.log_path = os.path.join(self.dir, "haproxy.log")
-        self.proc = None
-        self.reloads = 0
 
     # ---- life cycle ----------------------------------------------------------------------------
     def start(self, timeout=10.0):
@@ -88,48 +82,16 @@ class HAProxyProcess:
             os.remove(os.path.join(self.lbs, name))
         with open(self.global_cfg, "w") as handle:
             handle.write(GLOBAL.format(dir=self.dir))
-        if not (os.path.isfile(self.binary) and os.access(self.binary, os.X_OK)):
-            raise HAProxyError("--haproxy-bin: %s is not an executable; install HAProxy (scripts/apt-deps.sh haproxy)"
-                               % self.binary)
+        self.require_executable("--haproxy-bin", self.binary, "HAProxy", "haproxy")
         ok, problems = self.check(self.global_cfg)
         if not ok:
             raise HAProxyError("%s refuses the base configuration: %s" % (self.binary, "; ".join(problems)))
-        cmd = [self.binary, "-W", "-f", self.global_cfg, "-f", self.lbs, "-p", os.path.join(self.dir, "haproxy.pid"),
-               "-S", self.master_sock]
-        with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                         preexec_fn=_die_with_parent)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise HAProxyError("HAProxy exited with %s: %s" % (self.proc.returncode, self.log_tail()))
-            if self._proc_counts() is not None and "worker" in self._master("show proc"):
-                return self
-            time.sleep(0.05)
-        self.stop()
-        raise HAProxyError("HAProxy did not start within %gs: %s" % (timeout, self.log_tail()))
+        return self.launch([self.binary, "-W", "-f", self.global_cfg, "-f", self.lbs,
+                            "-p", os.path.join(self.dir, "haproxy.pid"), "-S", self.master_sock], timeout)
 
-    def stop(self, timeout=5.0):
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.terminate()   # the master stops its workers
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout)
-
-    def running(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def log_tail(self, size=2000):
-        try:
-            with open(self.log_path, "rb") as handle:
-                handle.seek(0, os.SEEK_END)
-                handle.seek(max(0, handle.tell() - size))
-                return handle.read().decode("utf-8", "replace").strip()
-        except OSError:
-            return ""
+    def ready(self):
+        """The master answers and has started a worker."""
+        return self._proc_counts() is not None and "worker" in self._master("show proc")
 
     # ---- configuration -------------------------------------------------------------------------
     def check(self, *files):
@@ -164,9 +126,7 @@ class HAProxyProcess:
             if os.path.exists(path):
                 os.remove(path)
             return
-        with open(path + ".tmp", "w") as handle:
-            handle.write(text)
-        os.replace(path + ".tmp", path)
+        write_atomically(path, text)
 
     def reload(self, timeout=10.0):
         """Seamless reload; (loaded, alert lines from the master's output)."""

@@ -5,12 +5,11 @@ CI, anyone else on a laptop) without /var/lib/knot or /run/knot, and listens on 
 Work dir layout: ``knot.conf`` (server, one zone entry per zone), ``zones/<zone>.zone``, ``db/`` (knot's
 timer/journal databases), ``knot.sock`` (control socket for knotc), ``knot.log`` (knotd's stderr).
 """
-import ctypes
 import os
 import re
-import signal
 import subprocess
-import time
+
+from .child_process import ChildProcess, write_atomically
 
 CONFIG = """# the local Engine's knotd (tests/engine/localengine/knot_process.py)
 server:
@@ -41,17 +40,10 @@ template:
     semantic-checks: on
 """
 SERIAL = re.compile(r"^\[([^\]]+)\.\]\s.*\bserial:\s*(\d+)", re.M)
-PR_SET_PDEATHSIG = 1
 
 
 class KnotError(Exception):
     pass
-
-
-def _die_with_parent():
-    """In the child before exec: knotd gets SIGTERM when the local Engine dies, even by SIGKILL, so no
-    knotd outlives it holding the loopback port."""
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def zone_file(name, records):
@@ -80,77 +72,41 @@ def presented(record):
     return "".join(c if ord(c) < 127 else "".join("\\%03d" % b for b in c.encode("utf-8")) for c in record["rdata"])
 
 
-class KnotProcess:
+class KnotProcess(ChildProcess):
+    label = "knotd"
+    error = KnotError
+
     def __init__(self, knotd, knotc, work_dir, host, port):
+        super().__init__(work_dir, "knot.log")
         self.knotd, self.knotc = knotd, knotc
-        self.dir = os.path.abspath(work_dir)
         self.host, self.port = host, port
         self.conf = os.path.join(self.dir, "knot.conf")
         self.sock = os.path.join(self.dir, "knot.sock")
         self.zones_dir = os.path.join(self.dir, "zones")
-        self.log_path = os.path.join(self.dir, "knot.log")
         self.zones = ()   # the zone names knot.conf lists
-        self.proc = None
-        self.reloads = 0
 
     def start(self, timeout=10.0):
         for binary in (self.knotd, self.knotc):
-            if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
-                raise KnotError("--knot-bin: %s is not an executable; install knot (scripts/apt-deps.sh knot)" % binary)
+            self.require_executable("--knot-bin", binary, "knot", "knot")
         for sub in ("zones", "db"):
             os.makedirs(os.path.join(self.dir, sub), exist_ok=True)
         for name in os.listdir(self.zones_dir):   # a reused work dir: start empty, the Engine writes again
             os.remove(os.path.join(self.zones_dir, name))
         self.write_conf(())
-        with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen([self.knotd, "-c", self.conf], stdin=subprocess.DEVNULL, stdout=log,
-                                         stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise KnotError("knotd exited with %s: %s" % (self.proc.returncode, self.log_tail()))
-            if self.control("status")[0]:
-                return self
-            time.sleep(0.05)
-        self.stop()
-        raise KnotError("knotd did not start within %gs: %s" % (timeout, self.log_tail()))
+        return self.launch([self.knotd, "-c", self.conf], timeout)
 
-    def stop(self, timeout=5.0):
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout)
-
-    def running(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def log_tail(self, size=2000):
-        try:
-            with open(self.log_path, "rb") as handle:
-                handle.seek(0, os.SEEK_END)
-                handle.seek(max(0, handle.tell() - size))
-                return handle.read().decode("utf-8", "replace").strip()
-        except OSError:
-            return ""
+    def ready(self):
+        return self.control("status")[0]
 
     def write_conf(self, zones):
         text = CONFIG.format(dir=self.dir, host=self.host, port=self.port)
         if zones:
             text += "zone:\n" + "".join("  - domain: %s\n" % name for name in sorted(zones))
-        with open(self.conf + ".tmp", "w") as handle:
-            handle.write(text)
-        os.replace(self.conf + ".tmp", self.conf)
+        write_atomically(self.conf, text)
         self.zones = tuple(sorted(zones))
 
     def write_zone(self, name, text):
-        path = os.path.join(self.zones_dir, name + ".zone")
-        with open(path + ".tmp", "w") as handle:
-            handle.write(text)
-        os.replace(path + ".tmp", path)
+        write_atomically(os.path.join(self.zones_dir, name + ".zone"), text)
 
     def remove_zone(self, name):
         path = os.path.join(self.zones_dir, name + ".zone")
