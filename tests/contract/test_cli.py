@@ -9,7 +9,7 @@ import time
 import pytest
 import requests
 
-from localengine.testing import RUN, LocalEngine
+from localengine.testing import RUN, LocalEngine, SilentStartWarning
 
 from .helpers import LB1, SEED, error_of, lbaas
 
@@ -121,15 +121,21 @@ def test_local_engine_reports_a_failed_start():
         LocalEngine(extra_args=("--listen", "10.0.0.1:0")).start()
 
 
-def test_local_engine_start_is_bounded(tmp_path):
+def test_local_engine_start_is_bounded_and_a_silent_one_says_where_it_hung(tmp_path):
+    """A start silent until its deadline is tried once more (a SilentStartWarning), then fails; each hung process
+    dumps its stacks (faulthandler on SIGABRT), which the warning and the failure quote: here the sleep."""
     sleeper = tmp_path / "sleeper.py"
     sleeper.write_text("import time\ntime.sleep(30)\n")
     engine = LocalEngine()
     engine.args = [sys.executable, str(sleeper)]
     began = time.monotonic()
-    with pytest.raises(RuntimeError, match="timeout"):
-        engine.start(timeout=0.5)
-    assert time.monotonic() - began < 5
+    with pytest.warns(SilentStartWarning, match="printed nothing within 0.5s") as warned:
+        with pytest.raises(RuntimeError, match="timeout") as failed:
+            engine.start(timeout=0.5)
+    assert time.monotonic() - began < 10
+    where = 'File "%s", line 2 in <module>' % sleeper
+    assert where in str(warned[0].message)
+    assert str(failed.value).count(where) == 2   # both starts' stacks: the retry's and the first one's
 
 
 LENIENT = {"put": "merge", "deploy_on": "change", "tag_match": "substring", "tag_names": "any", "tag_delete": "refuse"}

@@ -11,10 +11,13 @@ CloudDNS zones with knot on a free loopback port (``engine.dns_port``); ``dns_de
 seconds a zone revision takes to deploy.
 """
 import os
+import resource
+import signal
 import subprocess
 import sys
 import tempfile
 import time
+import warnings
 
 import requests
 
@@ -24,10 +27,26 @@ RUN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
 READY = "local engine listening on "
 MUTATING = ("POST", "PUT", "PATCH", "DELETE")
 TIMEOUT = 10   # seconds for any one HTTP call
+TAIL = 6000    # characters of the Engine's stderr a failed start's message quotes (its last ones)
 
 
 class _Silent(Exception):
-    """An Engine start that printed nothing before its deadline (LocalEngine.start tries once more)."""
+    """An Engine start that printed nothing before its deadline (LocalEngine.start tries once more); its text is
+    what the hung process's faulthandler dumped: the stack of every thread at the deadline."""
+
+
+class SilentStartWarning(UserWarning):
+    """A start of the local Engine was silent until its deadline and was tried once more; the warning carries
+    the stacks the hung process dumped, for finding the cause."""
+
+
+def tail(text):
+    return text if len(text) <= TAIL else "[...]" + text[-TAIL:]
+
+
+def _no_core_dump():
+    """In the child before exec: the SIGABRT that makes a hung start dump its stacks leaves no core file."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 class LocalEngine:
@@ -58,15 +77,25 @@ class LocalEngine:
         A start that stays silent until then (alive, no ready line, nothing on stderr) is tried once more with a
         new process: twice in some thirty full suites on a loaded machine an Engine printed nothing for a minute,
         while hundreds of starts take under a second and the same start alone never hung (cause not found). A
-        start that fails (an exit, an error) is never tried again."""
+        start that fails (an exit, an error) is never tried again. To find that cause next time, the Engine runs
+        with Python's faulthandler on (PYTHONFAULTHANDLER) and a start still alive at its deadline is sent SIGABRT,
+        so it dumps the stack of every thread to stderr: a retried start says so in a SilentStartWarning carrying
+        that dump, a failed one in its message (the tail of stderr, the dump included)."""
         try:
             return self._start(timeout)
-        except _Silent:
-            return self._start(timeout, last=True)
+        except _Silent as silent:
+            warnings.warn(SilentStartWarning("the local Engine printed nothing within %gs and was started once more; "
+                                             "its stacks at the deadline:\n%s" % (timeout, silent)), stacklevel=2)
+            try:
+                return self._start(timeout, last=True)
+            except RuntimeError as exc:
+                raise RuntimeError("%s\n(the start before was silent too; its stacks at the deadline:\n%s)"
+                                   % (exc, silent)) from None
 
     def _start(self, timeout, last=False):
         self._out, self._err = tempfile.TemporaryFile(), tempfile.TemporaryFile()   # files: no pipe can fill up
-        self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err)
+        self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err,
+                                     env=dict(os.environ, PYTHONFAULTHANDLER="1"), preexec_fn=_no_core_dump)
         deadline = time.monotonic() + timeout
         while True:
             self._out.seek(0)
@@ -75,10 +104,13 @@ class LocalEngine:
                 break
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 reason = "timeout" if self.proc.returncode is None else "exit %s" % self.proc.returncode
-                error = self.stderr()
+                silent = reason == "timeout" and not self.stderr()
+                if reason == "timeout":
+                    self._dump_stacks()
+                error = tail(self.stderr())
                 self.stop()
-                if reason == "timeout" and not error and not last:
-                    raise _Silent()
+                if silent and not last:
+                    raise _Silent(error)
                 raise RuntimeError("the local Engine did not start (%s): %s" % (reason, error))
             time.sleep(0.02)
         self.url = line[len(READY):].strip()
@@ -86,6 +118,14 @@ class LocalEngine:
         if "--dns" in self.args:
             self.dns_port = self.dns()["port"]
         return self
+
+    def _dump_stacks(self, timeout=5.0):
+        """SIGABRT to a start that hangs: its faulthandler writes every thread's stack to stderr, then it ends."""
+        self.proc.send_signal(signal.SIGABRT)
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pass   # stop() kills it
 
     def stderr(self):
         """What the Engine wrote to stderr so far (errors, tracebacks)."""
