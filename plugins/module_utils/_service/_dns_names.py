@@ -16,18 +16,17 @@ from that same reading, so a no-op costs that one request, writes in a real run 
 State absent deletes only the records carrying our mark; the others of the name are left alone (a warning).
 """
 
-import ipaddress
-
 from .._dns._clouddns import CloudDNS
 from .._dns._plan import Desired, mark_of, observed_rrset, plan_rrset, view
 from .._dns._values import HAS_DNSPYTHON, fqdn, normal_name, normal_values, normal_zone
 from .._model._diff_text import as_text
 from .._model._failure import Failure
+from .._model._kinds import normalize_ip
 from .._model._ownership import owner_tag
 from .._reconcile._loop import Reconciler
 from .._reconcile._plan import Plan
 
-FAMILIES = (("A", 4), ("AAAA", 6))
+FAMILIES = ("A", "AAAA")   # the record types of a service's addresses, IPv4 then IPv6
 CLASHING = ("A", "AAAA", "CNAME")   # a CNAME cannot stand beside the service's records
 TTL_MIN, TTL_MAX = 60, 604800   # what CloudDNS takes (else null: the zone's default); checked before any write
 
@@ -55,10 +54,11 @@ def check_dns(params):
 
 def family_values(addresses):
     """The service's addresses by record type: {A: [...], AAAA: [...]} (normalised, as the records store them)."""
-    out = dict((rtype, []) for rtype, _v in FAMILIES)
-    for address in addresses or ():
-        ip = ipaddress.ip_address(str(address).split("/", maxsplit=1)[0].strip())
-        out["A" if ip.version == 4 else "AAAA"].append(str(ip))
+    out = dict((rtype, []) for rtype in FAMILIES)
+    for index, address in enumerate(addresses or ()):
+        # netaddr's canonical text, as the declaration checks the addresses (_declaration._check_addresses)
+        canonical = normalize_ip(str(address).split("/", maxsplit=1)[0], "addresses[%d]" % index)
+        out["AAAA" if ":" in canonical else "A"].append(canonical)
     return dict((rtype, normal_values(rtype, values, "addresses") if values else []) for rtype, values in out.items())
 
 
@@ -108,7 +108,7 @@ class ServiceNames:
         self.records = CloudDNS(self.client).records(zone, name=name, option="dns.zone")
         ours = [r for r in self.records if mark_of(r.get("comment")) == self.mark]
         world = {}
-        for rtype, _v in FAMILIES:
+        for rtype in FAMILIES:
             world.update(observed_rrset(zone, name, rtype, ours))
         return _Observation(world)
 
@@ -121,7 +121,7 @@ class ServiceNames:
     def plan(self, state):
         zone, name, ttl = self.spec
         actions = []
-        for rtype, _v in FAMILIES:
+        for rtype in FAMILIES:
             if self.values is None:
                 desired = Desired(zone, name, rtype, None, present=False, owner=self.params["name"],
                                   tag_prefix=self.params["tag_prefix"])
@@ -158,7 +158,7 @@ class ServiceNames:
         for obj in world.values():
             if obj.get("zone") == zone and obj.get("name") == name and obj.get("records"):
                 out[obj["type"]] = [view(r) for r in sorted(obj["records"], key=lambda r: r["value"])]
-        return dict((rtype, out[rtype]) for rtype, _v in FAMILIES if rtype in out)
+        return dict((rtype, out[rtype]) for rtype in FAMILIES if rtype in out)
 
     def _applier(self, client, waiter):
         from .._dns._apply import RrsetOperations

@@ -30,6 +30,8 @@ def test_a_bad_option_names_itself(dns, named):
 def test_addresses_by_record_type():
     assert family_values(["127.0.10.5", "FD00:10::0005"]) == {"A": ["127.0.10.5"], "AAAA": ["fd00:10::5"]}
     assert family_values([]) == {"A": [], "AAAA": []}
+    with pytest.raises(Failure, match="addresses\\[1\\]: 'shop' is not a valid IP address"):
+        family_values(["127.0.10.5", "shop"])
 
 
 def record(rtype, value, comment="anxlb-svc=shop", ttl=60):
