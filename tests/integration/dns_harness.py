@@ -18,16 +18,29 @@ RECORDS = "/api/clouddns/v1/zone.json/%s/records" % ZONE
 
 
 @pytest.fixture(scope="session")
-def dns_local_engine():
-    with LocalEngine(seed=SEED, dns=True, extra_args=["--knot-bin", knotd()]) as engine:
-        yield engine
+def dns_local_engines():
+    """Local Engines with knot, one per seed, each started when a test first asks for it (``dns_engine``)."""
+    started = {}
+    yield started
+    for engine in started.values():
+        engine.stop()
 
 
 @pytest.fixture
-def dns_engine(dns_local_engine):
-    dns_local_engine.reset()
-    zone_live(dns_local_engine)
-    yield dns_local_engine
+def dns_seed():
+    """The seed ``dns_engine`` starts from: seeds/dns.yml; a test module that needs another overrides this fixture."""
+    return SEED
+
+
+@pytest.fixture
+def dns_engine(dns_local_engines, dns_seed):
+    """The session's Engine with knot for ``dns_seed``, wiped and reseeded, its zone served again."""
+    if dns_seed not in dns_local_engines:
+        dns_local_engines[dns_seed] = LocalEngine(seed=dns_seed, dns=True, extra_args=["--knot-bin", knotd()]).start()
+    engine = dns_local_engines[dns_seed]
+    engine.reset()
+    zone_live(engine)
+    yield engine
 
 
 def zone_live(engine, timeout=15.0):

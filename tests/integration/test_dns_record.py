@@ -4,7 +4,7 @@ is idempotent, bad input fails naming the option before any write, other owners'
 import pytest
 
 from .conftest import Module
-from .dns_harness import ZONE, dns_engine, dns_local_engine, resolve, stored  # noqa: F401  pylint: disable=unused-import
+from .dns_harness import ZONE, dns_engine, dns_local_engines, dns_seed, resolve, stored  # noqa: F401  pylint: disable=unused-import
 
 
 @pytest.fixture

@@ -5,26 +5,21 @@ knot (the names are asked of it with dnspython); check mode writes nothing and p
 import os
 
 import pytest
-from localengine.testing import LocalEngine
 
-from ..contract.conftest import knotd
 from .conftest import Module
-from .dns_harness import ZONE, resolve, stored, zone_live
+from .dns_harness import ZONE, dns_engine, dns_local_engines, resolve, stored, zone_live  # noqa: F401  pylint: disable=unused-import
 
 SEED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine", "seeds", "dns_service.yml")
 
 
-@pytest.fixture(scope="module")
-def dns_service_engine():
-    with LocalEngine(seed=SEED, dns=True, extra_args=["--knot-bin", knotd()]) as engine:
-        yield engine
+@pytest.fixture
+def dns_seed():
+    return SEED   # the DNS zone and the load balancers a service needs
 
 
 @pytest.fixture
-def engine(dns_service_engine):
-    dns_service_engine.reset()
-    zone_live(dns_service_engine)
-    return dns_service_engine
+def engine(dns_engine):
+    return dns_engine
 
 
 @pytest.fixture
