@@ -184,13 +184,17 @@ class LbaasObjectModule(AnxcloudModule):
             except NotFoundError:
                 parent["tags"] = []
         state = ObjectState(parent, obj, self.resolve_links(parent))
-        if obj is not None and (self.params["state"] == "absent" or self.recreates(parent, obj)):
+        if self.deletes(parent, obj):
             state.blockers = self.blockers(obj)
         return state
 
-    def recreates(self, parent, obj):
-        """Whether the plan would delete ``obj`` to create it under ``parent`` (recreate=true, another parent):
-        that delete is blocked by what state=absent's is."""
+    def deletes(self, parent, obj):
+        """Whether the plan would delete ``obj``: state=absent, or recreate=true under another parent (a delete
+        and a create). Either delete is blocked by the same objects (``blockers``)."""
+        if obj is None:
+            return False
+        if self.params["state"] == "absent":
+            return True
         return bool(self.params["recreate"]) and parent is not None and parent["id"] != obj[self.kind.parent]
 
     def blockers(self, obj):
