@@ -292,15 +292,7 @@ class Applier:
         the queued tag writes has returned, so the wait's polls overlap the tag lane."""
         if self.isolate is not None:
             return self._isolated(plan)
-        try:
-            targets = self._writes(plan)
-            if wait is not None:
-                wait(targets)
-        except BaseException:
-            self._drain()
-            raise
-        self._settle_tags()
-        return targets
+        return self.apply_group(plan, wait)
 
     def _writes(self, plan):
         early = [a for a in plan if a.effect == DELETE and a.after is None]
@@ -327,9 +319,12 @@ class Applier:
                 self.failed[key] = getattr(exc, "msg", None) or str(exc)
         return []
 
-    def apply_group(self, actions):
+    def apply_group(self, actions, wait=None):
+        """Writes ``actions`` (and waits, see ``apply``); on any error the tag writes asked for end first."""
         try:
             targets = self._writes(actions)
+            if wait is not None:
+                wait(targets)
         except BaseException:
             self._drain()
             raise
