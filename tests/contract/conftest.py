@@ -21,9 +21,10 @@ def engine_delays():
     return {"deploy_delay": DELAY, "update_delay": DELAY, "delete_delay": DELAY}
 
 
-# ---- CloudDNS (test_clouddns_*.py) ------------------------------------------------------------------
-# An Engine with knot (--dns) and seeds/dns.yml for the whole session, reset for each test that asks for
-# ``dns_engine``; tests of the API alone use the shared ``engine`` and make their zones themselves.
+# ---- CloudDNS (test_clouddns_*.py, and tests/integration/dns_harness.py) ---------------------------
+# An Engine with knot (--dns) for the whole session, one per seed (``dns_seed``, seeds/dns.yml unless a test
+# module overrides it), reset for each test that asks for ``dns_engine``; tests of the API alone use the
+# shared ``engine`` and make their zones themselves.
 DNS_SEED = os.path.join(SEEDS, "dns.yml")
 ZONES = "/api/clouddns/v1/zone.json"
 ZONE = "local.test"   # seeds/dns.yml
@@ -37,17 +38,29 @@ def knotd():
 
 
 @pytest.fixture(scope="session")
-def dns_local_engine():
-    with LocalEngine(seed=DNS_SEED, dns=True, extra_args=["--knot-bin", knotd()]) as engine:
-        yield engine
+def dns_local_engines():
+    """Local Engines with knot, one per seed, each started when a test first asks for it (``dns_engine``)."""
+    started = {}
+    yield started
+    for engine in started.values():
+        engine.stop()
 
 
 @pytest.fixture
-def dns_engine(dns_local_engine):
-    """The session's Engine with knot, wiped and reseeded, its seeded zone served again."""
-    dns_local_engine.reset()
-    wait_editable(dns_local_engine, ZONE)
-    yield dns_local_engine
+def dns_seed():
+    """The seed ``dns_engine`` starts from: seeds/dns.yml; a test module that needs another overrides this fixture."""
+    return DNS_SEED
+
+
+@pytest.fixture
+def dns_engine(dns_local_engines, dns_seed):
+    """The session's Engine with knot for ``dns_seed``, wiped and reseeded, its seeded zone served again."""
+    if dns_seed not in dns_local_engines:
+        dns_local_engines[dns_seed] = LocalEngine(seed=dns_seed, dns=True, extra_args=["--knot-bin", knotd()]).start()
+    engine = dns_local_engines[dns_seed]
+    engine.reset()
+    wait_editable(engine, ZONE)
+    yield engine
 
 
 def zone_path(zone=None, *rest):

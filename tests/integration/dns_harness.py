@@ -1,56 +1,20 @@
 """A local Engine with CloudDNS served by knot (tests/engine/README.md, "DNS mode") for the DNS modules' tests,
-and the reads the tests check the Engine with: its stored records, and knot's answers through dnspython."""
-import os
-import time
+and the reads the tests check the Engine with: its stored records, and knot's answers through dnspython.
 
-import dns.message
-import dns.query
-import dns.rcode
-import dns.rdatatype
-import pytest
-from localengine.testing import LocalEngine
+The Engine fixtures are the contract tests' (``dns_engine``, one Engine per ``dns_seed``): a test module imports
+``dns_engine, dns_local_engines`` (and ``dns_seed``, or its own override) from here."""
+from ..contract.conftest import DNS_SEED as SEED  # noqa: F401  (test_dns_record's slow Engine)
+from ..contract.conftest import ZONE
+from ..contract.conftest import dns_engine, dns_local_engines, dns_seed, knotd, wait_editable  # noqa: F401  pylint: disable=unused-import
+from ..contract.conftest import resolve as contract_resolve
 
-from ..contract.conftest import knotd
-
-SEED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine", "seeds", "dns.yml")
-ZONE = "local.test"   # seeds/dns.yml: www A 127.0.0.5 (comment "seeded"), pinned TXT (immutable)
+# ZONE: seeds/dns.yml's, local.test: www A 127.0.0.5 (comment "seeded"), pinned TXT (immutable)
 RECORDS = "/api/clouddns/v1/zone.json/%s/records" % ZONE
 
 
-@pytest.fixture(scope="session")
-def dns_local_engines():
-    """Local Engines with knot, one per seed, each started when a test first asks for it (``dns_engine``)."""
-    started = {}
-    yield started
-    for engine in started.values():
-        engine.stop()
-
-
-@pytest.fixture
-def dns_seed():
-    """The seed ``dns_engine`` starts from: seeds/dns.yml; a test module that needs another overrides this fixture."""
-    return SEED
-
-
-@pytest.fixture
-def dns_engine(dns_local_engines, dns_seed):
-    """The session's Engine with knot for ``dns_seed``, wiped and reseeded, its zone served again."""
-    if dns_seed not in dns_local_engines:
-        dns_local_engines[dns_seed] = LocalEngine(seed=dns_seed, dns=True, extra_args=["--knot-bin", knotd()]).start()
-    engine = dns_local_engines[dns_seed]
-    engine.reset()
-    zone_live(engine)
-    yield engine
-
-
 def zone_live(engine, timeout=15.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        body = engine.api("GET", "/api/clouddns/v1/zone.json/" + ZONE).json()
-        if body["is_editable"] and body["deployment_level"] == 100:
-            return body
-        assert time.monotonic() < deadline, body
-        time.sleep(0.05)
+    """The seeded zone once editable and deployed."""
+    return wait_editable(engine, ZONE, timeout)
 
 
 def stored(engine, name=None, rtype=None):
@@ -64,8 +28,4 @@ def stored(engine, name=None, rtype=None):
 
 def resolve(engine, name, rdtype):
     """(rcode, sorted rdata texts, ttl) of knot's answer over TCP."""
-    query = dns.message.make_query(name, rdtype)
-    answer = dns.query.tcp(query, "127.0.0.1", port=engine.dns_port, timeout=3)
-    rrsets = [r for r in answer.answer if r.rdtype == dns.rdatatype.from_text(rdtype)]
-    return (dns.rcode.to_text(answer.rcode()), sorted(r.to_text() for rrset in rrsets for r in rrset),
-            rrsets[0].ttl if rrsets else None)
+    return contract_resolve(engine, name, rdtype, tcp=True)
