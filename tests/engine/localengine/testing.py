@@ -44,11 +44,6 @@ def tail(text):
     return text if len(text) <= TAIL else "[...]" + text[-TAIL:]
 
 
-def _no_core_dump():
-    """In the child before exec: the SIGABRT that makes a hung start dump its stacks leaves no core file."""
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-
 class LocalEngine:
     def __init__(self, token="test-token", seed=None, deploy_delay=0.0, update_delay=0.0, delete_delay=0.0,
                  state=None, extra_args=(), dns=False, dns_deploy_delay=0.0, **options):
@@ -95,7 +90,7 @@ class LocalEngine:
     def _start(self, timeout, last=False):
         self._out, self._err = tempfile.TemporaryFile(), tempfile.TemporaryFile()   # files: no pipe can fill up
         self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err,
-                                     env=dict(os.environ, PYTHONFAULTHANDLER="1"), preexec_fn=_no_core_dump)
+                                     env=dict(os.environ, PYTHONFAULTHANDLER="1"))
         deadline = time.monotonic() + timeout
         while True:
             self._out.seek(0)
@@ -120,7 +115,13 @@ class LocalEngine:
         return self
 
     def _dump_stacks(self, timeout=5.0):
-        """SIGABRT to a start that hangs: its faulthandler writes every thread's stack to stderr, then it ends."""
+        """SIGABRT to a start that hangs: its faulthandler writes every thread's stack to stderr, then it ends.
+        Its core size limit is set to 0 first (from here: no preexec_fn, which can itself hang a fork), so the
+        abort leaves no core file."""
+        try:
+            resource.prlimit(self.proc.pid, resource.RLIMIT_CORE, (0, 0))
+        except (AttributeError, OSError):
+            pass   # not Linux, or already gone: the abort below settles it
         self.proc.send_signal(signal.SIGABRT)
         try:
             self.proc.wait(timeout)
