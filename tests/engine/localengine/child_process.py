@@ -11,12 +11,15 @@ import subprocess
 import time
 
 PR_SET_PDEATHSIG = 1
+# loaded here, not in the child: a dlopen between fork and exec can wait forever on a loader lock that another
+# thread of the Engine (a Follower) held at the fork, and Popen with it
+_LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 def _die_with_parent():
     """In the child before exec: the daemon gets SIGTERM when the local Engine dies, even by SIGKILL, so none
     outlives it holding loopback ports."""
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def write_atomically(path, text):
