@@ -130,6 +130,42 @@ def test_gc_removes_a_dead_owners_records_in_the_zones_it_is_told_of_and_nobody_
     assert [e for e in service("gc", dict(keep=["cart"])).requests(engine) if "clouddns" in e["path"]] == []
 
 
+def test_gc_counts_each_dns_record_in_max_delete_and_stops_before_any_write(engine, service):
+    """A dead owner's records are objects gc deletes: each record counts against max_delete, the preview lists them,
+    and over the cap the real run stops before its first write (LBaaS objects included) while check mode says so."""
+    converge(engine, service, shop(["127.0.10.5", "fd00:10::5"]))
+    assert not service("service", dict(shop(["127.0.10.8"]), name="cart", ports=[dict(name="http", port=8081)],
+                                       dns=dict(zone=ZONE, name="cart"))).failed
+    args = dict(keep=["cart"], dns_zones=[ZONE])
+    full = service("gc", args, check=True)
+    lbaas = len([e for e in full["removed"] if e["type"] != "marker"])
+    assert lbaas > 0 and full["would_remove"] == lbaas + 2 and full["over_max_delete"] is False, full
+    before = stored(engine)
+
+    capped = dict(args, max_delete=lbaas + 1)   # the LBaaS objects alone fit: the two records make it too many
+    check = service("gc", capped, check=True, diff=True)
+    assert not check.failed and check.writes(engine) == 0, check
+    assert check["over_max_delete"] is True and check["would_remove"] == lbaas + 2
+    assert check["summary"].startswith("over max_delete (%d > %d), the real run would stop there" % (lbaas + 2, lbaas + 1))
+    assert "zone local.test: 2 DNS record(s) to delete" in check["summary"], check["summary"]
+    assert "DNS records" in str(check.result.get("warnings")), check.result.get("warnings")
+    assert len(check["dns_removed"]) == 2
+    preview = check["diff"]["prepared"]
+    assert "%d to remove" % (lbaas + 2) in preview, preview
+    assert "  - zone local.test: A shop.local.test. 127.0.10.5\n" in preview, preview
+    assert "  - zone local.test: AAAA shop.local.test. fd00:10::5\n" in preview, preview
+
+    real = service("gc", capped)
+    assert real.failed and real.writes(engine) == 0, real
+    assert "more than max_delete (%d)" % (lbaas + 1) in real.message() and "DNS records" in real.message()
+    assert real["would_remove"] == lbaas + 2 and real["would_remove_by_owner"] == {"shop": lbaas + 2}
+    assert stored(engine) == before
+
+    done = service("gc", dict(args, max_delete=lbaas + 2))
+    assert not done.failed and done["would_remove"] == lbaas + 2 and len(done["dns_removed"]) == 2, done
+    assert [r for r in stored(engine) if r[0] == "shop"] == []
+
+
 def test_service_info_shows_each_services_names_in_the_zones_asked_for(engine, service):
     converge(engine, service, shop(["127.0.10.5", "fd00:10::5"]))
     info = service("service_info", dict(load_balancers=["lb1"], dns_zones=[ZONE]))
