@@ -72,9 +72,9 @@ options:
         one changeset per name and type; records without a mark, with another prefix's or a live owner's are left alone.
       - Records carry no tags, so gc finds them only in the zones named here (one request per zone), never by listing
         every zone of the account. The role C(anxcloud.lbaas.garbage_collection) passes the zones of its declared services.
-      - Each record deleted counts as one removal against O(max_delete) (an rrset of two addresses is two), read before
+      - "Each record deleted counts as one removal against O(max_delete) (an rrset of two addresses is two), read before
         the first write of the run, so that a run over the cap deletes nothing, DNS or LBaaS; the C(--diff) preview
-        lists them, one line each (C(- zone example.com: A api.example.com. 203.0.113.7)).
+        lists them, one line each (C(- zone example.com: A api.example.com. 203.0.113.7))."
       - DNS removals are not subject to O(load_balancers) or O(min_age).
     type: list
     elements: str
