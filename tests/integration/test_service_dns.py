@@ -8,7 +8,7 @@ import pytest
 from localengine.testing import LocalEngine
 
 from ..contract.conftest import knotd
-from .conftest import Module
+from .conftest import Module, ansible, side  # noqa: F401  pylint: disable=unused-import
 from .dns_harness import ZONE, resolve, stored, zone_live
 
 SEED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine", "seeds", "dns_service.yml")
@@ -177,3 +177,93 @@ def test_service_info_shows_each_services_names_in_the_zones_asked_for(engine, s
     plain = service("service_info", dict(load_balancers=["lb1"]))
     assert "dns" not in plain["services"][0]
     assert [e for e in plain.requests(engine) if "clouddns" in e["path"]] == []
+
+
+V4_PREFIX = "0a11ce11000000000000000000000001"   # dns_service.yml: 127.0.10.0/24, tagged anxlb-pool=demo
+
+
+def rdns_names(engine):
+    """{address: rdns_name as the Engine answers it} of the prefix's address objects."""
+    resp = engine.api("GET", "/api/ipam/v1/address/filtered.json", params={"prefix": V4_PREFIX, "page": 1, "limit": 1000})
+    resp.raise_for_status()
+    return dict((a["name"], engine.api("GET", "/api/ipam/v1/address.json/" + a["identifier"]).json()["rdns_name"])
+                for a in resp.json()["data"]["data"])
+
+
+def role_play(name, **dns):
+    service = dict(name="shop", load_balancers=["lb1"], ports=[dict(name="http", port=8080, target_port=18080)],
+                   address_pool=["anxlb-pool=demo"], servers=[dict(name="n1", address="127.0.0.1")],
+                   dns=dict(dict(zone=ZONE, name=name, ttl=60), **dns))
+    return [{"ansible.builtin.include_role": {"name": "anxcloud.lbaas.service_loadbalancer"},
+             "vars": {"lbaas_services": [service]}}]
+
+
+def allocation(run):
+    """The result of the (only) loop item of the role's allocation task, and that task's index in the run."""
+    record = run.task("Allocate pool addresses of shop")
+    (item,) = record["result"]["results"]
+    return item, run.records.index(record)
+
+
+def test_the_role_names_its_pool_address_after_the_service_with_dns_rdns(engine, ansible):
+    """dns.rdns: true (the role's key): the allocated address's reverse DNS name is the service's FQDN, set when it is
+    allocated, predicted in check mode, left alone by a no-op (0 writes), kept in step when dns.name changes."""
+    session = ansible.session([(role_play("shop", rdns=True), {"check_mode": True, "diff": True}),
+                               (role_play("shop", rdns=True), {"diff": True}),
+                               (role_play("shop", rdns=True), {}),
+                               (role_play("web", rdns=True), {"check_mode": True, "diff": True}),
+                               (role_play("web", rdns=True), {}),
+                               (role_play("web", rdns=False), {})])
+    before = rdns_names(engine)   # the prefix's own objects (network, gateway, broadcast)
+    check = session.next()
+    item, index = allocation(check)
+    assert item["changed"] is True and check.writes(engine, index) == 0, check
+    assert rdns_names(engine) == before
+    (predicted,) = item["addresses"]
+    assert predicted["rdns_name"] == "shop.local.test"
+
+    real = session.next()
+    item, index = allocation(real)
+    (address,) = item["address_list"]
+    (got,) = item["addresses"]
+    assert address == predicted["address"] and dict(got, id=None) == dict(predicted, id=None), real   # ids: new in check mode
+    assert rdns_names(engine)[address].rstrip(".") == "shop.local.test"
+    assert stored(engine, "shop") == [("shop", "A", address, 60, "anxlb-svc=shop")]
+
+    rerun = session.next()
+    item, index = allocation(rerun)
+    assert item["changed"] is False and rerun.writes(engine, index) == 0, rerun
+    assert not [r for r in rerun.records if r["result"].get("changed")], rerun
+
+    renamed = session.next()
+    item, index = allocation(renamed)
+    assert item["changed"] is True and renamed.writes(engine, index) == 0
+    assert [(a["action"], a["address"], a["reason"]) for a in item["plan"]] == [("update", address, "rdns_name differs")]
+    assert item["addresses"][0]["rdns_name"] == "web.local.test"
+    assert side(item, "before")["rdns_name"] == {address: "shop.local.test"}
+    assert side(item, "after")["rdns_name"] == {address: "web.local.test"}
+    assert rdns_names(engine)[address].rstrip(".") == "shop.local.test"
+
+    real = session.next()
+    item, index = allocation(real)
+    assert item["changed"] is True and real.writes(engine, index) == 1, real   # one update, the address kept
+    assert item["address_list"] == [address] and rdns_names(engine)[address].rstrip(".") == "web.local.test"
+    assert stored(engine, "web") == [("web", "A", address, 60, "anxlb-svc=shop")]
+
+    off = session.next()   # back to false: the name stays as it is, nothing is written for it
+    item, index = allocation(off)
+    assert item["changed"] is False and off.writes(engine, index) == 0, off
+    assert rdns_names(engine)[address].rstrip(".") == "web.local.test"
+
+
+def test_dns_rdns_needs_address_pool_and_a_host_name_before_any_request(engine, ansible):
+    given = dict(name="shop", load_balancers=["lb1"], addresses=["127.0.10.5"], dns=dict(zone=ZONE, name="shop", rdns=True))
+    wild = dict(given, name="wild", addresses=None, address_pool=["anxlb-pool=demo"], dns=dict(zone=ZONE, name="*", rdns=True))
+    del wild["addresses"]
+    engine.reset_requests()
+    run = ansible.run([{"ansible.builtin.include_role": {"name": "anxcloud.lbaas.service_loadbalancer"},
+                        "vars": {"lbaas_services": [given, wild]}}])
+    assert run.rc != 0 and engine.requests()["total"] == 0, run
+    message = str(run.records[-1]["result"]["msg"])
+    assert "lbaas_services[0] (shop): dns.rdns needs address_pool" in message, message
+    assert "lbaas_services[1] (wild): dns.rdns needs a host name (labels of letters, digits and -), not *" in message, message
