@@ -72,7 +72,10 @@ options:
         one changeset per name and type; records without a mark, with another prefix's or a live owner's are left alone.
       - Records carry no tags, so gc finds them only in the zones named here (one request per zone), never by listing
         every zone of the account. The role C(anxcloud.lbaas.garbage_collection) passes the zones of its declared services.
-      - DNS removals are not counted against O(max_delete) and are not subject to O(load_balancers) or O(min_age).
+      - "Each record deleted counts as one removal against O(max_delete) (an rrset of two addresses is two), read before
+        the first write of the run, so that a run over the cap deletes nothing, DNS or LBaaS; the C(--diff) preview
+        lists them, one line each (C(- zone example.com: A api.example.com. 203.0.113.7))."
+      - DNS removals are not subject to O(load_balancers) or O(min_age).
     type: list
     elements: str
     default: []
@@ -112,8 +115,9 @@ options:
     default: false
   max_delete:
     description:
-      - The most objects and addresses one run may remove. Above it a real run fails without deleting anything, with a
-        one-sentence message and the count per owner (RV(would_remove)); check the live set, then raise it.
+      - The most objects, addresses and DNS records (O(dns_zones), one each) one run may remove. Above it a real run fails
+        without deleting anything, with a one-sentence message and the count per owner (RV(would_remove)); check the live
+        set, then raise it.
       - In check mode, a plan above it is shown in full as the preview (RV(removed), C(--diff)), with a warning and
         RV(summary) saying that the real run would stop there and delete nothing (RV(over_max_delete)).
     type: int
@@ -255,14 +259,14 @@ failed_owners:
   sample: [{owner: api, msg: "could not delete frontend 'http.api' ..."}]
 summary:
   description:
-    - One line, what goes per load balancer and prefix (check mode C(to destroy), C(to release); a real run
-      C(destroyed), C(released)), then the owners collected, kept and skipped.
+    - One line, what goes per load balancer, prefix and zone (check mode C(to destroy), C(to release), C(DNS record(s) to
+      delete); a real run C(destroyed), C(released), C(DNS record(s) deleted)), then the owners collected, kept and skipped.
     - In check mode over O(max_delete) it begins with C(over max_delete (N > M), the real run would stop there).
   returned: always
   type: str
   sample: "lb1: 10 destroyed; 127.0.10.0/24: 1 released | owners collected: api | kept: 1 owner(s) | skipped: nothing"
 would_remove:
-  description: How many objects and addresses the plan removes (markers not counted), the number O(max_delete) bounds.
+  description: How many objects, addresses and DNS records the plan removes (markers not counted), the number O(max_delete) bounds.
   returned: when the run planned (success, or a real run over O(max_delete))
   type: int
   sample: 11
@@ -271,7 +275,7 @@ over_max_delete:
   returned: when the run planned (success, or a real run over O(max_delete))
   type: bool
 would_remove_by_owner:
-  description: When a real run stops at O(max_delete), the number of removals per owner (the plan is in the preview).
+  description: When a real run stops at O(max_delete), the number of removals (DNS records included) per owner (the plan is in the preview).
   returned: when a real run fails over O(max_delete)
   type: dict
   sample: {api: 11}
@@ -321,11 +325,11 @@ class GcModule(AnxcloudModule):
 
     def run(self):
         p = self.params
-        run = GcRun(self.client, p, self.check_mode, warn=self.module.warn)
-        self.result = run.result
-        self.result["dns_removed"] = []
         names = DnsCollection(self.client, p["dns_zones"], p["tag_prefix"], live_set(p), p["remove"], self.check_mode,
                               wait_timeout=p["wait_timeout"])   # zones checked before any request
+        run = GcRun(self.client, p, self.check_mode, warn=self.module.warn, dns=names)   # its records count in max_delete
+        self.result = run.result
+        self.result["dns_removed"] = []
         run.run(diff=self.module._diff)
         changed, self.result["dns_removed"] = names.run()   # after the objects: the name goes last
         self.result["changed"] = self.result["changed"] or changed

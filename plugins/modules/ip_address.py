@@ -90,6 +90,8 @@ options:
         starting or ending with V(-)), separated by V(.), 253 characters in all; a trailing V(.) is allowed. A
         space, a line break or a V(_) is refused.
       - V("") removes it. Not set, the addresses keep whatever they have. Ignored with O(state=absent).
+      - The role C(anxcloud.lbaas.service_loadbalancer) sets it to the service's name (C(dns.name) in C(dns.zone)) on the
+        addresses it allocates when a service declares C(dns.rdns=true).
       - With it set, RV(addresses) and the diff show each address's rDNS name.
     type: str
   state:

@@ -177,6 +177,9 @@ options:
       - Each record type that changes is one changeset of the zone (all or nothing); with O(wait) the run waits until
         the zone's new revision is live. A no-op costs one request more than without O(dns).
       - Needs the Python library C(dnspython) on the host that runs the module.
+      - The reverse DNS name of the addresses is not set by this option; set it with M(anxcloud.lbaas.ip_address)
+        (its O(anxcloud.lbaas.ip_address#module:rdns_name), the service's FQDN for example). The role
+        C(anxcloud.lbaas.service_loadbalancer) does that for the addresses it allocates, with its own key C(dns.rdns).
     type: dict
     suboptions:
       zone:

@@ -4,6 +4,7 @@
     .venv/bin/python tests/bench/benchmark.py [--quick] [--no-fleet] [--out docs/benchmarks.md]
     .venv/bin/python tests/bench/benchmark.py --shape S1008 --latency 0.05 --out /tmp/s1008.md   # one figure
     .venv/bin/python tests/bench/benchmark.py --fleet-only --out /tmp/fleet.md                    # the 50-service rows
+    .venv/bin/python tests/bench/benchmark.py --dns-only      # the CloudDNS rows, merged into docs/benchmarks.md
 
 Starts the local Engine (tests/engine) and, at 0 and 50 ms of latency per request, runs the
 `service` module as its own process (no Ansible controller around it) for S42 (3 ports, 2 addresses,
@@ -12,7 +13,8 @@ fresh create, no-op, check mode (one node added, --check), node added, port adde
 For each run it reads the Engine's request log: requests by method, and the round trips in a row
 (the longest chain of requests that did not overlap, from each request's start and end); and the
 module process's wall time and peak memory (ru_maxrss). Rows for per-object modules in a loop (a
-real playbook) and the cloud controller's formulas come next, then the role over 50 services on 5
+real playbook), the cloud controller's formulas and `dns_record` on one rrset in a zone of 1,000 records
+come next, then the role over 50 services on 5
 load balancers, one after another and as a fleet (docs/fleet.md), whose no-ops are also broken down by
 request path (what each reads, without identifiers). Prints the table and writes it
 with the date and the machine to docs/benchmarks.md (only the generated part between its markers).
@@ -204,6 +206,41 @@ def ccm_rows():
     return rows
 
 
+# ---- CloudDNS: one rrset in a zone of 1,000 records (issue 29) ---------------------------------
+BIG_ZONE = 1000
+
+
+def dns_seed(tmp, count=BIG_ZONE):
+    """A seed (tests/engine/seeds, ``zones``) with one zone of ``count`` A records, deployed at start."""
+    path = os.path.join(tmp, "dns-seed.yml")
+    records = [{"name": "h%d" % i, "type": "A", "rdata": "10.0.%d.%d" % (i // 250, i % 250 + 1), "comment": "bench"}
+               for i in range(count)]
+    with open(path, "w") as handle:
+        yaml.safe_dump({"zones": [{"name": "bench.test", "ttl": 300, "records": records}]}, handle, sort_keys=False)
+    return path
+
+
+def dns_rows(tmp, latencies):
+    """dns_record's create and no-op of one rrset in a zone of 1,000 records: the no-op must cost at most 2
+    requests (issue 29), as it reads only its rrset (the records filtered by name and type), never the zone."""
+    rows = []
+    task = {"zone": "bench.test", "name": "app", "type": "A", "values": ["127.0.0.7", "127.0.0.8"], "ttl": 300}
+    with LocalEngine(seed=dns_seed(tmp)) as engine:
+        for latency in latencies:
+            engine.reset()
+            engine.set_faults({"latency": latency})
+            for phase in ("create", "no-op"):
+                engine.reset_requests()
+                run = run_module("dns_record", dict(task, api_url=engine.url, api_token=engine.token))
+                log = engine_log(engine)
+                if run.failed or run.result.get("changed") != (phase == "create"):
+                    raise SystemExit("dns_record %s failed: %s" % (phase, run.result.get("msg") or run.result))
+                note = "zone of %d records; target ≤ 2 requests" % BIG_ZONE if phase == "no-op" else "zone of %d records" % BIG_ZONE
+                rows.append(Row("DNS one rrset, dns_record %s" % phase, latency, log, run.seconds, run.peak_mb, note))
+                print(" | ".join(rows[-1].cells()), flush=True)
+    return rows
+
+
 # ---- 50 services on 5 load balancers: the role, one after another and as a fleet ---------------
 FLEET_SEED = """loadbalancers:
 %s""" % "".join("  - {name: lb%d, identifier: 0a11ba1a00000000000000000000000%d}\n" % (i, i) for i in range(1, 6))
@@ -326,6 +363,26 @@ def write(out, rows, chains, started):
         handle.write(body)
 
 
+def merge(out, rows):
+    """Puts ``rows`` into the scenario table of ``out``: each replaces the row of the same scenario and latency, or
+    is added at the table's end (``--dns-only``: some rows measured again without running them all)."""
+    lines = open(out).read().split("\n")
+    heads = [i for i, line in enumerate(lines) if line.startswith("| scenario |")]
+    if BEGIN not in lines or not heads:
+        raise SystemExit("%s has no generated table to merge into; run make bench" % out)
+    for row in rows:
+        end = next((i for i in range(heads[0], len(lines)) if not lines[i].startswith("|")), len(lines))
+        key = "| %s | %s |" % tuple(row.cells()[:2])
+        same = [i for i in range(heads[0], end) if lines[i].startswith(key)]
+        line = "| " + " | ".join(row.cells()) + " |"
+        if same:
+            lines[same[0]] = line
+        else:
+            lines.insert(end, line)
+    with open(out, "w") as handle:
+        handle.write("\n".join(lines))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--quick", action="store_true", help="50 ms only, S42 shapes only, no fleet")
@@ -336,9 +393,17 @@ def main():
     parser.add_argument("--shape", action="append", help="run only these shapes (S42, 'S42 on 2 LBs', S1008); "
                         "with --latency, a quick look at one figure (the table written then has only those rows)")
     parser.add_argument("--latency", type=float, action="append", help="latencies in seconds (default 0 and 0.05)")
+    parser.add_argument("--dns-only", action="store_true", help="only the CloudDNS rows (one rrset in a zone of 1,000 "
+                        "records), merged into the table of --out in place of the same rows (the others stay)")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
     args = parser.parse_args()
     started = datetime.datetime.utcnow()
+    if args.dns_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            rows = dns_rows(tmp, tuple(args.latency or (0.0, 0.05)))
+        merge(args.out, rows)
+        print("merged into %s" % args.out)
+        return
     if args.quick:
         del SHAPES[2:]
     if args.shape:
@@ -366,6 +431,7 @@ def main():
             rows.append(per_object_row(engine, tmp, 0.05))
             print(" | ".join(rows[-1].cells()), flush=True)
             rows += ccm_rows()
+            rows += dns_rows(tmp, latencies)
         if not (args.quick or args.no_fleet):
             rows += fleet_rows(tmp, 0.05, args.forks)
     print(table(rows))

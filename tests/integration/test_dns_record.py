@@ -4,7 +4,7 @@ is idempotent, bad input fails naming the option before any write, other owners'
 import pytest
 
 from .conftest import Module
-from .dns_harness import ZONE, dns_engine, dns_local_engines, dns_seed, resolve, stored  # noqa: F401  pylint: disable=unused-import
+from .dns_harness import RECORDS, ZONE, dns_engine, dns_local_engines, dns_seed, resolve, stored, zone_live  # noqa: F401  pylint: disable=unused-import
 
 
 @pytest.fixture
@@ -283,3 +283,26 @@ def test_two_runs_writing_one_zone_at_once_both_converge(slow_dns_engine):
     sent = [e["status"] for r in results for e in changesets(r, slow_dns_engine)]
     landed = set((e["start"], e["status"]) for r in results for e in changesets(r, slow_dns_engine) if e["status"] == 200)
     assert len(landed) == 2 and set(sent) <= {200, 400}
+
+
+BIG = 1000
+
+
+def test_a_no_op_of_one_rrset_in_a_zone_of_1000_records_costs_at_most_2_requests(dns_engine, dns_module):
+    """Issue 29, "Done when": the no-op reads only its rrset (the Engine filters by name and type), so its cost does
+    not grow with the zone. The zone is seeded with one changeset through the API, not 1,000 module runs."""
+    seeded = dns_engine.api("POST", "/api/clouddns/v1/zone.json/%s/changeset" % ZONE, json={"delete": [], "create": [
+        dict(name="h%d" % i, type="A", rdata="10.0.%d.%d" % (i // 250, i % 250 + 1), ttl=300,
+             comment="bench") for i in range(BIG)]})
+    assert seeded.status_code == 200, seeded.text
+    zone_live(dns_engine)
+    task = record(name="app", type="A", values=["127.0.0.7", "127.0.0.8"], ttl=300)
+    dns_module("dns_record", task)
+    assert len(stored(dns_engine)) >= BIG + 2
+    rerun = dns_module("dns_record", task)
+    assert rerun["changed"] is False and rerun.writes(dns_engine) == 0, rerun
+    sent = rerun.requests(dns_engine)
+    assert len(sent) <= 2, sent
+    reads = [e["path"] for e in sent]
+    assert reads and all("/records?" in p and "name=app" in p and "type=A" in p for p in reads), reads   # never the whole zone
+    assert rerun["rrset"]["values"] == ["127.0.0.7", "127.0.0.8"]

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from .conftest import Module
+from .conftest import Module, ansible, side  # noqa: F401  pylint: disable=unused-import
 from .dns_harness import ZONE, dns_engine, dns_local_engines, resolve, stored, zone_live  # noqa: F401  pylint: disable=unused-import
 
 SEED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine", "seeds", "dns_service.yml")
@@ -125,6 +125,42 @@ def test_gc_removes_a_dead_owners_records_in_the_zones_it_is_told_of_and_nobody_
     assert [e for e in service("gc", dict(keep=["cart"])).requests(engine) if "clouddns" in e["path"]] == []
 
 
+def test_gc_counts_each_dns_record_in_max_delete_and_stops_before_any_write(engine, service):
+    """A dead owner's records are objects gc deletes: each record counts against max_delete, the preview lists them,
+    and over the cap the real run stops before its first write (LBaaS objects included) while check mode says so."""
+    converge(engine, service, shop(["127.0.10.5", "fd00:10::5"]))
+    assert not service("service", dict(shop(["127.0.10.8"]), name="cart", ports=[dict(name="http", port=8081)],
+                                       dns=dict(zone=ZONE, name="cart"))).failed
+    args = dict(keep=["cart"], dns_zones=[ZONE])
+    full = service("gc", args, check=True)
+    lbaas = len([e for e in full["removed"] if e["type"] != "marker"])
+    assert lbaas > 0 and full["would_remove"] == lbaas + 2 and full["over_max_delete"] is False, full
+    before = stored(engine)
+
+    capped = dict(args, max_delete=lbaas + 1)   # the LBaaS objects alone fit: the two records make it too many
+    check = service("gc", capped, check=True, diff=True)
+    assert not check.failed and check.writes(engine) == 0, check
+    assert check["over_max_delete"] is True and check["would_remove"] == lbaas + 2
+    assert check["summary"].startswith("over max_delete (%d > %d), the real run would stop there" % (lbaas + 2, lbaas + 1))
+    assert "zone local.test: 2 DNS record(s) to delete" in check["summary"], check["summary"]
+    assert "DNS records" in str(check.result.get("warnings")), check.result.get("warnings")
+    assert len(check["dns_removed"]) == 2
+    preview = check["diff"]["prepared"]
+    assert "%d to remove" % (lbaas + 2) in preview, preview
+    assert "  - zone local.test: A shop.local.test. 127.0.10.5\n" in preview, preview
+    assert "  - zone local.test: AAAA shop.local.test. fd00:10::5\n" in preview, preview
+
+    real = service("gc", capped)
+    assert real.failed and real.writes(engine) == 0, real
+    assert "more than max_delete (%d)" % (lbaas + 1) in real.message() and "DNS records" in real.message()
+    assert real["would_remove"] == lbaas + 2 and real["would_remove_by_owner"] == {"shop": lbaas + 2}
+    assert stored(engine) == before
+
+    done = service("gc", dict(args, max_delete=lbaas + 2))
+    assert not done.failed and done["would_remove"] == lbaas + 2 and len(done["dns_removed"]) == 2, done
+    assert [r for r in stored(engine) if r[0] == "shop"] == []
+
+
 def test_service_info_shows_each_services_names_in_the_zones_asked_for(engine, service):
     converge(engine, service, shop(["127.0.10.5", "fd00:10::5"]))
     info = service("service_info", dict(load_balancers=["lb1"], dns_zones=[ZONE]))
@@ -136,3 +172,93 @@ def test_service_info_shows_each_services_names_in_the_zones_asked_for(engine, s
     plain = service("service_info", dict(load_balancers=["lb1"]))
     assert "dns" not in plain["services"][0]
     assert [e for e in plain.requests(engine) if "clouddns" in e["path"]] == []
+
+
+V4_PREFIX = "0a11ce11000000000000000000000001"   # dns_service.yml: 127.0.10.0/24, tagged anxlb-pool=demo
+
+
+def rdns_names(engine):
+    """{address: rdns_name as the Engine answers it} of the prefix's address objects."""
+    resp = engine.api("GET", "/api/ipam/v1/address/filtered.json", params={"prefix": V4_PREFIX, "page": 1, "limit": 1000})
+    resp.raise_for_status()
+    return dict((a["name"], engine.api("GET", "/api/ipam/v1/address.json/" + a["identifier"]).json()["rdns_name"])
+                for a in resp.json()["data"]["data"])
+
+
+def role_play(name, **dns):
+    service = dict(name="shop", load_balancers=["lb1"], ports=[dict(name="http", port=8080, target_port=18080)],
+                   address_pool=["anxlb-pool=demo"], servers=[dict(name="n1", address="127.0.0.1")],
+                   dns=dict(dict(zone=ZONE, name=name, ttl=60), **dns))
+    return [{"ansible.builtin.include_role": {"name": "anxcloud.lbaas.service_loadbalancer"},
+             "vars": {"lbaas_services": [service]}}]
+
+
+def allocation(run):
+    """The result of the (only) loop item of the role's allocation task, and that task's index in the run."""
+    record = run.task("Allocate pool addresses of shop")
+    (item,) = record["result"]["results"]
+    return item, run.records.index(record)
+
+
+def test_the_role_names_its_pool_address_after_the_service_with_dns_rdns(engine, ansible):
+    """dns.rdns: true (the role's key): the allocated address's reverse DNS name is the service's FQDN, set when it is
+    allocated, predicted in check mode, left alone by a no-op (0 writes), kept in step when dns.name changes."""
+    session = ansible.session([(role_play("shop", rdns=True), {"check_mode": True, "diff": True}),
+                               (role_play("shop", rdns=True), {"diff": True}),
+                               (role_play("shop", rdns=True), {}),
+                               (role_play("web", rdns=True), {"check_mode": True, "diff": True}),
+                               (role_play("web", rdns=True), {}),
+                               (role_play("web", rdns=False), {})])
+    before = rdns_names(engine)   # the prefix's own objects (network, gateway, broadcast)
+    check = session.next()
+    item, index = allocation(check)
+    assert item["changed"] is True and check.writes(engine, index) == 0, check
+    assert rdns_names(engine) == before
+    (predicted,) = item["addresses"]
+    assert predicted["rdns_name"] == "shop.local.test"
+
+    real = session.next()
+    item, index = allocation(real)
+    (address,) = item["address_list"]
+    (got,) = item["addresses"]
+    assert address == predicted["address"] and dict(got, id=None) == dict(predicted, id=None), real   # ids: new in check mode
+    assert rdns_names(engine)[address].rstrip(".") == "shop.local.test"
+    assert stored(engine, "shop") == [("shop", "A", address, 60, "anxlb-svc=shop")]
+
+    rerun = session.next()
+    item, index = allocation(rerun)
+    assert item["changed"] is False and rerun.writes(engine, index) == 0, rerun
+    assert not [r for r in rerun.records if r["result"].get("changed")], rerun
+
+    renamed = session.next()
+    item, index = allocation(renamed)
+    assert item["changed"] is True and renamed.writes(engine, index) == 0
+    assert [(a["action"], a["address"], a["reason"]) for a in item["plan"]] == [("update", address, "rdns_name differs")]
+    assert item["addresses"][0]["rdns_name"] == "web.local.test"
+    assert side(item, "before")["rdns_name"] == {address: "shop.local.test"}
+    assert side(item, "after")["rdns_name"] == {address: "web.local.test"}
+    assert rdns_names(engine)[address].rstrip(".") == "shop.local.test"
+
+    real = session.next()
+    item, index = allocation(real)
+    assert item["changed"] is True and real.writes(engine, index) == 1, real   # one update, the address kept
+    assert item["address_list"] == [address] and rdns_names(engine)[address].rstrip(".") == "web.local.test"
+    assert stored(engine, "web") == [("web", "A", address, 60, "anxlb-svc=shop")]
+
+    off = session.next()   # back to false: the name stays as it is, nothing is written for it
+    item, index = allocation(off)
+    assert item["changed"] is False and off.writes(engine, index) == 0, off
+    assert rdns_names(engine)[address].rstrip(".") == "web.local.test"
+
+
+def test_dns_rdns_needs_address_pool_and_a_host_name_before_any_request(engine, ansible):
+    given = dict(name="shop", load_balancers=["lb1"], addresses=["127.0.10.5"], dns=dict(zone=ZONE, name="shop", rdns=True))
+    wild = dict(given, name="wild", addresses=None, address_pool=["anxlb-pool=demo"], dns=dict(zone=ZONE, name="*", rdns=True))
+    del wild["addresses"]
+    engine.reset_requests()
+    run = ansible.run([{"ansible.builtin.include_role": {"name": "anxcloud.lbaas.service_loadbalancer"},
+                        "vars": {"lbaas_services": [given, wild]}}])
+    assert run.rc != 0 and engine.requests()["total"] == 0, run
+    message = str(run.records[-1]["result"]["msg"])
+    assert "lbaas_services[0] (shop): dns.rdns needs address_pool" in message, message
+    assert "lbaas_services[1] (wild): dns.rdns needs a host name (labels of letters, digits and -), not *" in message, message

@@ -11,11 +11,16 @@ A record is collected when its comment starts with the mark ``<tag_prefix>-svc=<
 the owner is collected (not in the live set, or named in ``remove``); every other record is left alone (no mark,
 another prefix's, a live owner's). Each rrset that loses records is one changeset, written by the DNS kind's
 operations (``_apply.RrsetOperations``) through a ``Reconciler``; check mode predicts.
+
+The records count against gc's ``max_delete``, one each (a record is what the Engine stores and a resolver answers;
+an rrset of two addresses is two): ``doomed`` reads the zones once, before gc's first write, so that a run over the
+cap stops before deleting anything and the preview lists them; ``run`` then deletes exactly what that reading found
+(it plans from it, and observes again only to prove them gone).
 """
 
 from ._clouddns import CloudDNS
 from ._plan import Desired, mark_of, observed_rrset, plan_rrset, view
-from ._values import normal_zone
+from ._values import fqdn, normal_zone
 from .._model._ownership import split_owner_tag
 from .._reconcile._loop import Reconciler
 from .._reconcile._plan import Plan
@@ -47,6 +52,23 @@ class DnsCollection:
         self.check_mode = check_mode
         self.wait_timeout = wait_timeout
         self.owner_of = {}
+        self.first = None   # the first reading of the zones (``doomed``), which ``run`` plans from
+
+    def doomed(self):
+        """The records gc deletes, one entry each (owner, zone, name, fqdn, type, value): read once (one GET per
+        zone), before any write of the run; none and no request without zones."""
+        if not self.zones:
+            return []
+        if self.first is None:
+            self.first = self.observe()
+        return [dict(owner=a.owner, zone=a.obj["zone"], name=a.obj["name"], fqdn=fqdn(a.obj["name"], a.obj["zone"]),
+                     type=a.obj["type"], value=r["value"]) for a in self.plan(self.first) for r in a.deletes]
+
+    def _observe_once(self):
+        if self.first is not None:
+            state, self.first = self.first, None   # doomed's reading is the first observation
+            return state
+        return self.observe()
 
     def observe(self):
         """The rrsets holding records of collected owners: only those records (nothing else is planned)."""
@@ -78,7 +100,7 @@ class DnsCollection:
             return False, []
         reconciler = Reconciler(self.client, self.check_mode, wait=True, wait_timeout=self.wait_timeout,
                                 applier=self._applier)
-        outcome = reconciler.run(self.observe, self.plan)
+        outcome = reconciler.run(self._observe_once, self.plan)
         entries = [dict(owner=a.owner, zone=a.obj["zone"], name=a.obj["name"], type=a.obj["type"],
                         records=[view(r) for r in a.deletes]) for a in outcome.plan]
         return outcome.changed, entries

@@ -141,14 +141,15 @@ def protected(objs, collecting, prefix):
     return [o for o in objs if foreign_tags(o.get("tags"), own)]
 
 
-def removals(plan):
-    """How many objects and addresses the plan removes (markers are tags, not counted against the cap)."""
-    return len([a for a in plan if a.kind.name != MARKER])
+def removals(plan, dns=()):
+    """How many objects, addresses and DNS records the plan removes (markers are tags, not counted against the cap);
+    ``dns``: the DNS records of collected owners the run deletes after the plan (``_dns._gc``), one each."""
+    return len([a for a in plan if a.kind.name != MARKER]) + len(dns)
 
 
-def over_cap(plan, max_delete):
+def over_cap(plan, max_delete, dns=()):
     """The number of removals when it is above ``max_delete``, else None."""
-    count = removals(plan)
+    count = removals(plan, dns)
     return count if max_delete is not None and count > max_delete else None
 
 
@@ -159,11 +160,20 @@ def _owners_text(owners, shown=8):
     return "%s and %d more" % (", ".join(owners[:shown]), len(owners) - shown)
 
 
-def cap_message(plan, count, max_delete, check_mode):
+def removals_by_owner(plan, dns=()):
+    """{owner: number of removals} (markers not counted, DNS records one each)."""
+    per_owner = {}
+    for owner in [a.owner for a in plan if a.kind.name != MARKER] + [r["owner"] for r in dns]:
+        per_owner[owner] = per_owner.get(owner, 0) + 1
+    return per_owner
+
+
+def cap_message(plan, count, max_delete, check_mode, dns=()):
     """The sentence that says the cap stops the run (a real run's failure, check mode's warning)."""
-    owners = sorted(set(a.owner for a in plan if a.kind.name != MARKER))
-    what = "%d objects and addresses of %d owner(s) (%s), more than max_delete (%d)" % (
-        count, len(owners), _owners_text(owners), max_delete)
+    owners = sorted(removals_by_owner(plan, dns))
+    what = "%d %s of %d owner(s) (%s), more than max_delete (%d)" % (
+        count, "objects, addresses and DNS records" if dns else "objects and addresses", len(owners),
+        _owners_text(owners), max_delete)
     if check_mode:
         return ("gc would remove %s: the real run would stop there and delete nothing. The preview shows what would "
                 "go; check the live set (keep), then raise max_delete to at least %d to go ahead" % (what, count))
@@ -171,36 +181,45 @@ def cap_message(plan, count, max_delete, check_mode):
             "(keep), then raise max_delete to at least %d to go ahead" % (what, count))
 
 
-def check_cap(plan, max_delete):
+def check_cap(plan, max_delete, dns=()):
     """A real run over the cap fails before any write: one sentence, with the counts per owner as data (the
     whole plan would be printed on the task's ``fatal:`` line; check mode shows it as a preview instead)."""
-    count = over_cap(plan, max_delete)
+    count = over_cap(plan, max_delete, dns)
     if count is not None:
-        per_owner = {}
-        for action in plan:
-            if action.kind.name != MARKER:
-                per_owner[action.owner] = per_owner.get(action.owner, 0) + 1
-        raise Failure(cap_message(plan, count, max_delete, check_mode=False), would_remove=count, removed=[],
-                      would_remove_by_owner=per_owner, over_max_delete=True)
+        raise Failure(cap_message(plan, count, max_delete, check_mode=False, dns=dns), would_remove=count, removed=[],
+                      would_remove_by_owner=removals_by_owner(plan, dns), over_max_delete=True)
 
 
-def summary(plan, skipped, kept, done=False):
-    """One readable line: what goes where (``done``: what went, in a real run), then who stays."""
+def _counts_by_place(plan, dns, done):
+    """[((place, what), count)] in the order first met: load balancers, prefixes, then zones."""
     places = []
     counts = {}
     destroy, release = ("destroyed", "released") if done else ("to destroy", "to release")
+    records = "DNS record(s) deleted" if done else "DNS record(s) to delete"
     for action in plan:
-        if action.kind.name == "address":
-            place, what = action.obj["prefix"], release
-        elif action.kind.name == MARKER:
+        if action.kind.name == MARKER:
             continue
+        if action.kind.name == "address":
+            key = (action.obj["prefix"], release)
         else:
-            place, what = (action.lb or {}).get("name") or "(unknown load balancer)", destroy
-        if (place, what) not in counts:
-            places.append((place, what))
-        counts[(place, what)] = counts.get((place, what), 0) + 1
-    owners = sorted(set(a.owner for a in plan if a.kind.name != MARKER))
-    text = "; ".join("%s: %d %s" % (place, counts[(place, what)], what) for place, what in places) or "nothing to collect"
+            key = ((action.lb or {}).get("name") or "(unknown load balancer)", destroy)
+        if key not in counts:
+            places.append(key)
+        counts[key] = counts.get(key, 0) + 1
+    for record in dns:
+        key = ("zone %s" % record["zone"], records)
+        if key not in counts:
+            places.append(key)
+        counts[key] = counts.get(key, 0) + 1
+    return [(key, counts[key]) for key in places]
+
+
+def summary(plan, skipped, kept, done=False, dns=()):
+    """One readable line: what goes where (``done``: what went, in a real run), then who stays; ``dns``: the DNS
+    records of collected owners, counted per zone."""
+    places = _counts_by_place(plan, dns, done)
+    owners = sorted(removals_by_owner(plan, dns))
+    text = "; ".join("%s: %d %s" % (place, count, what) for (place, what), count in places) or "nothing to collect"
     text += " | owners collected: %s" % (", ".join(owners) or "none")
     text += " | kept: %d owner(s)" % len(kept)
     skipped_owners = sorted(set(s["owner"] for s in skipped))

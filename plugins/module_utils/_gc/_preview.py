@@ -8,9 +8,10 @@ A person reads a collection of five owners before it runs; the owners' whole obj
 were hundreds of lines for sixty objects. This is the same content (``removed`` and ``skipped_items`` have it
 as data), at most one line per object plus one per owner::
 
-    owner 'api' is not in the live set: 2 to remove, 5 stay (and its marker on lb1)
+    owner 'api' is not in the live set: 3 to remove, 5 stay (and its marker on lb1)
       - lb1: server n1.http.api
       - pool 127.0.10.0/24: address 127.0.10.3
+      - zone example.com: A api.example.com. 203.0.113.7
       = lb2: 5 stay (load balancer lb2 is leased by ...)
 
 The owner's markers (tags on load balancers that say when it was last reconciled) go on its line: they are
@@ -20,7 +21,14 @@ It is the diff's ``prepared`` text, which Ansible prints as it is (no ``before``
 """
 
 
+def dns_entry(record):
+    """A DNS record gc deletes (``_dns._gc``) as a line of the preview: ``- zone example.com: A shop.example.com. 1.2.3.4``."""
+    return dict(owner=record["owner"], zone=record["zone"], type=record["type"], name="%s %s" % (record["fqdn"], record["value"]))
+
+
 def _place(entry, default="(unknown load balancer)"):
+    if entry.get("zone"):
+        return "zone %s" % entry["zone"]
     if entry.get("prefix"):
         return "pool %s" % entry["prefix"]
     return entry.get("load_balancer") or default

@@ -31,7 +31,7 @@ from ._live import check_keep, check_not_all, live_set
 from ._plan import (
     GcPlan, age_reason, cap_message, check_cap, marker_removal, over_cap, owner_reason, parse_created, protected,
     removals, removed_entry, select, skip, summary)
-from ._preview import preview
+from ._preview import dns_entry, preview
 from .._model._ownership import tag_names
 from .._lbaas._lease import Leases, default_holder, leases, when
 from .._service._marker import Marker
@@ -66,8 +66,10 @@ class GcState:
 
 
 class GcRun:
-    def __init__(self, client, params, check_mode, warn, clock=time.time):
+    def __init__(self, client, params, check_mode, warn, clock=time.time, dns=None):
         self.client = client
+        self.dns = dns             # the DNS collection (``_dns._gc.DnsCollection``) the module runs after this one
+        self.dns_records = []      # the records it deletes, one entry each, read before any write: max_delete counts them
         self.params = params
         self.check_mode = check_mode
         self.warn = warn
@@ -118,6 +120,8 @@ class GcRun:
     def run(self, diff=False):
         p = self.params
         self.validate()
+        if self.dns is not None:
+            self.dns_records = self.dns.doomed()
         if p["pools"]:
             self.prefixes = resolve(self.client, p["pools"])
         reconciler = Reconciler(self.client, self.check_mode, wait=True, wait_timeout=p["wait_timeout"],
@@ -137,8 +141,8 @@ class GcRun:
             kept=decision["kept"],
             skipped_items=decision["skipped"],
             failed_owners=[dict(owner=o, msg=m) for o, m in sorted(failed.items())],
-            summary=summary(done, decision["skipped"], decision["kept"], done=not self.check_mode),
-            would_remove=removals(plan),
+            summary=summary(done, decision["skipped"], decision["kept"], done=not self.check_mode, dns=self.dns_records),
+            would_remove=removals(plan, self.dns_records),
             over_max_delete=False,
         )
         if self.capped is not None:
@@ -146,17 +150,22 @@ class GcRun:
         if outcome.interruptions:
             self.result["interruptions"] = outcome.interruptions
         if diff:
-            reasons = dict((s.owner, self._why_collected(s.owner)) for s in self.decided.owners)
-            self.result["diff"] = dict(prepared=preview(removed, decision["skipped"], reasons, done=not self.check_mode))
+            self.result["diff"] = dict(prepared=self._preview(removed, decision["skipped"]))
         if failed:
             raise Failure("gc could not remove everything of %s: %s" % (
                 ", ".join(sorted(failed)), "; ".join("%s: %s" % (o, m) for o, m in sorted(failed.items()))))
         return self.result
 
+    def _preview(self, removed, skipped):
+        """The diff's text: the removals of every owner, its DNS records among them."""
+        owners = set(s.owner for s in self.decided.owners) | set(r["owner"] for r in self.dns_records)
+        reasons = dict((owner, self._why_collected(owner)) for owner in owners)
+        return preview(removed + [dns_entry(r) for r in self.dns_records], skipped, reasons, done=not self.check_mode)
+
     def _report_cap(self, plan):
         """Check mode over max_delete: the plan stays the preview (``removed``, the diff), and the warning and the
         summary say that the real run stops before its first delete."""
-        message = cap_message(plan, self.capped, self.params["max_delete"], check_mode=True)
+        message = cap_message(plan, self.capped, self.params["max_delete"], check_mode=True, dns=self.dns_records)
         self.warn(message)
         self.result.update(over_max_delete=True, summary="over max_delete (%d > %d), the real run would stop there and "
                            "delete nothing | %s" % (self.capped, self.params["max_delete"], self.result["summary"]))
@@ -311,9 +320,9 @@ class GcRun:
         actions = self._unused_addresses(actions, skipped)
         plan = GcPlan(actions, decision=dict(skipped=skipped, kept=state.kept))
         if self.check_mode:
-            self.capped = over_cap(plan, p["max_delete"])   # the preview is shown; the real run would stop here
+            self.capped = over_cap(plan, p["max_delete"], self.dns_records)   # the preview is shown; the real run would stop here
         else:
-            check_cap(plan, p["max_delete"])
+            check_cap(plan, p["max_delete"], self.dns_records)
         return plan
 
     def _owner_reason(self, snap, state):

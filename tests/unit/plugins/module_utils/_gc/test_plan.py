@@ -149,6 +149,24 @@ def test_the_cap_fails_a_real_run_in_one_sentence_and_check_mode_keeps_the_plan_
     assert decide(state(snapshot(addresses=["192.0.2.5"])), check_mode=False, max_delete=5)   # at the cap: goes
 
 
+def test_each_dns_record_counts_against_the_cap_and_shows_in_the_summary():
+    records = [dict(owner=o, zone="example.com", name=o, fqdn=o + ".example.com.", type="A", value="203.0.113.%d" % i)
+               for i, o in enumerate(["api", "api", "old"])]
+    run = gc_run(max_delete=6)
+    run.dns_records = records
+    assert decide(state(snapshot(addresses=["192.0.2.5"])), check_mode=False, max_delete=6)   # 5 without the records: goes
+    run.check_mode = False
+    with pytest.raises(Failure) as err:
+        run.plan(state(snapshot(addresses=["192.0.2.5"])))
+    assert err.value.msg.startswith("gc would remove 8 objects, addresses and DNS records of 2 owner(s) (api, old), "
+                                    "more than max_delete (6), so nothing was deleted")
+    assert err.value.details["would_remove_by_owner"] == {"api": 7, "old": 1}
+    plan = decide(state(snapshot(addresses=["192.0.2.5"])))
+    assert summary(plan, [], {}, dns=records).startswith(
+        "lb1: 2 to destroy; lb2: 2 to destroy; 192.0.2.0/24: 1 to release; zone example.com: 3 DNS record(s) to delete "
+        "| owners collected: api, old")
+
+
 def test_every_removal_names_the_owners_absence_from_the_live_set_or_remove():
     tags = {LB1["id"]: ["anxlb-reconciled.api=1,0.1.0,abc,%d" % (NOW - 5000)], LB2["id"]: []}
     plan = decide(state(snapshot(addresses=["192.0.2.5"]), snapshot("old", lbs=[LB2]), lb_tags=tags), remove=["old"])

@@ -39,3 +39,12 @@ def test_one_line_per_owner_then_one_per_object_and_one_per_group_that_stays():
 def test_a_real_run_says_removed_and_nothing_gives_no_text():
     assert preview(REMOVED[-1:], [], REASONS, done=True) == "owner 'old' is named in remove: 1 removed\n  - lb2: backend http.old\n"
     assert preview([], [], {}) == ""
+
+
+def test_dns_records_are_lines_of_their_owner_in_their_zone():
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._preview import dns_entry
+    records = [dns_entry(dict(owner="old", zone="example.com", fqdn="old.example.com.", type="A", value="203.0.113.7"))]
+    assert preview(REMOVED[-1:] + records, [], REASONS) == (
+        "owner 'old' is named in remove: 2 to remove\n"
+        "  - lb2: backend http.old\n"
+        "  - zone example.com: A old.example.com. 203.0.113.7\n")
