@@ -21,6 +21,7 @@ from .._model._ipam import DELETING, canonical, description, looks_unclaimed
 from .._reconcile._plan import Placeholder, is_placeholder
 from .._reconcile._predictions import Overlay, not_found
 
+
 def _with_rdns(summaries, rdns):
     """Address summaries with the rDNS names earlier tasks set in place (``{identifier: name}``)."""
     return [dict(s, rdns_name=rdns[s["identifier"]]) if s.get("identifier") in rdns else s for s in summaries]

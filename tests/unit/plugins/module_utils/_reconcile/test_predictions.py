@@ -92,8 +92,9 @@ def test_deletes_and_creates_survive_the_trip_to_the_next_task():
     dumped = view.predictions.dump()
     assert [r["api_url"] for r in dumped] == [URL]
     assert dumped[0]["objects"]["deleted"] == [{"id": "c" * 32, "kind": "bind"}]
-    assert dumped[0]["objects"]["objects"] == [{"kind": "backend", "id": "(new backend 81.web)", "name": "81.web", "tags": ["anxlb-svc=web"],
-                                     "load_balancer": LB, "mode": "tcp", "health_check": None, "server_timeout": None}]
+    assert dumped[0]["objects"]["objects"] == [{"kind": "backend", "id": "(new backend 81.web)", "name": "81.web",
+                                                "tags": ["anxlb-svc=web"], "load_balancer": LB, "mode": "tcp",
+                                                "health_check": None, "server_timeout": None}]
     nxt = reload(view)
     assert nxt.predictions.overlay("objects").deleted == {"c" * 32: "bind"}
     # created then deleted again in check mode: simply not there, and no delete of a placeholder recorded
