@@ -139,9 +139,6 @@ class Predictions:
                                % section)
         return found[0]
 
-    def empty(self):
-        return not (self.untouched or any(o.dump() for o in self.overlays))
-
     def dump(self):
         """Every Engine's record, this one's updated (left out when it predicts nothing)."""
         out = list(self.others)
