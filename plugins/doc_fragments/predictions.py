@@ -11,7 +11,7 @@ options:
     description:
       - Internal, do not set. The collection's action plugin fills it in check mode with what the play's
         earlier check-mode tasks on this host predicted (objects deleted or created, addresses allocated or
-        released), so that this task predicts from the world they left, as a real run would find it.
+        released, DNS records created or deleted), so that this task predicts from the world they left, as a real run would find it.
         Any value given in a task is dropped.
       - The module returns its own predictions back to the action plugin, which takes them out of the result
         and keeps them for the rest of the playbook run in the controller's temporary directory (per host;

@@ -105,11 +105,14 @@ extends_documentation_fragment:
   - anxcloud.lbaas.owner_tag
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup
+  - anxcloud.lbaas.predictions
 attributes:
   check_mode:
     support: full
     details:
       - Reports the changeset the task would send and the rrset after it; sends no write.
+      - Across the tasks of a play, a later check-mode task sees the records this one predicts (created, changed or
+        deleted), as a real run would find them; so do the service's O(anxcloud.lbaas.service#module:dns) records.
   diff_mode:
     support: full
 """
@@ -188,9 +191,17 @@ diff:
 
 from ..module_utils._dns._run import DnsRecordRun
 from ..module_utils._module._base import AnxcloudModule
+from ..module_utils._reconcile._predicting import Predicting
+
+
+def predicted_families():
+    """What dns_record observes, as check mode across tasks shows it: the zone's records."""
+    from ..module_utils._dns._predicted import DnsOverlay
+    return [DnsOverlay]
 
 
 class DnsRecordModule(AnxcloudModule):
+    predicts = Predicting(predicted_families)
     wait_options = True
     argument_spec = dict(
         zone=dict(type="str", required=True),

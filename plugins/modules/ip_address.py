@@ -234,11 +234,18 @@ diff:
 from ..module_utils._addresses._run import AddressRun
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._module._group_options import with_ignored_wait
-from ..module_utils._reconcile._predicting import predicting_client
+from ..module_utils._reconcile._predicting import Predicting
+
+
+def predicted_families():
+    """What ip_address observes, as check mode across tasks shows it: addresses, and the binds on them (LBaaS)."""
+    from ..module_utils._addresses._predicted import AddressOverlay
+    from ..module_utils._lbaas._predicted import LbaasOverlay
+    return [LbaasOverlay, AddressOverlay]
 
 
 class IpAddressModule(AnxcloudModule):
-    predicts = staticmethod(predicting_client)
+    predicts = Predicting(predicted_families)
     argument_spec = with_ignored_wait(dict(
         pool=dict(type="list", elements="str"),
         owner=dict(type="str", required=True),

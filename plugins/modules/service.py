@@ -507,7 +507,7 @@ declaration_hash:
 
 from ..module_utils._addresses._outside import OutsidePrefixes
 from ..module_utils._module._base import AnxcloudModule
-from ..module_utils._reconcile._predicting import predicting_client
+from ..module_utils._reconcile._predicting import Predicting
 from ..module_utils._service._dns_names import ServiceNames
 from ..module_utils._service._run import ServiceRun
 
@@ -523,8 +523,16 @@ class CheckedServiceRun(ServiceRun):
         return self.outside.check(super().plan(state))
 
 
+def predicted_families():
+    """What a service observes, as check mode across tasks shows it: LBaaS objects, addresses (pools) and DNS records."""
+    from ..module_utils._addresses._predicted import AddressOverlay
+    from ..module_utils._dns._predicted import DnsOverlay
+    from ..module_utils._lbaas._predicted import LbaasOverlay
+    return [LbaasOverlay, AddressOverlay, DnsOverlay]
+
+
 class ServiceModule(AnxcloudModule):
-    predicts = staticmethod(predicting_client)
+    predicts = Predicting(predicted_families)
     wait_options = True
     argument_spec = dict(
         name=dict(type="str", required=True),

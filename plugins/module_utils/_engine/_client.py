@@ -72,6 +72,10 @@ ADDRESSES = "/api/ipam/v1/address.json"
 ADDRESSES_FILTERED = "/api/ipam/v1/address/filtered.json"
 RESERVE_RANDOM = "/api/ipam/v1/address/reserve/ip/count.json"
 VLANS = "/api/vlan/v1/vlan.json"
+# The client's methods that write (send anything but a GET). Check mode's view of the Engine refuses them
+# (_reconcile/_predictions.PredictedEngine); every other write goes through ``request``, which it guards.
+WRITES = ("lbaas_create", "lbaas_update", "lbaas_redeploy", "lbaas_delete", "tag_add", "tag_remove", "tag_entity_delete",
+          "address_create", "address_update", "address_delete", "address_reserve_random")
 
 
 def user_agent():

@@ -21,7 +21,7 @@ from ._containment import is_child
 from ._planner import converge, create, diff, refused_delete
 from .._reconcile._loop import Reconciler
 from .._reconcile._plan import DELETE, Action, Plan, placeholder
-from .._reconcile._predicting import predicting_client
+from .._reconcile._predicting import Predicting
 
 
 def object_argument_spec(parents, fields):
@@ -64,9 +64,15 @@ class ObjectState:
         self.world = {obj["id"]: obj} if obj else {}
 
 
+def predicted_families():
+    """The overlays of check mode across tasks for what an object module reads: LBaaS objects and their tags."""
+    from ._predicted import LbaasOverlay
+    return [LbaasOverlay]
+
+
 class LbaasObjectModule(AnxcloudModule):
     kind = None             # a Kind from _objects
-    predicts = staticmethod(predicting_client)
+    predicts = Predicting(predicted_families)   # check mode across tasks: LBaaS reads only
     scope_option = None     # option naming the load balancer a parent is looked up in (bind, server)
     wait_options = True
     module_kwargs = dict(required_one_of=[("name", "id")])

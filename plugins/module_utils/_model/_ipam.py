@@ -4,7 +4,7 @@
 
 """IPAM address objects as the Engine shows them (pure): the address in canonical form, what an allocation's
 description says, and the statuses that make an object neither held nor free (being deleted) or free to claim
-(unclaimed). The address runs (``_addresses``) and check mode's predictions (``_reconcile._predictions``) read
+(unclaimed). The address runs (``_addresses``) and check mode's predictions of them (``_addresses._predicted``) read
 addresses through these, so a prediction looks like what the Engine answers.
 """
 

@@ -133,7 +133,9 @@ class Kind:
     create_rank = 0          # creates, updates and tag writes: lower bands first
     delete_rank = 0          # deletes: lower bands first
     effects = {}             # the kind's own operation names -> generic effect (CREATE, DELETE, TAG ...)
-    recorded_as = "objects"  # how check mode's predictions across tasks keep it (_predictions)
+    # The overlay that keeps its actions for check mode across tasks (its ``section``, _reconcile._predictions):
+    # "objects" (_lbaas._predicted) fits an object with a name, a parent and plain fields.
+    recorded_as = "objects"
 
     def __init__(self, name, parent=None, parent_kind=None, fields=None, links=None, resource_type=None):
         self.name = name

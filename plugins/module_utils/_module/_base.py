@@ -75,7 +75,7 @@ class AnxcloudModule:
     module_kwargs = {}
     wait_options = False
     # A module that takes and returns check mode predictions across tasks sets this to
-    # staticmethod(_reconcile._predicting.predicting_client): this class sits below _reconcile.
+    # _reconcile._predicting.Predicting(<the overlays of what it reads>): this class sits below _reconcile.
     predicts = None
 
     def __init__(self, module):

@@ -6,49 +6,41 @@
 
 In a real run a task sees what the tasks before it did, because they did it. In check mode nothing
 is done, so a task would see the Engine as it was before the play: a frontend whose binds an earlier
-task removed still "has" them, an address an earlier task allocated is still free. The collection's
-action plugins (``plugin_utils/_check_predictions.py``) therefore keep, per host and per Engine, the
-predictions of the play's check-mode tasks so far and hand them to each module (option
-``check_mode_predictions``, internal). The module then observes through ``PredictedEngine``: the real
-client for every read, with the predictions laid over each answer, one overlay per endpoint kind:
+task removed still "has" them, an address an earlier task allocated is still free, an rrset an earlier
+task created is still missing. The collection's action plugins (``plugin_utils/_check_predictions.py``)
+therefore keep, per host and per Engine, the predictions of the play's check-mode tasks so far and hand
+them to each module (option ``check_mode_predictions``, internal). The module then observes through
+``PredictedEngine``: the real client for every read, with the predictions laid over each answer.
 
-* LBaaS lists and objects: an object predicted deleted is gone (404), one predicted created is
-  listed under its parent with its placeholder id and read back as deployed, a predicted change
-  shows its new fields;
-* resources and tags: predicted objects carry their predicted tags, deleted ones are gone;
-* IPAM addresses: a predicted allocation is an address object of its owner at its address (it
-  replaces an unclaimed object there, as a claim would); a predicted release is an object being
-  deleted (``Marked for deletion``), as the Engine shows one for minutes after the delete, so its
-  address is not handed out again and no owner holds it.
+This is the mechanism only; it knows no kind. Each family of endpoints has an ``Overlay`` in its own
+package (LBaaS objects in ``_lbaas/_predicted.py``, IPAM addresses in ``_addresses/_predicted.py``,
+CloudDNS records in ``_dns/_predicted.py``): it records the actions of the kinds that name it
+(``Kind.recorded_as`` is its ``section``) and answers the client's reads it names (``reads``, or raw GET
+paths through ``answers``/``get``). The Engine's core resources and tags are shared by every family, so
+this view answers them here from what each overlay contributes (``gone``, ``tagged``, ``resource``,
+``tags_of``). A module installs the overlays of the families its observation reads
+(``_predicting.predicting``); the record of a family it does not install passes through untouched.
 
-Placeholders (``_plan.Placeholder``) are typed; they cross into text only here, in the recorded
-predictions and in the identifiers a later task passes on, and are typed again where they come back.
+Placeholders (``_plan.Placeholder``) are typed; they cross into text only in the recorded predictions and
+in the identifiers a later task passes on, and are typed again where they come back.
 
 Observation, planning and prediction then run unchanged, so a task predicts from the world its
 predecessors predicted; ``record()`` adds the task's own plan to the predictions. Real runs never
-get here: the wrapper is installed only in check mode, and it refuses every write. Nothing secret is
-recorded: object fields, tags and addresses, keyed by the Engine URL without any userinfo.
+get here: the wrapper is installed only in check mode, and it refuses every write (the client's
+declared writes, ``EngineClient.WRITES``, and any raw request but a GET). Nothing secret is recorded:
+object fields, tags, addresses and records, keyed by the Engine URL without any userinfo.
 """
 
 import copy
 from urllib.parse import urlsplit
 
-try:
-    import netaddr
-except ImportError:  # pragma: no cover - reported by the module base class
-    netaddr = None
-
+from .._engine._client import WRITES
 from .._engine._errors import NotFoundError, gone_as_none
-from .._model._ipam import DELETING, canonical, description, looks_unclaimed
 from .._model._ownership import tag_names
-from .._model._kinds import link_id
-from .._model._kind import kind_named
 from ._plan import Placeholder, is_placeholder
 
 OPTION = "check_mode_predictions"
-ALLOCATE, RELEASE, ADOPT, DELETE, RDNS = "allocate", "release", "adopt", "delete", "update"
-# How a predicted object reads back: a real run's earlier task waited for its deployment.
-DEPLOYED = {"id": "3", "title": "Deployed", "type": 1}
+API_URL = "api_url"
 
 
 def engine_key(api_url):
@@ -61,122 +53,112 @@ def engine_key(api_url):
     return "%s://%s%s%s" % (parts.scheme.lower(), host, port, parts.path.rstrip("/"))
 
 
-def _kept(obj):
-    """What a prediction keeps of a flat object: identity, parent and fields, tags, load balancer."""
-    kind = kind_named(obj["kind"])
-    out = {"kind": kind.name, "id": obj["id"], "name": obj.get("name"), "tags": sorted(obj.get("tags") or [])}
-    for field in kind.references() + list(kind.fields):
-        out[field] = obj.get(field)
-    if obj.get("lb"):
-        out["lb"] = obj["lb"]
-    return out
+def not_found(what, ident):
+    """The 404 a read of something predicted gone answers, as the Engine's own would read."""
+    return NotFoundError("%s %s is gone after an earlier check-mode task (predicted)" % (what, ident), status=404,
+                         method="GET", path="(predicted) %s/%s" % (what, ident))
 
 
-def _typed(obj):
-    """A recorded object with its placeholders typed again (they travel across tasks as text)."""
-    kind = kind_named(obj["kind"])
-    for field in ["id"] + kind.references():
-        if field in obj:
-            obj[field] = Placeholder.parse(obj[field])
-    return obj
+class Overlay:
+    """One family of endpoints' predictions: what its kinds' actions leave (``record``) and how that reads
+    (its ``reads``, and its part of the core resources and tags). Subclasses set ``section`` (the key of its
+    part of the record; the kinds it records name it in ``Kind.recorded_as``) and override what they need.
+
+    ``client`` is the real client, ``view`` the ``PredictedEngine``: an overlay reads another family through
+    the view (an address's binds are LBaaS objects, seen as predicted), its own endpoints through the client."""
+
+    section = None
+    reads = ()   # names of the client's read methods this overlay answers (same signature)
+
+    def __init__(self, recorded):
+        """``recorded``: this overlay's section as ``dump`` left it (JSON-able), {} when nothing was predicted."""
+        self.client = self.view = None
+
+    def attach(self, client, view):
+        self.client, self.view = client, view
+
+    def dump(self):
+        """The section, JSON-able; empty (falsy) when it predicts nothing."""
+        raise NotImplementedError
+
+    def record(self, action, after):
+        """Adds one action of a kind recorded here; ``after``: the plan's predicted world (``{id: flat object}``)."""
+        raise NotImplementedError
+
+    def recorded(self):
+        """Called once a plan's actions are all recorded."""
+
+    # ---- raw reads ---------------------------------------------------------------------------------
+    def answers(self, path):
+        """Whether a raw GET of ``path`` is this overlay's to answer (``get``)."""
+        return False
+
+    def get(self, path, **kwargs):   # pragma: no cover - only called when answers() says so
+        raise NotImplementedError
+
+    # ---- this family's part of the core resources and tags ------------------------------------------
+    def gone(self, ident):
+        """Whether resource ``ident`` is predicted deleted."""
+        return False
+
+    def tagged(self, tag):
+        """``[(identifier, name)]`` of predicted resources carrying ``tag`` that the Engine may not list yet."""
+        return []
+
+    def resource(self, ident):
+        """The core resource of a predicted object ``ident`` (a placeholder), or None when it is not this family's."""
+        return None
+
+    def tags_of(self, ident):
+        """Tags predicted onto the existing resource ``ident``."""
+        return ()
 
 
 class Predictions:
-    """One Engine's predictions (``record``: the JSON-able form the action plugin keeps) and the
-    other Engines' records, passed through untouched."""
+    """One Engine's predictions, one part per installed overlay, and everything else passed through untouched:
+    the other Engines' records and the parts of families this module does not install."""
 
-    def __init__(self, records, api_url):
+    def __init__(self, records, api_url, overlays):
         self.key = engine_key(api_url)
         records = records or []
-        self.others = [copy.deepcopy(r) for r in records if r.get("api_url") != self.key]
-        mine = [r for r in records if r.get("api_url") == self.key]
+        self.others = [copy.deepcopy(r) for r in records if r.get(API_URL) != self.key]
+        mine = [r for r in records if r.get(API_URL) == self.key]
         mine = copy.deepcopy(mine[-1]) if mine else {}
+        self.overlays = []
+        for overlay in overlays:
+            if overlay.section in (None, API_URL) or any(o.section == overlay.section for o in self.overlays):
+                raise ValueError("overlay %s: its section %r is missing or taken" % (overlay.__name__, overlay.section))
+            self.overlays.append(overlay(mine.pop(overlay.section, None) or {}))
+        mine.pop(API_URL, None)
+        self.untouched = mine   # sections of families this module does not install
 
-        def entries(name):
-            return mine.get(name) or []
-        self.deleted = dict((d["id"], d["kind"]) for d in entries("deleted"))
-        self.objects = dict((o["id"], o) for o in map(_typed, entries("objects")))
-        self.allocated = dict((a["id"], a) for a in (dict(a, id=Placeholder.parse(a["id"])) for a in entries("allocated")))
-        self.released = dict((r["id"], r) for r in entries("released"))
-        self.tags = dict((t["id"], list(t["tags"])) for t in entries("tags"))
-        self.rdns = dict((r["id"], r["rdns_name"]) for r in entries("rdns"))   # existing addresses' new rDNS names
-
-    def empty(self):
-        return not (self.deleted or self.objects or self.allocated or self.released or self.tags or self.rdns)
+    def overlay(self, section):
+        found = [o for o in self.overlays if o.section == section]
+        if not found:
+            raise RuntimeError("check mode cannot predict across tasks for %r: this module installs no overlay of it"
+                               % section)
+        return found[0]
 
     def dump(self):
         """Every Engine's record, this one's updated (left out when it predicts nothing)."""
         out = list(self.others)
-        if not self.empty():
-            out.append({
-                "api_url": self.key,
-                "deleted": [{"id": i, "kind": k} for i, k in sorted(self.deleted.items())],
-                "objects": [self.objects[i] for i in sorted(self.objects)],
-                "allocated": [self.allocated[i] for i in sorted(self.allocated)],
-                "released": [self.released[i] for i in sorted(self.released)],
-                "tags": [{"id": i, "tags": sorted(t)} for i, t in sorted(self.tags.items())],
-                "rdns": [{"id": i, "rdns_name": n} for i, n in sorted(self.rdns.items())],
-            })
+        mine = dict(self.untouched)
+        mine.update((o.section, o.dump()) for o in self.overlays)
+        mine = dict((k, v) for k, v in mine.items() if v)
+        if mine:
+            out.append(dict(mine, api_url=self.key))
         return out
 
-    # ---- recording a task's plan -----------------------------------------------------------------
     def record(self, plan, after):
-        """Adds what ``plan`` does (``after``: the world it predicts, ``{id: flat object}``)."""
-        renamed = {}
+        """Adds what ``plan`` does, each action to the overlay its kind names (``after``: the world it predicts)."""
+        used = []
         for action in plan:
-            if action.kind.recorded_as == "dns":
-                continue   # records are not carried across tasks (the DNS modules read the zone as it is)
-            if action.kind.recorded_as == "addresses":
-                self._record_address(action)
-            elif action.effect == DELETE:
-                self._record_delete(Placeholder.parse(action.id), action.kind.name)
-            else:
-                self._record_object(_typed(_kept(after.get(action.id) or action.obj)), renamed)
-        for obj in self.objects.values():
-            for field in kind_named(obj["kind"]).references():
-                if obj.get(field) in renamed:
-                    obj[field] = renamed[obj[field]]
-
-    def _record_object(self, obj, renamed):
-        ident = obj["id"]
-        if is_placeholder(ident) and ident in self.objects and not _same_place(self.objects[ident], obj):
-            # The same name under another parent (two load balancers' frontend 80.web): a key of its own.
-            number = 2
-            while ident.numbered(number) in self.objects:
-                number += 1
-            renamed[ident] = obj["id"] = ident.numbered(number)
-        self.objects[obj["id"]] = obj
-
-    def _record_delete(self, ident, kind):
-        self.objects.pop(ident, None)
-        if not is_placeholder(ident):   # a predicted create deleted again is simply not there
-            self.deleted[ident] = kind
-
-    def _record_address(self, action):
-        obj = action.obj
-        ident = Placeholder.parse(action.id)
-        if action.op == ALLOCATE:
-            self.allocated[ident] = {"id": ident, "address": obj["address"], "prefix_id": obj["prefix_id"],
-                                     "prefix": obj["prefix"], "family": obj["family"], "owner": obj["owner"],
-                                     "tags": sorted(action.tags), "rdns_name": obj.get("rdns_name") or ""}
-        elif action.op == RELEASE:
-            if ident in self.allocated:
-                del self.allocated[ident]
-            else:
-                self.released[ident] = {"id": ident, "address": obj["address"], "prefix_id": obj["prefix_id"]}
-        elif action.op == ADOPT:
-            self.tags[ident] = sorted(set(self.tags.get(ident, [])) | set(action.tags))
-        elif action.op == RDNS:   # ip_address's rdns_name, changed in place
-            name = action.changes["rdns_name"][1]
-            if ident in self.allocated:
-                self.allocated[ident]["rdns_name"] = name
-            else:
-                self.rdns[ident] = name
-
-
-def _same_place(a, b):
-    """Whether two recorded objects are one: the same kind and the same identity within their parent."""
-    return a["kind"] == b["kind"] and kind_named(a["kind"]).identity(a) == kind_named(b["kind"]).identity(b)
+            overlay = self.overlay(action.kind.recorded_as)
+            overlay.record(action, after)
+            if overlay not in used:
+                used.append(overlay)
+        for overlay in used:
+            overlay.recorded()
 
 
 def record(client, outcome):
@@ -185,112 +167,73 @@ def record(client, outcome):
         client.predictions.record(outcome.plan, outcome.after)
 
 
-def _not_found(what, ident):
-    return NotFoundError("%s %s is gone after an earlier check-mode task (predicted)" % (what, ident), status=404,
-                         method="GET", path="(predicted) %s/%s" % (what, ident))
-
-
 class PredictedEngine:
     """A read-only view of the Engine with the predictions laid over every answer.
 
-    Each overlay below belongs to one kind of observation; everything else passes to the real client.
-    Writes are refused: this view exists only in check mode.
-    """
+    A read an installed overlay names goes to it; the core resources and tags are answered here from
+    every overlay's contribution; everything else passes to the real client. Writes are refused: this
+    view exists only in check mode."""
 
     def __init__(self, client, predictions):
         self._client = client
         self.predictions = predictions
+        self._reads = {}
+        for overlay in predictions.overlays:
+            overlay.attach(client, self)
+            for name in overlay.reads:
+                if name in self._reads:
+                    raise ValueError("two overlays answer %s" % name)
+                self._reads[name] = getattr(overlay, name)
 
     def __getattr__(self, name):
+        reads = self.__dict__.get("_reads") or {}
+        if name in reads:
+            return reads[name]
+        if name in WRITES:
+            return self._refuse
+        if "_client" not in self.__dict__:
+            raise AttributeError(name)
         return getattr(self._client, name)
-
-    def request(self, method, path, **kwargs):
-        if method != "GET":
-            raise RuntimeError("check mode must not write (%s %s)" % (method, path))
-        return self._client.request(method, path, **kwargs)
 
     def _refuse(self, *args, **kwargs):
         raise RuntimeError("check mode must not write")
 
-    lbaas_create = lbaas_update = lbaas_redeploy = lbaas_delete = _refuse
-    tag_add = tag_remove = tag_entity_delete = _refuse
-    address_create = address_update = address_delete = address_reserve_random = _refuse
+    def request(self, method, path, **kwargs):
+        if method != "GET":
+            raise RuntimeError("check mode must not write (%s %s)" % (method, path))
+        for overlay in self.predictions.overlays:
+            if overlay.answers(path):
+                return overlay.get(path, **kwargs)
+        return self._client.request(method, path, **kwargs)
 
-    # ---- LBaaS objects ---------------------------------------------------------------------------
-    def lbaas_list(self, kind, **filters):
-        p = self.predictions
-        given = dict((k, Placeholder.parse(v)) for k, v in filters.items() if v is not None)
-        # A predicted parent has only predicted children; its placeholder never goes to the Engine.
-        listing = [] if any(is_placeholder(v) for v in given.values()) else self._client.lbaas_list(kind, **filters)
-        out = []
-        for item in listing:
-            ident = item["identifier"]
-            if ident in p.deleted:
-                continue
-            if ident in p.objects:
-                if not _matches(p.objects[ident], given):
-                    continue
-                item = dict(item, name=p.objects[ident]["name"])
-            out.append(item)
-        out.extend({"identifier": i, "name": o["name"]} for i, o in sorted(p.objects.items())
-                   if is_placeholder(i) and o["kind"] == kind and _matches(o, given))
-        return out
+    # ---- core resources and tags: every family's contribution ------------------------------------
+    def _gone(self, ident):
+        return any(o.gone(ident) for o in self.predictions.overlays)
 
-    def lbaas_get(self, kind, ident):
-        p = self.predictions
-        ident = Placeholder.parse(ident)   # a later task may name a predicted object by its placeholder text
-        if ident in p.deleted:
-            raise _not_found(kind, ident)
-        obj = p.objects.get(ident)
-        if is_placeholder(ident):
-            if obj is None or obj["kind"] != kind:
-                raise _not_found(kind, ident)
-            raw = {"identifier": ident, "state": dict(DEPLOYED)}
-        else:
-            raw = dict(self._client.lbaas_get(kind, ident))
-        if obj is not None:
-            spec = kind_named(kind)
-            raw["name"] = obj["name"]
-            for field in spec.references() + list(spec.fields):
-                raw[field] = obj.get(field)
-        return raw
-
-    def lbaas_get_many(self, kind, idents):
-        """As the client's: in order, leaving out what is gone (here: predicted deleted, too)."""
-        self._client.lbaas_path(kind)   # an unknown kind fails before any read, as the client's does
-        got = self._client.map(gone_as_none(lambda ident: self.lbaas_get(kind, ident)), idents)
-        return [obj for obj in got if obj is not None]
-
-    # ---- resources and tags ----------------------------------------------------------------------
     def resources_by_tag(self, tag):
-        p = self.predictions
-        out = [r for r in self._client.resources_by_tag(tag) if r["identifier"] not in p.deleted]
+        out = [r for r in self._client.resources_by_tag(tag) if not self._gone(r["identifier"])]
         seen = set(r["identifier"] for r in out)
-        found = [(i, o["name"]) for i, o in sorted(p.objects.items()) if tag in o.get("tags", [])]
-        found += [(i, a["address"]) for i, a in sorted(p.allocated.items()) if tag in a["tags"]]
-        found += [(i, None) for i, tags in sorted(p.tags.items()) if tag in tags]
-        for ident, name in found:
-            if ident not in seen:
-                seen.add(ident)
-                out.append({"identifier": ident, "name": name})
+        for overlay in self.predictions.overlays:
+            for ident, name in overlay.tagged(tag):
+                if ident not in seen:
+                    seen.add(ident)
+                    out.append({"identifier": ident, "name": name})
         return out
 
     def resource_get(self, ident):
-        p = self.predictions
-        ident = Placeholder.parse(ident)
-        if ident in p.deleted:
-            raise _not_found("resource", ident)
-        obj, allocated = p.objects.get(ident), p.allocated.get(ident)
+        ident = Placeholder.parse(ident)   # a later task may name a predicted object by its placeholder text
+        if self._gone(ident):
+            raise not_found("resource", ident)
         if is_placeholder(ident):
-            if obj is not None:
-                return {"identifier": ident, "name": obj["name"], "tags": [{"name": t} for t in obj["tags"]],
-                        "resource_type": {"identifier": kind_named(obj["kind"]).resource_type}}
-            if allocated is not None:
-                return {"identifier": ident, "name": allocated["address"], "resource_type": {"identifier": None},
-                        "tags": [{"name": t} for t in allocated["tags"]]}
-            raise _not_found("resource", ident)
+            for overlay in self.predictions.overlays:
+                found = overlay.resource(ident)
+                if found is not None:
+                    return found
+            raise not_found("resource", ident)
         resource = self._client.resource_get(ident)
-        extra = set((obj or {}).get("tags", [])) | set(p.tags.get(ident, []))
+        extra = set()
+        for overlay in self.predictions.overlays:
+            extra.update(overlay.tags_of(ident))
         if extra - set(tag_names(resource)):
             resource = dict(resource, tags=[{"name": t} for t in sorted(set(tag_names(resource)) | extra)])
         return resource
@@ -302,65 +245,3 @@ class PredictedEngine:
 
     def resource_tags(self, ident):
         return tag_names(self.resource_get(ident))
-
-    # ---- IPAM addresses --------------------------------------------------------------------------
-    def address_list(self, prefix=None, version=None, search=None, status=None):
-        p = self.predictions
-        listing = self._client.address_list(prefix=prefix, version=version, search=search, status=status)
-
-        def wanted(entry):
-            family = "v%d" % int(version) if version not in (None, "") else None
-            return (prefix in (None, "", entry["prefix_id"]) and (search or "") in entry["address"]
-                    and family in (None, entry.get("family", family)))
-        if status not in (None, ""):
-            # A released object reads as being deleted, nothing else; a predicted allocation is in no such list.
-            out = [s for s in listing if s["identifier"] not in p.released]
-            if status == DELETING:
-                seen = set(s["identifier"] for s in out)
-                out += [{"identifier": i, "name": r["address"]} for i, r in sorted(p.released.items())
-                        if i not in seen and wanted(r)]
-            return out
-        out = list(listing)
-        for ident, entry in sorted(p.allocated.items()):
-            if not wanted(entry):
-                continue
-            # A claim takes the unclaimed object at the address over: it then holds our allocation.
-            out = [s for s in out if not (_address_of(s) == entry["address"] and looks_unclaimed(s))]
-            out.append({"identifier": ident, "name": entry["address"], "description_customer": description(entry["owner"]),
-                        "role_text": "Default", "rdns_name": entry.get("rdns_name") or ""})
-        return _with_rdns(out, p.rdns)
-
-    def address_get(self, ident):
-        p = self.predictions
-        ident = Placeholder.parse(ident)
-        entry = p.allocated.get(ident)
-        if entry is not None:
-            return {"identifier": ident, "name": entry["address"], "prefix": entry["prefix_id"], "status": "Active",
-                    "description_customer": description(entry["owner"]), "role_text": "Default",
-                    "rdns_name": entry.get("rdns_name") or "",
-                    "version": int(entry["family"][1:])}
-        if is_placeholder(ident):
-            raise _not_found("address", ident)
-        obj = self._client.address_get(ident)
-        if ident in p.released:
-            obj = dict(obj, status=DELETING)
-        if ident in p.rdns:
-            obj = dict(obj, rdns_name=p.rdns[ident])
-        return obj
-
-
-def _matches(obj, given):
-    """Whether a predicted object passes a listing's filters (link fields compared as identifiers)."""
-    return all(link_id(obj.get(field)) == value for field, value in given.items())
-
-
-def _with_rdns(summaries, rdns):
-    """Address summaries with the rDNS names earlier tasks set in place (``{identifier: name}``)."""
-    return [dict(s, rdns_name=rdns[s["identifier"]]) if s.get("identifier") in rdns else s for s in summaries]
-
-
-def _address_of(summary):
-    try:
-        return canonical(summary.get("name"))
-    except (netaddr.AddrFormatError, ValueError, TypeError):
-        return None   # not an address: it cannot be the one allocated

@@ -121,12 +121,13 @@ def test_check_mode_keeps_same_named_acls_of_two_backends_apart():
     """Two tasks predicting an ACL 'allow' each, in two backends: two predicted objects, one per backend."""
     from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import CREATE, Action, Plan, placeholder
     from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import Predictions
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._predicted import LbaasOverlay
 
     kind = ACL.under("backend")
-    predictions = Predictions([], "http://engine.example")
+    predictions = Predictions([], "http://engine.example", [LbaasOverlay])
     for backend in ("1" * 32, "2" * 32):
         obj = dict(kind.defaults, kind="acl", id=placeholder("acl", "allow"), name="allow", backend=backend,
                    frontend=None, criterion="src", value="10.0.0.0/8")
         plan = Plan([Action(CREATE, kind, obj)])
         predictions.record(plan, plan.predict({}))
-    assert sorted(o["backend"] for o in predictions.objects.values()) == ["1" * 32, "2" * 32]
+    assert sorted(o["backend"] for o in predictions.overlay("objects").objects.values()) == ["1" * 32, "2" * 32]

@@ -3,6 +3,7 @@ frontend) plans, predicts in check mode (also across tasks) and applies through 
 Applier, with no change to the loop, the applier or the prediction."""
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import FRONTEND
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kind import Kind, kind_named
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._predicted import LbaasOverlay
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Reconciler
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import (
     CREATE, DELETE, UPDATE, Action, Plan, is_placeholder, placeholder)
@@ -85,9 +86,9 @@ def test_check_mode_predicts_the_new_kind_and_writes_nothing():
 
 def test_a_later_check_mode_task_sees_the_predicted_object_of_the_new_kind():
     client = FakeClient()
-    view = PredictedEngine(client, Predictions([], URL))
+    view = PredictedEngine(client, Predictions([], URL, [LbaasOverlay]))
     record(view, reconciler(view, True).run(observe(client), planner))
-    later = PredictedEngine(client, Predictions(view.predictions.dump(), URL))   # the record travels as JSON-able data
+    later = PredictedEngine(client, Predictions(view.predictions.dump(), URL, [LbaasOverlay]))   # the record travels as JSON-able data
     listed = later.lbaas_list(ACL.name, frontend="(new frontend 80.web)")
     assert listed == [{"identifier": "(new test_acl deny-bots)", "name": "deny-bots"}]
     got = later.lbaas_get(ACL.name, listed[0]["identifier"])

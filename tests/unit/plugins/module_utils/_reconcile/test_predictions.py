@@ -1,17 +1,21 @@
-"""Check mode predictions across tasks (module_utils/_reconcile/_predictions.py): what a plan records, and how the
-predicting view lays the records over each kind of observation, with the real observation code on top."""
+"""Check mode predictions across tasks (module_utils/_reconcile/_predictions.py, the mechanism, with the overlays of
+_lbaas/_predicted.py and _addresses/_predicted.py): what a plan records, and how the predicting view lays the records
+over each kind of observation, with the real observation code on top. The DNS overlay: _dns/test_predicted.py."""
 import json
 
 import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import AddressObserver, binds_using
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._predicted import AddressOverlay
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import (
     ADDRESS, ADOPT, ALLOCATE, RELEASE, flat, plan_owner, placeholder as address_placeholder)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import Prefix
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ipam import DELETING
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._client import WRITES
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._ownership import tag_names
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._predicted import LbaasOverlay
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import (
     Predictions, PredictedEngine, engine_key, record)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._loop import Outcome
@@ -21,6 +25,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan im
 from ..fakes import RESOURCE_TYPES, FakeClient, state
 
 URL = "http://127.0.0.1:8080"
+OVERLAYS = [LbaasOverlay, AddressOverlay]
 LB = "0a11ba1a000000000000000000000001"
 PREFIX = "0a11ce11000000000000000000000001"
 
@@ -42,7 +47,7 @@ def service(engine, owner="web", address="127.0.10.9"):
 
 
 def predicted(engine, records=None):
-    return PredictedEngine(engine, Predictions(records or [], URL))
+    return PredictedEngine(engine, Predictions(records or [], URL, OVERLAYS))
 
 
 def flat_obj(engine, ident):
@@ -86,22 +91,47 @@ def test_deletes_and_creates_survive_the_trip_to_the_next_task():
     record(view, outcome(plan))
     dumped = view.predictions.dump()
     assert [r["api_url"] for r in dumped] == [URL]
-    assert dumped[0]["deleted"] == [{"id": "c" * 32, "kind": "bind"}]
-    assert dumped[0]["objects"] == [{"kind": "backend", "id": "(new backend 81.web)", "name": "81.web", "tags": ["anxlb-svc=web"],
-                                     "load_balancer": LB, "mode": "tcp", "health_check": None, "server_timeout": None}]
+    assert dumped[0]["objects"]["deleted"] == [{"id": "c" * 32, "kind": "bind"}]
+    assert dumped[0]["objects"]["objects"] == [{"kind": "backend", "id": "(new backend 81.web)", "name": "81.web",
+                                                "tags": ["anxlb-svc=web"], "load_balancer": LB, "mode": "tcp",
+                                                "health_check": None, "server_timeout": None}]
     nxt = reload(view)
-    assert nxt.predictions.deleted == {"c" * 32: "bind"}
+    assert nxt.predictions.overlay("objects").deleted == {"c" * 32: "bind"}
     # created then deleted again in check mode: simply not there, and no delete of a placeholder recorded
     record(nxt, outcome(Plan([Action(DELETE, "backend", dict(new))])))
-    assert nxt.predictions.objects == {} and "(new backend 81.web)" not in nxt.predictions.deleted
+    lbaas = nxt.predictions.overlay("objects")
+    assert lbaas.objects == {} and "(new backend 81.web)" not in lbaas.deleted
 
 
 def test_other_engines_records_pass_untouched_and_an_empty_record_is_left_out():
-    other = {"api_url": "https://engine.example", "deleted": [{"id": "e" * 32, "kind": "bind"}], "objects": [],
-             "allocated": [], "released": [], "tags": []}
-    view = PredictedEngine(fake(), Predictions([other], URL))
-    assert view.predictions.deleted == {}
+    other = {"api_url": "https://engine.example", "objects": {"deleted": [{"id": "e" * 32, "kind": "bind"}], "objects": []}}
+    view = PredictedEngine(fake(), Predictions([other], URL, OVERLAYS))
+    assert view.predictions.overlay("objects").deleted == {}
     assert view.predictions.dump() == [other]
+
+
+def test_a_family_the_module_does_not_install_passes_through_untouched():
+    """dns_record installs only the DNS overlay: what a service predicted for LBaaS and addresses travels on."""
+    mine = {"api_url": URL, "objects": {"deleted": [{"id": "e" * 32, "kind": "bind"}], "objects": []},
+            "addresses": {"allocated": [], "released": [{"id": "a" * 32, "address": "127.0.10.7", "prefix_id": PREFIX}],
+                          "tags": [], "rdns": []}}
+    engine = fake()
+    view = PredictedEngine(engine, Predictions([mine], URL, [LbaasOverlay]))
+    assert view.predictions.dump() == [mine]
+    assert view.address_list == engine.address_list   # not installed: the client's own read
+
+
+def test_a_kind_whose_overlay_is_not_installed_is_refused_not_silently_dropped():
+    view = PredictedEngine(fake(), Predictions([], URL, [AddressOverlay]))
+    new = {"kind": "backend", "id": "(new backend 81.web)", "name": "81.web", "load_balancer": LB, "mode": "tcp",
+           "health_check": None, "server_timeout": None}
+    with pytest.raises(RuntimeError, match="installs no overlay of it"):
+        record(view, outcome(Plan([Action(CREATE, "backend", new)])))
+
+
+def test_two_overlays_cannot_share_a_section():
+    with pytest.raises(ValueError):
+        Predictions([], URL, [LbaasOverlay, LbaasOverlay])
 
 
 def test_same_placeholder_under_another_parent_gets_its_own_key():
@@ -110,7 +140,7 @@ def test_same_placeholder_under_another_parent_gets_its_own_key():
         new = {"kind": "frontend", "id": "(new frontend 80.web)", "name": "80.web", "load_balancer": lb, "mode": "tcp",
                "default_backend": None, "client_timeout": None}
         record(view, outcome(Plan([Action(CREATE, "frontend", new)])))
-    assert sorted(view.predictions.objects) == ["(new frontend 80.web #2)", "(new frontend 80.web)"]
+    assert sorted(view.predictions.overlay("objects").objects) == ["(new frontend 80.web #2)", "(new frontend 80.web)"]
     assert view.lbaas_list("frontend", load_balancer="0a11ba1a000000000000000000000002") == [
         {"identifier": "(new frontend 80.web #2)", "name": "80.web"}]
 
@@ -124,7 +154,7 @@ def test_address_actions():
     plan = Plan([Action(RELEASE, ADDRESS, old, reason="x"), Action(ADOPT, ADDRESS, loose, reason="y", tags=["anxlb-svc=one"]),
                  Action(ALLOCATE, ADDRESS, new, reason="z", tags=["anxlb-svc=one"])])
     record(view, outcome(plan))
-    p = view.predictions
+    p = view.predictions.overlay("addresses")
     assert p.released == {"a" * 32: {"id": "a" * 32, "address": "127.0.10.7", "prefix_id": PREFIX}}
     assert p.tags == {"9" * 32: ["anxlb-svc=one"]}
     assert list(p.allocated) == [new["id"]] and p.allocated[new["id"]]["owner"] == "one"
@@ -261,13 +291,32 @@ def test_released_address_reads_as_being_deleted_and_a_claim_takes_the_unclaimed
     assert view.address_get(listing["127.0.10.2"]["identifier"])["prefix"] == PREFIX
 
 
-@pytest.mark.parametrize("write", ["lbaas_create", "lbaas_update", "lbaas_delete", "tag_add", "tag_remove",
-                                   "address_create", "address_delete", "address_update"])
-def test_the_view_refuses_writes(write):
+@pytest.mark.parametrize("write", WRITES)
+@pytest.mark.parametrize("overlays", [OVERLAYS, []], ids=["installed", "none"])
+def test_the_view_refuses_writes(write, overlays):
+    """Every write the client declares is refused, whatever overlays the module installs."""
     engine = fake()
     with pytest.raises(RuntimeError, match="check mode must not write"):
-        getattr(predicted(engine), write)("x", "y")
+        getattr(PredictedEngine(engine, Predictions([], URL, overlays)), write)("x", "y")
     assert engine.writes() == []
+
+
+def test_every_client_method_that_sends_a_write_is_declared():
+    """A method of EngineClient that passes a method other than GET to ``request`` is in WRITES (the view refuses
+    it by that list: a bound method of the real client would reach the real ``request``)."""
+    import ast
+    import inspect
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine import _client
+    tree = ast.parse(inspect.getsource(_client.EngineClient))
+    sending = set()
+    for fn in [n for n in tree.body[0].body if isinstance(n, ast.FunctionDef)]:   # the methods (with their inner functions)
+        for call in [n for n in ast.walk(fn) if isinstance(n, ast.Call)]:
+            name = getattr(call.func, "attr", None)
+            if name == "request" and call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value != "GET":
+                sending.add(fn.name)
+            if name in WRITES:
+                sending.add(fn.name)
+    assert sending == set(WRITES)
 
 
 def test_the_view_refuses_a_raw_write_request():

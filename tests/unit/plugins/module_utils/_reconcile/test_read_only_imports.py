@@ -13,6 +13,7 @@ WRITE = (
     "module_utils/_addresses/_apply.py", "module_utils/_addresses/_run.py", "module_utils/_gc/_apply.py",
     "module_utils/_gc/_run.py", "module_utils/_service/_guard.py", "module_utils/_service/_run.py",
     "module_utils/_lbaas/_object_module.py", "module_utils/_dns/_apply.py", "module_utils/_dns/_run.py",
+    "module_utils/_lbaas/_predicted.py", "module_utils/_addresses/_predicted.py", "module_utils/_dns/_predicted.py",
 )
 
 
@@ -64,10 +65,19 @@ def test_a_read_only_module_imports_no_write_code(module):
     assert [f for f in shipped if f in WRITE] == []
 
 
-@pytest.mark.parametrize("module", ["backend.py", "frontend.py", "bind.py", "server.py", "service.py", "ip_address.py"])
-def test_a_predicting_module_ships_the_predictions(module):
-    # by a plain import statement (_reconcile/_predicting.py), which Ansible's packager follows
-    assert "module_utils/_reconcile/_predictions.py" in closure(os.path.join(ROOT, "plugins", "modules", module))
+OVERLAYS = {"lbaas": "module_utils/_lbaas/_predicted.py", "addresses": "module_utils/_addresses/_predicted.py",
+            "dns": "module_utils/_dns/_predicted.py"}
+
+
+@pytest.mark.parametrize("module,families", [
+    ("backend.py", ["lbaas"]), ("frontend.py", ["lbaas"]), ("bind.py", ["lbaas"]), ("server.py", ["lbaas"]),
+    ("acl.py", ["lbaas"]), ("rule.py", ["lbaas"]), ("service.py", ["lbaas", "addresses", "dns"]),
+    ("ip_address.py", ["lbaas", "addresses"]), ("dns_record.py", ["dns"])])
+def test_a_predicting_module_ships_the_predictions_and_the_overlays_of_what_it_reads(module, families):
+    # by plain import statements (_reconcile/_predicting.py, the module's overlays), which Ansible's packager follows
+    shipped = closure(os.path.join(ROOT, "plugins", "modules", module))
+    assert "module_utils/_reconcile/_predictions.py" in shipped
+    assert sorted(f for f, path in OVERLAYS.items() if path in shipped) == sorted(families)
 
 
 PLANNING = ("module_utils/_reconcile/_plan.py", "module_utils/_service/_plan.py", "module_utils/_addresses/_plan.py",
