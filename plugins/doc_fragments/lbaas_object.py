@@ -38,9 +38,6 @@ options:
     description:
       - Allow moving the backend to another load balancer by deleting and creating it again,
         which the Engine cannot do in place.
-      - A backend that still holds servers, ACLs or rules, or that a frontend uses as its default backend, cannot be
-        deleted, so it is not moved either; the task fails before any write, in check mode too, with the message
-        O(state=absent) gives, naming them.
     type: bool
     default: false
 
@@ -94,8 +91,6 @@ options:
     description:
       - Allow moving the frontend to another load balancer by deleting and creating it again,
         which the Engine cannot do in place.
-      - A frontend that still holds binds, ACLs or rules cannot be deleted, so it is not moved either; the task fails
-        before any write, in check mode too, with the message O(state=absent) gives, naming them.
     type: bool
     default: false
 
