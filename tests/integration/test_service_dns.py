@@ -262,3 +262,38 @@ def test_dns_rdns_needs_address_pool_and_a_host_name_before_any_request(engine, 
     message = str(run.records[-1]["result"]["msg"])
     assert "lbaas_services[0] (shop): dns.rdns needs address_pool" in message, message
     assert "lbaas_services[1] (wild): dns.rdns needs a host name (labels of letters, digits and -), not *" in message, message
+
+
+def test_a_new_dns_name_moves_the_name_and_leaves_what_is_not_ours(engine, service):
+    """dns.name shop -> shop2: check mode predicts shop's records deleted and shop2's created (0 writes, the diff shows
+    both names), the real run does it (knot answers shop2, no A for shop), a hand-made record of shop and a record
+    whose comment only starts with the mark (a dns_record owner's with a comment) stay; the rerun is 0 writes."""
+    converge(engine, service, shop(["127.0.10.5", "fd00:10::5"]))
+    for name, rtype, value, comment in (("shop", "TXT", "by hand", "made by hand"),
+                                        ("www", "A", "127.0.0.8", "anxlb-svc=shop; by dns_record")):
+        engine.api("POST", "/api/clouddns/v1/zone.json/%s/records" % ZONE,
+                   json=dict(name=name, type=rtype, rdata=value, comment=comment)).raise_for_status()
+        zone_live(engine)
+    kept = [r for r in stored(engine) if r[4] != "anxlb-svc=shop"]
+    renamed = shop(["127.0.10.5", "fd00:10::5"], dns=dict(zone=ZONE, name="shop2", ttl=60))
+
+    check = service("service", renamed, check=True, diff=True)
+    assert not check.failed and check.writes(engine) == 0, check
+    assert sorted((a["action"], a["name"], a["type"]) for a in check["plan"] if a.get("type") in ("A", "AAAA")) == [
+        ("create", "shop2", "A"), ("create", "shop2", "AAAA"), ("delete", "shop", "A"), ("delete", "shop", "AAAA")], check["plan"]
+    before, after = (check["diff"][side].split("\ndns:\n")[1] for side in ("before", "after"))
+    assert "  shop.local.test.:\n    A: [127.0.10.5 ttl=60]" in before and "shop2.local.test.:\n    A: []" not in before, before
+    assert "  shop2.local.test.:\n    A: [127.0.10.5 ttl=60]" in after and "  shop.local.test.:" not in after, after
+    assert len([r for r in stored(engine) if r[0] == "shop"]) == 3 and stored(engine, "shop2") == []
+
+    real = converge(engine, service, renamed)
+    assert real["dns"]["fqdn"] == "shop2.local.test."
+    assert stored(engine, "shop2") == [("shop2", "A", "127.0.10.5", 60, "anxlb-svc=shop"),
+                                       ("shop2", "AAAA", "fd00:10::5", 60, "anxlb-svc=shop")]
+    assert [r for r in stored(engine) if r[4] != "anxlb-svc=shop"] == kept   # the hand-made and the dns_record one
+    assert resolve(engine, "shop2.local.test.", "A")[:2] == ("NOERROR", ["127.0.10.5"])
+    assert resolve(engine, "shop2.local.test.", "AAAA")[:2] == ("NOERROR", ["fd00:10::5"])
+    assert resolve(engine, "shop.local.test.", "A")[:2] == ("NOERROR", [])   # only the hand-made TXT is left there
+    noop = service("service", renamed)
+    assert [e["path"] for e in noop.requests(engine) if "clouddns" in e["path"]] == [
+        "/api/clouddns/v1/zone.json/local.test/records?name=shop2"]   # a no-op still reads only its name
