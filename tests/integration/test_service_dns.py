@@ -288,6 +288,8 @@ def test_a_new_dns_name_moves_the_name_and_leaves_what_is_not_ours(engine, servi
 
     real = converge(engine, service, renamed)
     assert real["dns"]["fqdn"] == "shop2.local.test."
+    order = [(a["action"], a["name"]) for a in real["plan"] if a.get("type") in ("A", "AAAA")]
+    assert order[:2] == [("delete", "shop"), ("delete", "shop")], order   # the old name goes first (see _dns_names)
     assert stored(engine, "shop2") == [("shop2", "A", "127.0.10.5", 60, "anxlb-svc=shop"),
                                        ("shop2", "AAAA", "fd00:10::5", 60, "anxlb-svc=shop")]
     assert [r for r in stored(engine) if r[4] != "anxlb-svc=shop"] == kept   # the hand-made and the dns_record one

@@ -188,12 +188,17 @@ class ServiceNames:
         result["dns"] = dict(zone=zone, name=name, fqdn=fqdn(name, zone), records=after)
         if diff and isinstance(result.get("diff"), dict):
             for side, world in (("before", outcome.before), ("after", outcome.after)):
-                # the declared name always, and each other name holding records of ours (a rename's old name)
-                names = [name] + sorted(set(o["name"] for o in world.values() if o.get("zone") == zone
-                                            and o.get("name") != name and o.get("records")))
-                shown = dict((fqdn(n, zone), dict((t, ["%s ttl=%s" % (r["value"], r["ttl"] or "zone") for r in rs])
-                                                  for t, rs in self.view(world, n).items())) for n in names)
-                result["diff"][side] = (result["diff"].get(side) or "") + as_text({"dns": shown}, inline_leaves=True)
+                result["diff"][side] = (result["diff"].get(side) or "") + as_text({"dns": self._shown(world)},
+                                                                                  inline_leaves=True)
+
+    def _shown(self, world):
+        """The diff's ``dns`` block of ``world``: the declared name always, and each other name holding records of
+        ours (a rename's old name, in *before*)."""
+        zone, name, _ttl = self.spec
+        names = [name] + sorted(set(o["name"] for o in world.values() if o.get("zone") == zone
+                                    and o.get("name") != name and o.get("records")))
+        return dict((fqdn(n, zone), dict((t, ["%s ttl=%s" % (r["value"], r["ttl"] or "zone") for r in rs])
+                                         for t, rs in self.view(world, n).items())) for n in names)
 
     def view(self, world, name=None):
         """{A: [values], AAAA: [values]} of our records at ``name`` (default: the declared one) in ``world`` (a
