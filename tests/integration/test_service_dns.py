@@ -244,6 +244,7 @@ def test_the_role_names_its_pool_address_after_the_service_with_dns_rdns(engine,
     assert item["changed"] is True and real.writes(engine, index) == 1, real   # one update, the address kept
     assert item["address_list"] == [address] and rdns_names(engine)[address].rstrip(".") == "web.local.test"
     assert stored(engine, "web") == [("web", "A", address, 60, "anxlb-svc=shop")]
+    assert stored(engine, "shop") == []   # the name moved: the old one's record went with the rename
 
     off = session.next()   # back to false: the name stays as it is, nothing is written for it
     item, index = allocation(off)
@@ -299,3 +300,23 @@ def test_a_new_dns_name_moves_the_name_and_leaves_what_is_not_ours(engine, servi
     noop = service("service", renamed)
     assert [e["path"] for e in noop.requests(engine) if "clouddns" in e["path"]] == [
         "/api/clouddns/v1/zone.json/local.test/records?name=shop2"]   # a no-op still reads only its name
+
+
+def test_a_rename_that_fails_between_its_writes_is_finished_by_the_next_run(engine, service):
+    """The old name's records go first: when the first revision of the rename fails to deploy, the run stops before
+    the new name is written, and the next run (the new name not as declared, so it reads the zone again) deletes
+    what is left of the old name and creates the new one; no record of ours stays behind at shop."""
+    converge(engine, service, shop(["127.0.10.5", "fd00:10::5"]))
+    renamed = shop(["127.0.10.5", "fd00:10::5"], dns=dict(zone=ZONE, name="shop2", ttl=60))
+    engine.set_faults({"deploy": [{"match": "local.*", "outcome": "error", "count": 1}]})
+    failed = service("service", renamed)
+    assert failed.failed and "failed to deploy" in failed.message(), failed
+    assert stored(engine, "shop2") == []   # the creates were never sent
+    assert stored(engine, "shop") == [("shop", "AAAA", "fd00:10::5", 60, "anxlb-svc=shop")]   # A's delete was written
+    engine.set_faults({})
+    real = service("service", renamed)
+    assert not real.failed and real["changed"], real
+    assert [r for r in stored(engine) if r[4] == "anxlb-svc=shop"] == [
+        ("shop2", "A", "127.0.10.5", 60, "anxlb-svc=shop"), ("shop2", "AAAA", "fd00:10::5", 60, "anxlb-svc=shop")]
+    rerun = service("service", renamed)
+    assert not rerun["changed"] and rerun.writes(engine) == 0, rerun
