@@ -176,6 +176,12 @@ options:
         it is never changed or deleted.
       - Each record type that changes is one changeset of the zone (all or nothing); with O(wait) the run waits until
         the zone's new revision is live. A no-op costs one request more than without O(dns).
+      - A new O(dns.name) moves the name within the zone - the service's A and AAAA records at other names of the zone
+        (comment exactly its mark) are deleted, before those of the new name are created; check mode and C(--diff) show
+        both. Records of the old name that are not the service's stay. A run that writes the name reads the whole zone
+        for this (one request more), a no-op does not. A new O(dns.zone), or O(dns) removed while the service stays,
+        leaves the records in the old zone - delete them with M(anxcloud.lbaas.dns_record) (O(anxcloud.lbaas.dns_record#module:owner)
+        set to the service, O(anxcloud.lbaas.dns_record#module:state=absent)).
       - Needs the Python library C(dnspython) on the host that runs the module.
       - The reverse DNS name of the addresses is not set by this option; set it with M(anxcloud.lbaas.ip_address)
         (its O(anxcloud.lbaas.ip_address#module:rdns_name), the service's FQDN for example). The role

@@ -244,6 +244,7 @@ def test_the_role_names_its_pool_address_after_the_service_with_dns_rdns(engine,
     assert item["changed"] is True and real.writes(engine, index) == 1, real   # one update, the address kept
     assert item["address_list"] == [address] and rdns_names(engine)[address].rstrip(".") == "web.local.test"
     assert stored(engine, "web") == [("web", "A", address, 60, "anxlb-svc=shop")]
+    assert stored(engine, "shop") == []   # the name moved: the old one's record went with the rename
 
     off = session.next()   # back to false: the name stays as it is, nothing is written for it
     item, index = allocation(off)
@@ -262,3 +263,60 @@ def test_dns_rdns_needs_address_pool_and_a_host_name_before_any_request(engine, 
     message = str(run.records[-1]["result"]["msg"])
     assert "lbaas_services[0] (shop): dns.rdns needs address_pool" in message, message
     assert "lbaas_services[1] (wild): dns.rdns needs a host name (labels of letters, digits and -), not *" in message, message
+
+
+def test_a_new_dns_name_moves_the_name_and_leaves_what_is_not_ours(engine, service):
+    """dns.name shop -> shop2: check mode predicts shop's records deleted and shop2's created (0 writes, the diff shows
+    both names), the real run does it (knot answers shop2, no A for shop), a hand-made record of shop and a record
+    whose comment only starts with the mark (a dns_record owner's with a comment) stay; the rerun is 0 writes."""
+    converge(engine, service, shop(["127.0.10.5", "fd00:10::5"]))
+    for name, rtype, value, comment in (("shop", "TXT", "by hand", "made by hand"),
+                                        ("www", "A", "127.0.0.8", "anxlb-svc=shop; by dns_record")):
+        engine.api("POST", "/api/clouddns/v1/zone.json/%s/records" % ZONE,
+                   json=dict(name=name, type=rtype, rdata=value, comment=comment)).raise_for_status()
+        zone_live(engine)
+    kept = [r for r in stored(engine) if r[4] != "anxlb-svc=shop"]
+    renamed = shop(["127.0.10.5", "fd00:10::5"], dns=dict(zone=ZONE, name="shop2", ttl=60))
+
+    check = service("service", renamed, check=True, diff=True)
+    assert not check.failed and check.writes(engine) == 0, check
+    assert sorted((a["action"], a["name"], a["type"]) for a in check["plan"] if a.get("type") in ("A", "AAAA")) == [
+        ("create", "shop2", "A"), ("create", "shop2", "AAAA"), ("delete", "shop", "A"), ("delete", "shop", "AAAA")], check["plan"]
+    before, after = (check["diff"][side].split("\ndns:\n")[1] for side in ("before", "after"))
+    assert "  shop.local.test.:\n    A: [127.0.10.5 ttl=60]" in before and "shop2.local.test.:\n    A: []" not in before, before
+    assert "  shop2.local.test.:\n    A: [127.0.10.5 ttl=60]" in after and "  shop.local.test.:" not in after, after
+    assert len([r for r in stored(engine) if r[0] == "shop"]) == 3 and stored(engine, "shop2") == []
+
+    real = converge(engine, service, renamed)
+    assert real["dns"]["fqdn"] == "shop2.local.test."
+    order = [(a["action"], a["name"]) for a in real["plan"] if a.get("type") in ("A", "AAAA")]
+    assert order[:2] == [("delete", "shop"), ("delete", "shop")], order   # the old name goes first (see _dns_names)
+    assert stored(engine, "shop2") == [("shop2", "A", "127.0.10.5", 60, "anxlb-svc=shop"),
+                                       ("shop2", "AAAA", "fd00:10::5", 60, "anxlb-svc=shop")]
+    assert [r for r in stored(engine) if r[4] != "anxlb-svc=shop"] == kept   # the hand-made and the dns_record one
+    assert resolve(engine, "shop2.local.test.", "A")[:2] == ("NOERROR", ["127.0.10.5"])
+    assert resolve(engine, "shop2.local.test.", "AAAA")[:2] == ("NOERROR", ["fd00:10::5"])
+    assert resolve(engine, "shop.local.test.", "A")[:2] == ("NOERROR", [])   # only the hand-made TXT is left there
+    noop = service("service", renamed)
+    assert [e["path"] for e in noop.requests(engine) if "clouddns" in e["path"]] == [
+        "/api/clouddns/v1/zone.json/local.test/records?name=shop2"]   # a no-op still reads only its name
+
+
+def test_a_rename_that_fails_between_its_writes_is_finished_by_the_next_run(engine, service):
+    """The old name's records go first: when the first revision of the rename fails to deploy, the run stops before
+    the new name is written, and the next run (the new name not as declared, so it reads the zone again) deletes
+    what is left of the old name and creates the new one; no record of ours stays behind at shop."""
+    converge(engine, service, shop(["127.0.10.5", "fd00:10::5"]))
+    renamed = shop(["127.0.10.5", "fd00:10::5"], dns=dict(zone=ZONE, name="shop2", ttl=60))
+    engine.set_faults({"deploy": [{"match": "local.*", "outcome": "error", "count": 1}]})
+    failed = service("service", renamed)
+    assert failed.failed and "failed to deploy" in failed.message(), failed
+    assert stored(engine, "shop2") == []   # the creates were never sent
+    assert stored(engine, "shop") == [("shop", "AAAA", "fd00:10::5", 60, "anxlb-svc=shop")]   # A's delete was written
+    engine.set_faults({})
+    real = service("service", renamed)
+    assert not real.failed and real["changed"], real
+    assert [r for r in stored(engine) if r[4] == "anxlb-svc=shop"] == [
+        ("shop2", "A", "127.0.10.5", 60, "anxlb-svc=shop"), ("shop2", "AAAA", "fd00:10::5", 60, "anxlb-svc=shop")]
+    rerun = service("service", renamed)
+    assert not rerun["changed"] and rerun.writes(engine) == 0, rerun

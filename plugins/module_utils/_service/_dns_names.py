@@ -14,6 +14,17 @@ ours: an A, AAAA or CNAME without our mark or with another owner's. ``apply`` (a
 from that same reading, so a no-op costs that one request, writes in a real run and predicts in check mode.
 
 State absent deletes only the records carrying our mark; the others of the name are left alone (a warning).
+
+A new ``dns.name`` moves the name: the service's A and AAAA records at other names of the zone (comment exactly its
+mark, what the service writes; a record whose comment says more was made by ``dns_record`` and is left alone) are
+deleted, and those of the new name created. They are found by reading the whole zone, which a run does only when the
+name's own records are not as declared (``_others_wanted``): the first run after a rename (or an address change, or
+state absent) is a writing run anyway, and a no-op costs the one GET of the name as before. The deletes go before the
+creates (the shared ``Applier`` sends deletes first), so a run that fails in between leaves the new name not as
+declared, and the next run reads the zone again: old records can not outlive a rename unseen. A rename back and
+forth within one zone is covered the same way. Not covered: a change of ``dns.zone``, or ``dns`` removed from the
+declaration: the service does not know the zone its records were in (nothing it reads on every run records it),
+so those records stay until the service is removed (gc collects them from the zones it is told of).
 """
 
 from .._dns._clouddns import CloudDNS
@@ -103,14 +114,33 @@ class ServiceNames:
                       % (p["name"], fqdn(name, zone), held, self.mark), dns_conflicts=conflicts)
 
     def _observe_all(self):
-        """One GET of the name's records; the world of our rrsets (the records carrying our mark)."""
+        """One GET of the name's records; the world of our rrsets (the records carrying our mark). When those are
+        not as declared, a second GET of the whole zone adds our records at other names (a name left by a rename)."""
         zone, name, _ttl = self.spec
-        self.records = CloudDNS(self.client).records(zone, name=name, option="dns.zone")
+        dns = CloudDNS(self.client)
+        self.records = dns.records(zone, name=name, option="dns.zone")
         ours = [r for r in self.records if mark_of(r.get("comment")) == self.mark]
         world = {}
         for rtype in FAMILIES:
             world.update(observed_rrset(zone, name, rtype, ours))
+        if self._others_wanted(world):
+            world.update(self._left_elsewhere(dns.records(zone, option="dns.zone")))
         return _Observation(world)
+
+    def _others_wanted(self, world):
+        """Whether this run writes the name (its plan is not empty): the only runs that read the whole zone."""
+        return any(self._plan_name(world))
+
+    def _left_elsewhere(self, records):
+        """The rrsets of our A and AAAA records at other names than the declared one. Ours is exact here: the
+        comment is the mark and nothing else, as the service writes it (a ``dns_record`` task with ``owner`` and a
+        comment adds ``; <comment>``: not a name of the service)."""
+        zone, name, _ttl = self.spec
+        left = [r for r in records if r.get("type") in FAMILIES and r.get("name") != name and r.get("comment") == self.mark]
+        world = {}
+        for other, rtype in sorted(set((r["name"], r["type"]) for r in left)):
+            world.update(observed_rrset(zone, other, rtype, left))
+        return world
 
     def observe(self):
         if self.first is not None:
@@ -119,6 +149,18 @@ class ServiceNames:
         return self._observe_all()
 
     def plan(self, state):
+        """The declared name's rrsets, and the deletes of our rrsets at other names (a rename's old name)."""
+        zone, name, _ttl = self.spec
+        actions = self._plan_name(state.world)
+        for key, obj in sorted(state.world.items()):
+            if obj["name"] != name:
+                gone = Desired(zone, obj["name"], obj["type"], None, present=False, owner=self.params["name"],
+                               tag_prefix=self.params["tag_prefix"])
+                actions.extend(plan_rrset({key: obj}, gone))
+        return Plan(actions)
+
+    def _plan_name(self, world):
+        """The actions that make the declared name's A and AAAA rrsets as declared."""
         zone, name, ttl = self.spec
         actions = []
         for rtype in FAMILIES:
@@ -128,8 +170,8 @@ class ServiceNames:
             else:
                 desired = Desired(zone, name, rtype, self.values[rtype], ttl=ttl, comment=self.mark, compare_comment=True,
                                   owner=self.params["name"], tag_prefix=self.params["tag_prefix"])
-            actions.extend(plan_rrset(state.world, desired))
-        return Plan(actions)
+            actions.extend(plan_rrset(world, desired))
+        return actions
 
     def apply(self, result, diff=False):
         """Reconciles the records (after the load balancers) and adds them to ``result``."""
@@ -146,14 +188,23 @@ class ServiceNames:
         result["dns"] = dict(zone=zone, name=name, fqdn=fqdn(name, zone), records=after)
         if diff and isinstance(result.get("diff"), dict):
             for side, world in (("before", outcome.before), ("after", outcome.after)):
-                records = dict((t, ["%s ttl=%s" % (r["value"], r["ttl"] or "zone") for r in rs])
-                               for t, rs in self.view(world).items())
-                result["diff"][side] = (result["diff"].get(side) or "") + as_text(
-                    {"dns": {fqdn(name, zone): records}}, inline_leaves=True)
+                result["diff"][side] = (result["diff"].get(side) or "") + as_text({"dns": self._shown(world)},
+                                                                                  inline_leaves=True)
 
-    def view(self, world):
-        """{A: [values], AAAA: [values]} of our records in ``world`` (a planned create keyed by its placeholder)."""
+    def _shown(self, world):
+        """The diff's ``dns`` block of ``world``: the declared name always, and each other name holding records of
+        ours (a rename's old name, in *before*)."""
         zone, name, _ttl = self.spec
+        names = [name] + sorted(set(o["name"] for o in world.values() if o.get("zone") == zone
+                                    and o.get("name") != name and o.get("records")))
+        return dict((fqdn(n, zone), dict((t, ["%s ttl=%s" % (r["value"], r["ttl"] or "zone") for r in rs])
+                                         for t, rs in self.view(world, n).items())) for n in names)
+
+    def view(self, world, name=None):
+        """{A: [values], AAAA: [values]} of our records at ``name`` (default: the declared one) in ``world`` (a
+        planned create keyed by its placeholder)."""
+        zone, declared, _ttl = self.spec
+        name = declared if name is None else name
         out = {}
         for obj in world.values():
             if obj.get("zone") == zone and obj.get("name") == name and obj.get("records"):

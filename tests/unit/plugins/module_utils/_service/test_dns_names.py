@@ -73,3 +73,28 @@ def test_absent_deletes_what_carries_the_mark():
     (None, [], [], None), ("anxlb-svc=shop", None, ["shop"], "shop"), ("anxlb-svc=cart", None, ["shop"], None)])
 def test_gc_collects_only_marks_of_its_prefix_whose_owner_is_gone(comment, live, remove, owner):
     assert collected_owner(comment, "anxlb", live, set(remove)) == owner
+
+
+def test_a_renamed_service_deletes_its_records_at_other_names_of_the_zone_and_only_those():
+    """dns.name shop -> shop2: our A and AAAA records at shop go (the deletes, sent before the creates), shop2's are
+    created; records at shop not ours, or whose comment says more than the mark (dns_record's owner with a comment),
+    or of another type, are not in the world and so never planned."""
+    p = params(dns=dict(zone="local.test", name="shop2", ttl=60))
+    names = ServiceNames(None, p, check_mode=True, warn=None)
+    names.spec, names.mark, names.values = check_dns(p), "anxlb-svc=shop", family_values(p["addresses"])
+    zone = [record("A", "127.0.10.5"), record("AAAA", "fd00:10::5"), record("A", "127.0.0.9", comment="made by hand"),
+            record("A", "127.0.0.8", comment="anxlb-svc=shop; kept"), record("TXT", "x"),
+            dict(record("A", "127.0.0.7", comment="anxlb-svc=cart"), name="cart")]
+    assert names._others_wanted({})   # nothing at shop2 yet: this run writes, so it reads the zone
+    world = names._left_elsewhere(zone)
+    assert sorted(world) == ["local.test shop A", "local.test shop AAAA"]
+    assert [r["value"] for r in world["local.test shop A"]["records"]] == ["127.0.10.5"]
+    plan = names.plan(_Observation(world))
+    assert sorted((a.op, a.obj["name"], a.obj["type"], tuple(r["value"] for r in a.deletes or a.creates)) for a in plan) == [
+        ("create", "shop2", "A", ("127.0.10.5",)), ("create", "shop2", "AAAA", ("fd00:10::5",)),
+        ("delete", "shop", "A", ("127.0.10.5",)), ("delete", "shop", "AAAA", ("fd00:10::5",))]
+    # deletes first: a run failing after them leaves shop2 not as declared, so the next run reads the zone again
+    assert [(a.op, a.obj["name"]) for a in plan.ordered()][:2] == [("delete", "shop"), ("delete", "shop")]
+    in_step = dict((k.replace(" shop ", " shop2 "), dict(o, name="shop2", id=k.replace(" shop ", " shop2 ")))
+                   for k, o in world.items())
+    assert not names._others_wanted(in_step)   # the name as declared: a no-op reads only the name
