@@ -19,16 +19,11 @@ cap stops before deleting anything and the preview lists them; ``run`` then dele
 """
 
 from ._clouddns import CloudDNS
-from ._plan import Desired, mark_of, observed_rrset, plan_rrset, view
+from ._plan import DesiredRrset, ZoneObservation, mark_of, observed_rrset, plan_rrset, view
 from ._values import fqdn, normal_zone
 from .._model._ownership import split_owner_tag
 from .._reconcile._loop import Reconciler
 from .._reconcile._plan import Plan
-
-
-class _Observation:
-    def __init__(self, world):
-        self.world = world
 
 
 def collected_owner(comment, prefix, live, remove):
@@ -79,7 +74,7 @@ class DnsCollection:
                       if collected_owner(r.get("comment"), self.prefix, self.live, self.remove)]
             for name, rtype in sorted(set((r["name"], r["type"]) for r in doomed)):
                 world.update(observed_rrset(zone, name, rtype, doomed))
-        return _Observation(world)
+        return ZoneObservation(world)
 
     def plan(self, state):
         actions = []
@@ -87,8 +82,8 @@ class DnsCollection:
             owners = set(split_owner_tag(mark_of(r["comment"]))[1] for r in obj["records"])
             for owner in sorted(owners):
                 values = [r["value"] for r in obj["records"] if split_owner_tag(mark_of(r["comment"]))[1] == owner]
-                desired = Desired(obj["zone"], obj["name"], obj["type"], values, present=False, owner=owner,
-                                  tag_prefix=self.prefix)
+                desired = DesiredRrset(obj["zone"], obj["name"], obj["type"], values, present=False, owner=owner,
+                                       tag_prefix=self.prefix)
                 for action in plan_rrset(dict((k, v) for k, v in state.world.items() if v is obj), desired):
                     action.owner = owner
                     actions.append(action)

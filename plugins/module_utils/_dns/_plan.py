@@ -102,7 +102,14 @@ def observed_rrset(zone, name, rtype, records):
                       values=sorted(set(r["value"] for r in mine)))}
 
 
-class Desired:
+class ZoneObservation:
+    """What a DNS run observed, the Reconciler's state: the zones' records as read, by zone (``world``)."""
+
+    def __init__(self, world):
+        self.world = world
+
+
+class DesiredRrset:
     """What a task asks for: ``values`` (normalised; None with state absent: every record), ``ttl`` (None:
     not compared), ``comment`` (the full comment with the owner's mark; ``compare_comment`` False: left as it is)."""
 

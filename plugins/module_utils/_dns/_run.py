@@ -11,7 +11,7 @@ nothing left to do. Every option is checked before the first request, so bad inp
 
 from ._clouddns import CloudDNS
 from ._plan import (
-    COMMENT_MAX, Desired, comment_text, observed_rrset, plan_rrset, rrset_key, view)
+    COMMENT_MAX, DesiredRrset, comment_text, observed_rrset, plan_rrset, rrset_key, view)
 from ._values import (
     HAS_DNSPYTHON, check_type, fqdn, normal_name, normal_values, normal_zone)
 from .._model._failure import Failure
@@ -27,7 +27,7 @@ class Observation:
 
 
 def desired_from(params):
-    """The task's options as a ``Desired``, or a Failure naming the first bad option (no request sent yet)."""
+    """The task's options as a ``DesiredRrset``, or a Failure naming the first bad option (no request sent yet)."""
     p = params
     zone = normal_zone(p["zone"])
     name = normal_name(p["name"], zone)
@@ -46,7 +46,7 @@ def desired_from(params):
     if ttl is not None and not 0 < ttl <= TTL_MAX:
         raise Failure("ttl must be between 1 and %d seconds, got %d (leave it out for the zone's default)" % (TTL_MAX, ttl))
     full = _comment(p)
-    return Desired(zone, name, rtype, values, present=present, ttl=ttl, comment=full,
+    return DesiredRrset(zone, name, rtype, values, present=present, ttl=ttl, comment=full,
                    compare_comment=p.get("comment") is not None or p.get("owner") is not None,
                    owner=p.get("owner"), tag_prefix=p["tag_prefix"])
 

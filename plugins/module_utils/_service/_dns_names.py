@@ -28,7 +28,7 @@ so those records stay until the service is removed (gc collects them from the zo
 """
 
 from .._dns._clouddns import CloudDNS
-from .._dns._plan import Desired, mark_of, observed_rrset, plan_rrset, view
+from .._dns._plan import DesiredRrset, ZoneObservation, mark_of, observed_rrset, plan_rrset, view
 from .._dns._values import HAS_DNSPYTHON, fqdn, normal_name, normal_values, normal_zone
 from .._model._diff_text import as_text
 from .._model._failure import Failure
@@ -40,11 +40,6 @@ from .._reconcile._plan import Plan
 FAMILIES = ("A", "AAAA")   # the record types of a service's addresses, IPv4 then IPv6
 CLASHING = ("A", "AAAA", "CNAME")   # a CNAME cannot stand beside the service's records
 TTL_MIN, TTL_MAX = 60, 604800   # what CloudDNS takes (else null: the zone's default); checked before any write
-
-
-class _Observation:
-    def __init__(self, world):
-        self.world = world
 
 
 def check_dns(params):
@@ -125,7 +120,7 @@ class ServiceNames:
             world.update(observed_rrset(zone, name, rtype, ours))
         if self._others_wanted(world):
             world.update(self._left_elsewhere(dns.records(zone, option="dns.zone")))
-        return _Observation(world)
+        return ZoneObservation(world)
 
     def _others_wanted(self, world):
         """Whether this run writes the name (its plan is not empty): the only runs that read the whole zone."""
@@ -154,8 +149,8 @@ class ServiceNames:
         actions = self._plan_name(state.world)
         for key, obj in sorted(state.world.items()):
             if obj["name"] != name:
-                gone = Desired(zone, obj["name"], obj["type"], None, present=False, owner=self.params["name"],
-                               tag_prefix=self.params["tag_prefix"])
+                gone = DesiredRrset(zone, obj["name"], obj["type"], None, present=False, owner=self.params["name"],
+                                    tag_prefix=self.params["tag_prefix"])
                 actions.extend(plan_rrset({key: obj}, gone))
         return Plan(actions)
 
@@ -165,11 +160,11 @@ class ServiceNames:
         actions = []
         for rtype in FAMILIES:
             if self.values is None:
-                desired = Desired(zone, name, rtype, None, present=False, owner=self.params["name"],
-                                  tag_prefix=self.params["tag_prefix"])
+                desired = DesiredRrset(zone, name, rtype, None, present=False, owner=self.params["name"],
+                                       tag_prefix=self.params["tag_prefix"])
             else:
-                desired = Desired(zone, name, rtype, self.values[rtype], ttl=ttl, comment=self.mark, compare_comment=True,
-                                  owner=self.params["name"], tag_prefix=self.params["tag_prefix"])
+                desired = DesiredRrset(zone, name, rtype, self.values[rtype], ttl=ttl, comment=self.mark, compare_comment=True,
+                                       owner=self.params["name"], tag_prefix=self.params["tag_prefix"])
             actions.extend(plan_rrset(world, desired))
         return actions
 

@@ -4,7 +4,7 @@ naming the values by index; a revision that failed to deploy fails the run; a lo
 import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._apply import RrsetOperations
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._plan import Desired, observed_rrset, plan_rrset
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._plan import DesiredRrset, observed_rrset, plan_rrset
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import EngineConnectionError, ValidationFailedError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 
@@ -32,7 +32,7 @@ class ScriptedClient:
 
 
 def action():
-    desired = Desired(ZONE, "www", "A", ["127.0.0.1", "127.0.0.2"])
+    desired = DesiredRrset(ZONE, "www", "A", ["127.0.0.1", "127.0.0.2"])
     (planned,) = plan_rrset(observed_rrset(ZONE, "www", "A", []), desired)
     return planned
 

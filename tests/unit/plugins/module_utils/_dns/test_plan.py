@@ -3,7 +3,7 @@ compared only when asked; another owner's, immutable records never in a changese
 import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._plan import (
-    Desired, changeset, comment_text, mark_of, observed_rrset, plan_rrset)
+    DesiredRrset, changeset, comment_text, mark_of, observed_rrset, plan_rrset)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 
 ZONE = "local.test"
@@ -15,7 +15,7 @@ def rec(rdata, ttl=None, comment=None, name="www", rtype="A", immutable=False):
 
 
 def want(values, **kw):
-    return Desired(ZONE, kw.pop("name", "www"), kw.pop("rtype", "A"), values, **kw)
+    return DesiredRrset(ZONE, kw.pop("name", "www"), kw.pop("rtype", "A"), values, **kw)
 
 
 def plan(records, desired):

@@ -3,9 +3,10 @@ and the plan of the A/AAAA rrsets from the records carrying the service's mark."
 import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._gc import collected_owner
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._plan import ZoneObservation
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._dns_names import (
-    ServiceNames, _Observation, check_dns, family_values)
+    ServiceNames, check_dns, family_values)
 
 
 def params(**extra):
@@ -42,7 +43,7 @@ def planned(p, records):
     names = ServiceNames(None, p, check_mode=True, warn=None)
     names.spec, names.mark, names.records = check_dns(p), "anxlb-svc=shop", records
     names.values = family_values(p["addresses"]) if p["state"] == "present" else None
-    return names.plan(_Observation(_world(names, records)))
+    return names.plan(ZoneObservation(_world(names, records)))
 
 
 def _world(names, records):
@@ -89,7 +90,7 @@ def test_a_renamed_service_deletes_its_records_at_other_names_of_the_zone_and_on
     world = names._left_elsewhere(zone)
     assert sorted(world) == ["local.test shop A", "local.test shop AAAA"]
     assert [r["value"] for r in world["local.test shop A"]["records"]] == ["127.0.10.5"]
-    plan = names.plan(_Observation(world))
+    plan = names.plan(ZoneObservation(world))
     assert sorted((a.op, a.obj["name"], a.obj["type"], tuple(r["value"] for r in a.deletes or a.creates)) for a in plan) == [
         ("create", "shop2", "A", ("127.0.10.5",)), ("create", "shop2", "AAAA", ("fd00:10::5",)),
         ("delete", "shop", "A", ("127.0.10.5",)), ("delete", "shop", "AAAA", ("fd00:10::5",))]
