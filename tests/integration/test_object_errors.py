@@ -89,8 +89,8 @@ def test_a_task_the_engine_throttled_says_what_to_set(engine, module):
     engine.set_faults({"retry_after": 0, "script": [{"method": "GET", "path": "/api/", "status": 429, "count": 2}]})
     run = module("frontend_info", {"load_balancer": "lb1"})
     assert not run.failed and run["frontends"] == [], run
-    assert warnings_of(run) == ["the Engine rate-limited this task (HTTP 429), so it sent at most 4 requests at once from then "
-                        "on instead of 16; set api_concurrency to 4 or run fewer forks"]
+    assert warnings_of(run) == ["the Engine rate-limited this task (HTTP 429), so it sent at most 4 requests at once "
+                                "from then on instead of 16; set api_concurrency to 4 or run fewer forks"]
     assert [e["status"] for e in run.requests(engine)][:3] == [429, 429, 200]
 
 

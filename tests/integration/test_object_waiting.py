@@ -81,9 +81,9 @@ def test_deployment_error_twice_fails_naming_the_object(engine, module):
     # The local Engine, like the documented one, answers only the state {id, title, type}: the object's fields
     # stand in for a reason.
     assert run.message().startswith("backend '80.web' (%s) failed to deploy (DeploymentError) again after a "
-                                      "redeploy request: the Engine gives no reason; its fields: mode=" % ident)
+                                    "redeploy request: the Engine gives no reason; its fields: mode=" % ident)
     assert run["failed_object"] == {"type": "backend", "id": ident, "name": "80.web", "state": "DeploymentError",
-                                         "reason": None}
+                                    "reason": None}
 
 
 def test_an_existing_failed_object_is_redeployed_and_check_mode_says_so(engine, module):
