@@ -1,7 +1,9 @@
-"""The acl and rule modules (and their _info) with real ansible-playbook runs against the local Engine:
-create, update in place, reorder by index, rename an ACL with its rules in one play, absent; check mode
-predicts what the real run does and writes nothing; another owner's ACL is never written; a rule naming
-an ACL that does not exist fails before any write."""
+"""The acl and rule modules (and their _info) against the local Engine: create, update in place, reorder by index,
+absent, each task's check mode predicting what its real run does and writing nothing; another owner's ACL is never
+written; a rule naming an ACL that does not exist fails before any write. A module's own behaviour runs as a module
+process (the ``module`` fixture); what needs the controller (check mode predicting from the play's earlier tasks:
+an ACL renamed with its rules, ACLs and rules under a frontend an earlier task creates, a frontend whose ACLs and
+rules earlier tasks delete) runs as the plays of one ansible-playbook run."""
 import copy
 
 import requests
@@ -90,62 +92,85 @@ def plain(action):
     return dict(action, id=None, changes=changes)
 
 
-def check_then_real_plays(tasks):
-    """The tasks in check mode, then for real, then again: three plays."""
-    return [(tasks, {"check_mode": True, "diff": True}), (tasks, {"diff": True}), (tasks, {})]
+def parts(task):
+    """A task dict's module (its short name) and arguments, to run it as a module process."""
+    (key,) = [k for k in task if k.startswith("anxcloud.lbaas.")]
+    return key[len("anxcloud.lbaas."):], task[key]
 
 
-def check_then_real(ansible, engine, tasks):
-    """check_then_real_plays in a run of their own (checked_then_real)."""
-    return checked_then_real(engine, ansible.session(check_then_real_plays(tasks)), len(tasks))
+def same_prediction(check, real):
+    """Check mode's result equals the real run's, except for ids the Engine gave to new objects."""
+    assert check["changed"] == real["changed"]
+    assert side(check, "before") == side(real, "before")
+    assert side(check, "after") == side(real, "after")
+    assert [plain(a) for a in check["plan"]] == [plain(a) for a in real["plan"]]
 
 
-def checked_then_real(engine, plays, count):
-    """Plays the next check_then_real_plays, of ``count`` tasks, of the session ``plays``. Check mode writes
-    nothing: no write request, and the Engine's whole state, read back after its play, is what it was before.
-    Check mode's results equal the real run's, except for ids the Engine gave to new objects; the real play
-    changes the state exactly when it says it changed, the third play leaves it as it was."""
-    engine.reset_requests()
-    dumps = [engine.dump()]
-    check = plays.next()
-    dumps.append(engine.dump())
-    real = plays.next()
-    dumps.append(engine.dump())
-    again = plays.next()
-    dumps.append(engine.dump())
-    tasks = range(count)
-    assert not any(check.failed(i) for i in tasks), check
-    assert sum(check.writes(engine, i) for i in tasks) == 0
-    assert dumps[1] == dumps[0]
-    assert not any(real.failed(i) for i in tasks), real
-    for i in tasks:
-        assert check[i]["changed"] == real[i]["changed"]
-        assert side(check[i], "before") == side(real[i], "before")
-        assert side(check[i], "after") == side(real[i], "after")
-        assert [plain(a) for a in check[i]["plan"]] == [plain(a) for a in real[i]["plan"]]
-    assert (dumps[2] != dumps[1]) == any(real[i]["changed"] for i in tasks)
-    assert not any(again[i]["changed"] for i in tasks), again
-    assert dumps[3] == dumps[2]
+def rerun_changes_nothing(engine, module, tasks):
+    """Each task again, for real, as a module process: unchanged, no write, the Engine's state as it was."""
+    before = engine.dump()
+    for task in tasks:
+        again = module(*parts(task))
+        assert not again.failed and again["changed"] is False and again.writes(engine) == 0, again
+    assert engine.dump() == before
+
+
+def converged(engine, module, task):
+    """One task as module processes: in check mode (with diff), for real (with diff), again. Check mode writes
+    nothing (no write request, and the Engine's whole state, read back, is what it was before) and predicts the real
+    run; the real run changes the state exactly when it says it changed; the rerun changes nothing."""
+    name, args = parts(task)
+    before = engine.dump()
+    check = module(name, args, check=True, diff=True)
+    assert not check.failed and check.writes(engine) == 0, check
+    assert engine.dump() == before
+    real = module(name, args, diff=True)
+    assert not real.failed, real
+    same_prediction(check, real)
+    assert (engine.dump() != before) == real["changed"]
+    rerun_changes_nothing(engine, module, [task])
     return check, real
 
 
-def test_allow_list_create_update_reorder_and_absent(engine, ansible):
+def check_then_real_plays(tasks):
+    """The tasks in check mode, then for real: two plays of a session (checked_then_real)."""
+    return [(tasks, {"check_mode": True, "diff": True}), (tasks, {"diff": True})]
+
+
+def checked_then_real(engine, module, plays, tasks):
+    """Plays the next check_then_real_plays of ``tasks`` of the session ``plays``: check mode, predicting across the
+    play's tasks, writes nothing (no write request, the Engine's whole state read back unchanged) and its results
+    equal the real play's, except for ids; the real play changes the state exactly when it says it changed; each
+    task run again (a module process: idempotence is the module's own) changes nothing."""
+    engine.reset_requests()
+    before = engine.dump()
+    check = plays.next()
+    assert engine.dump() == before
+    real = plays.next()
+    count = range(len(tasks))
+    assert not any(check.failed(i) for i in count), check
+    assert sum(check.writes(engine, i) for i in count) == 0
+    assert not any(real.failed(i) for i in count), real
+    for i in count:
+        same_prediction(check[i], real[i])
+    assert (engine.dump() != before) == any(real[i]["changed"] for i in count)
+    rerun_changes_nothing(engine, module, tasks)
+    return check, real
+
+
+def test_allow_list_create_update_reorder_and_absent(engine, module):
     ids = setup(engine, owner="web")
-    update = [acl("office", "192.168.0.0/16", 0)]
+    update = acl("office", "192.168.0.0/16", 0)
     reorder = [rule("reject-v4", "any-v4", "reject", 2), rule("reject-v6", "any-v6", "reject", 1)]
     # absent: rules first, then the ACLs they named
     gone = copy.deepcopy(list(reversed(ALLOW_LIST)))
     for task in gone:
-        args = next(v for k, v in task.items() if k.startswith("anxcloud."))
+        args = parts(task)[1]
         for key in ("criterion", "value", "condition_test", "action", "index"):
             args.pop(key, None)
         args["state"] = "absent"
-    plays = ansible.session(check_then_real_plays(ALLOW_LIST) + check_then_real_plays(update)
-                            + [([acl("office", "192.168.0.0/16 ", 0)], {})] + check_then_real_plays(reorder)
-                            + [([{"anxcloud.lbaas.rule_info": {"load_balancer": "lb1", "frontend": "80.web"}}], {}),
-                               ([{"anxcloud.lbaas.acl_info": {"owner": "web"}}], {})]
-                            + check_then_real_plays(gone))
-    check, real = checked_then_real(engine, plays, len(ALLOW_LIST))
+    engine.reset_requests()
+    check, real = zip(*[converged(engine, module, task) for task in ALLOW_LIST])
     acls, rules = listed(engine, "acl"), listed(engine, "rule")
     assert {n: (a["criterion"], a["value"], a["index"], a["parent_type"], a["frontend"]["identifier"], a["backend"])
             for n, a in acls.items()} == {
@@ -164,162 +189,153 @@ def test_allow_list_create_update_reorder_and_absent(engine, ansible):
 
     # update in place: another network (written in another form), same identifier
     office = acls["office"]["identifier"]
-    _check, real = checked_then_real(engine, plays, len(update))
-    assert real[0]["plan"][0]["action"] == "update"
-    assert real[0]["plan"][0]["changes"] == {"value": {"before": "10.0.0.0/8", "after": "192.168.0.0/16"}}
+    _check, real = converged(engine, module, update)
+    assert real["plan"][0]["action"] == "update"
+    assert real["plan"][0]["changes"] == {"value": {"before": "10.0.0.0/8", "after": "192.168.0.0/16"}}
     assert listed(engine, "acl")["office"] == dict(listed(engine, "acl")["office"], identifier=office,
                                                    value="192.168.0.0/16")
-    unchanged = plays.next()
-    assert unchanged[0]["changed"] is False
+    unchanged = module(*parts(acl("office", "192.168.0.0/16 ", 0)))
+    assert unchanged["changed"] is False and unchanged.writes(engine) == 0, unchanged
 
     # reorder: the two reject rules swap places, in place
     before = dict((n, r["identifier"]) for n, r in listed(engine, "rule").items())
-    checked_then_real(engine, plays, len(reorder))
+    for task in reorder:
+        converged(engine, module, task)
     rules = listed(engine, "rule")
     assert (rules["reject-v4"]["index"], rules["reject-v6"]["index"]) == (2, 1)
     assert dict((n, r["identifier"]) for n, r in rules.items()) == before
 
-    info = plays.next()
-    assert [r["name"] for r in info[0]["rules"]] == ["accept-office", "reject-v6", "reject-v4"]
-    info = plays.next()
-    assert [a["name"] for a in info[0]["acls"]] == ["office", "any-v4", "any-v6"]
-    assert all(a["owner"] == "web" for a in info[0]["acls"])
+    info = module("rule_info", {"load_balancer": "lb1", "frontend": "80.web"})
+    assert [r["name"] for r in info["rules"]] == ["accept-office", "reject-v6", "reject-v4"]
+    info = module("acl_info", {"owner": "web"})
+    assert [a["name"] for a in info["acls"]] == ["office", "any-v4", "any-v6"]
+    assert all(a["owner"] == "web" for a in info["acls"])
 
     # absent; a second run is ok and unchanged
-    checked_then_real(engine, plays, len(gone))
+    for task in gone:
+        converged(engine, module, task)
     assert listed(engine, "acl") == {} and listed(engine, "rule") == {}
 
 
-def test_rename_an_acl_with_its_rules_in_one_play(engine, ansible):
+def test_check_mode_predicts_across_a_plays_tasks_as_the_real_run_does(engine, ansible, module):
+    """Check mode predicting from the play's earlier tasks (the action plugins carry the predictions), each
+    scenario a check-mode play then a real one of one ansible-playbook run, on one Engine one after another: an
+    ACL renamed with the rules naming it (the rule finds the ACL an earlier task would create); issue 28's
+    teardown (once earlier tasks delete the rule and the ACL nothing blocks the frontend, in check mode as for
+    real); the ACL and the rule under the frontend the play's first task would create (the rule finding the ACL
+    predicted there)."""
     setup(engine, owner="web")
-    rename = [acl("office-v4", "10.0.0.0/8", 0), rule("accept-office", "office-v4", "accept", 0),
-              {"name": "old name", "anxcloud.lbaas.acl": {"load_balancer": "lb1", "frontend": "80.web",
-                                                          "name": "office", "owner": "web", "state": "absent"}}]
-    plays = ansible.session([(ALLOW_LIST[:1] + ALLOW_LIST[3:4], {})] + check_then_real_plays(rename))
-    setup_run = plays.next()
-    assert [setup_run[i]["changed"] for i in range(2)] == [True, True], setup_run
-    check, real = checked_then_real(engine, plays, len(rename))
+    renamed = [acl("office-v4", "10.0.0.0/8", 0), rule("accept-office", "office-v4", "accept", 0),
+               {"name": "old name", "anxcloud.lbaas.acl": {"load_balancer": "lb1", "frontend": "80.web",
+                                                           "name": "office", "owner": "web", "state": "absent"}}]
+    parent = {"load_balancer": "lb1", "frontend": "80.web", "owner": "web", "state": "absent"}
+    teardown = [{"anxcloud.lbaas.rule": dict(parent, name="accept-office")},
+                {"anxcloud.lbaas.acl": dict(parent, name="office-v4")},
+                {"anxcloud.lbaas.frontend": {"load_balancer": "lb1", "name": "80.web", "owner": "web",
+                                             "state": "absent"}}]
+    frontend = {"name": "frontend", "anxcloud.lbaas.frontend": {
+        "load_balancer": "lb1", "name": "81.web", "mode": "tcp", "default_backend": "80.web", "owner": "web"}}
+    under_new = [frontend] + [dict(t, **{k: dict(v, frontend="81.web") for k, v in t.items() if k.startswith("anxcloud.")})
+                              for t in (ALLOW_LIST[0], ALLOW_LIST[3])]
+    plays = ansible.session(check_then_real_plays(renamed) + check_then_real_plays(teardown)
+                            + check_then_real_plays(under_new))
+    for task in ALLOW_LIST[:1] + ALLOW_LIST[3:4]:   # the ACL office and the rule naming it, to rename
+        assert module(*parts(task))["changed"] is True
+
+    # rename an ACL with its rules in one play: create the new name, point the rule at it, delete the old
+    check, real = checked_then_real(engine, module, plays, renamed)
+    assert check[1]["changed"] is True   # in check mode, the ACL the first task would create counts for the rule
     plans = [real[i]["plan"] for i in range(3)]
     assert [[a["action"] for a in plan] for plan in plans] == [["create"], ["update"], ["delete"]], plans
     assert plans[1][0]["changes"] == {"condition_test": {"before": "office", "after": "office-v4"}}
     assert set(listed(engine, "acl")) == {"office-v4"}
     assert listed(engine, "rule")["accept-office"]["condition_test"] == "office-v4"
 
+    # the rule, the ACL, then the frontend holding them
+    check, real = checked_then_real(engine, module, plays, teardown)
+    assert [real[i]["plan"][0]["action"] for i in range(3)] == ["delete"] * 3
+    assert listed(engine, "acl") == listed(engine, "rule") == {}
+    assert [f["name"] for f in es.objects(engine, "frontend")] == []
 
-def test_an_acl_a_rule_names_is_neither_renamed_nor_deleted(engine, ansible):
-    setup(engine, owner="web")
-    setup_run = ansible.run(ALLOW_LIST[:1] + ALLOW_LIST[3:4])
-    assert [setup_run[i]["changed"] for i in range(2)] == [True, True], setup_run
-    office = listed(engine, "acl")["office"]["identifier"]
-    before = state(engine)
-    engine.reset_requests()
-    run = ansible.run([
-        {"anxcloud.lbaas.acl": {"load_balancer": "lb1", "frontend": "80.web", "name": "office", "owner": "web",
-                                "state": "absent"}, "ignore_errors": True},
-        {"anxcloud.lbaas.acl": {"id": office, "name": "office-v4", "owner": "web"}, "ignore_errors": True}])
-    for i, doing in ((0, "deleted"), (1, "renamed")):
-        assert run.failed(i)
-        assert "cannot be %s: rule 'accept-office'" % doing in run[i]["msg"]
-        assert run[i]["blockers"][0]["name"] == "accept-office"
-        assert run.writes(engine, i) == 0
-    assert state(engine) == before
-
-
-def test_a_rule_naming_a_missing_acl_fails_before_any_write(engine, ansible):
-    setup(engine, owner="web")
-    before = state(engine)
-    engine.reset_requests()
-    missing = [dict(rule("accept-office", "office", "accept", 0), ignore_errors=True)]
-    plays = ansible.session([(missing, {"check_mode": True}), (missing, {}),
-                             (ALLOW_LIST[:1] + ALLOW_LIST[3:4], {"check_mode": True})])
-    for _check_then_real in range(2):
-        run = plays.next()
-        assert run.failed(0)
-        assert run[0]["msg"].startswith("condition_test: no ACL named 'office' on frontend '80.web'")
-        assert run.writes(engine, 0) == 0
-    assert state(engine) == before
-    # in check mode, an ACL an earlier task of the play would create counts
-    run = plays.next()
-    assert not run.failed() and run[1]["changed"] is True
-    assert state(engine) == before
-
-
-def test_backend_acls(engine, ansible):
-    ids = setup(engine, owner="web")
-    check, real = check_then_real(ansible, engine, [acl("port", "8080", 0, parent="backend", criterion="dst_port")])
-    obj = listed(engine, "acl")["port"]
-    assert (obj["parent_type"], obj["backend"]["identifier"], obj["frontend"], obj["value"]) == (
-        "backend", ids["backend"], None, "8080")
-    assert real[0]["acl"]["backend"] == ids["backend"] and real[0]["acl"]["parent_type"] == "backend"
-    by_id = ansible.run({"anxcloud.lbaas.acl": {"id": obj["identifier"], "index": 3, "owner": "web"}})
-    assert by_id[0]["changed"] is True and listed(engine, "acl")["port"]["index"] == 3
-    info = ansible.run({"anxcloud.lbaas.acl_info": {"load_balancer": "lb1", "backend": "80.web"}})
-    assert [a["name"] for a in info[0]["acls"]] == ["port"]
-
-
-def test_another_owners_acl_is_never_written(engine, ansible):
-    ids = setup(engine, owner="web")
-    theirs = post(engine, "acl", name="office", parent_type="frontend", frontend=ids["frontend"], criterion="src",
-                  value="10.0.0.0/8", index=0)
-    es.tag(engine, theirs, "anxlb-svc=shop")
-    before = state(engine)
-    engine.reset_requests()
-    run = ansible.run([dict(acl("office", "192.168.0.0/16", 0), ignore_errors=True),
-                       dict({"anxcloud.lbaas.acl": {"load_balancer": "lb1", "frontend": "80.web", "name": "office",
-                                                    "owner": "web", "state": "absent"}}, ignore_errors=True)])
-    for i in range(2):
-        assert run.failed(i) and "is owned by 'shop', not 'web'" in run[i]["msg"]
-        assert run.writes(engine, i) == 0
-    assert state(engine) == before
-
-
-def test_bad_values_are_refused_naming_the_option(engine, ansible):
-    setup(engine, owner="web")
-    engine.reset_requests()
-    run = ansible.run([dict(acl("office", "10.0.0.1/8", 0), ignore_errors=True),
-                       dict(acl("port", "http", 0, criterion="dst_port"), ignore_errors=True),
-                       dict(rule("r", "office", "accept", 0, condition="unless"), ignore_errors=True),
-                       dict(acl("office", "10.0.0.0/8", -1), ignore_errors=True)])
-    assert run[0]["msg"] == "value: '10.0.0.1/8' has host bits set; write the network 10.0.0.0/8"
-    assert run[1]["msg"].startswith("value: 'http' is not a port")
-    assert run[2]["msg"].startswith("condition: 'unless' is not supported")
-    assert run[3]["msg"] == "index must be 0 or more, got -1"
-    assert all(run.failed(i) and run.writes(engine, i) == 0 for i in range(4))
-
-
-def test_check_mode_under_a_frontend_an_earlier_task_creates(engine, ansible):
-    """Check mode: the ACL and the rule go under the frontend the play's first task would create (its
-    placeholder), the rule finds the predicted ACL; the real run does the same and a rerun nothing."""
-    setup(engine, owner="web")
-    frontend = {"name": "frontend", "anxcloud.lbaas.frontend": {
-        "load_balancer": "lb1", "name": "81.web", "mode": "tcp", "default_backend": "80.web", "owner": "web"}}
-    tasks = [frontend] + [dict(t, **{k: dict(v, frontend="81.web") for k, v in t.items() if k.startswith("anxcloud.")})
-                          for t in (ALLOW_LIST[0], ALLOW_LIST[3])]
-    check, real = check_then_real(ansible, engine, tasks)
+    # under the frontend the play's first task creates (its placeholder in check mode)
+    check, real = checked_then_real(engine, module, plays, under_new)
     assert [check[i]["changed"] for i in range(3)] == [True, True, True]
     assert check[1]["acl"]["frontend"] == "(new frontend 81.web)"
     assert real[2]["rule"]["frontend"] == real[0]["frontend"]["id"]
     assert listed(engine, "rule")["accept-office"]["frontend"]["name"] == "81.web"
 
 
-def test_a_frontend_whose_acls_and_rules_earlier_tasks_delete_goes_in_check_mode_as_for_real(engine, ansible):
-    """Issue 28, the other way round: once the play's earlier tasks delete the rule and the ACL, nothing blocks the
-    frontend any more, in check mode (from the earlier tasks' predictions) as in the real run; a third run finds
-    nothing to do."""
+def test_an_acl_a_rule_names_is_neither_renamed_nor_deleted(engine, module):
+    setup(engine, owner="web")
+    for task in ALLOW_LIST[:1] + ALLOW_LIST[3:4]:
+        assert module(*parts(task))["changed"] is True
+    office = listed(engine, "acl")["office"]["identifier"]
+    before = state(engine)
+    engine.reset_requests()
+    runs = [module("acl", {"load_balancer": "lb1", "frontend": "80.web", "name": "office", "owner": "web",
+                           "state": "absent"}),
+            module("acl", {"id": office, "name": "office-v4", "owner": "web"})]
+    for run, doing in zip(runs, ("deleted", "renamed")):
+        assert "cannot be %s: rule 'accept-office'" % doing in run.message()
+        assert run["blockers"][0]["name"] == "accept-office"
+        assert run.writes(engine) == 0
+    assert state(engine) == before
+
+
+def test_a_rule_naming_a_missing_acl_fails_before_any_write(engine, module):
+    """In check mode as for real (the check mode of a play whose earlier task would create the ACL: in
+    test_check_mode_predicts_across_a_plays_tasks_as_the_real_run_does)."""
+    setup(engine, owner="web")
+    before = state(engine)
+    engine.reset_requests()
+    name, args = parts(rule("accept-office", "office", "accept", 0))
+    for check in (True, False):
+        run = module(name, args, check=check)
+        assert run.message().startswith("condition_test: no ACL named 'office' on frontend '80.web'")
+        assert run.writes(engine) == 0
+    assert state(engine) == before
+
+
+def test_backend_acls(engine, module):
     ids = setup(engine, owner="web")
-    post(engine, "acl", name="office", parent_type="frontend", frontend=ids["frontend"], criterion="src",
-         value="10.0.0.0/8", index=0)
-    post(engine, "rule", name="accept-office", parent_type="frontend", frontend=ids["frontend"], index=0,
-         condition="if", condition_test="office", type="connection", action="accept")
-    parent = {"load_balancer": "lb1", "frontend": "80.web", "owner": "web", "state": "absent"}
-    teardown = [{"anxcloud.lbaas.rule": dict(parent, name="accept-office")},
-                {"anxcloud.lbaas.acl": dict(parent, name="office")},
-                {"anxcloud.lbaas.frontend": {"load_balancer": "lb1", "name": "80.web", "owner": "web",
-                                             "state": "absent"}}]
-    check, real = check_then_real(ansible, engine, teardown)
-    assert [real[i]["plan"][0]["action"] for i in range(3)] == ["delete"] * 3
-    assert listed(engine, "acl") == listed(engine, "rule") == {}
-    assert [f["name"] for f in es.objects(engine, "frontend")] == []
+    check, real = converged(engine, module, acl("port", "8080", 0, parent="backend", criterion="dst_port"))
+    obj = listed(engine, "acl")["port"]
+    assert (obj["parent_type"], obj["backend"]["identifier"], obj["frontend"], obj["value"]) == (
+        "backend", ids["backend"], None, "8080")
+    assert real["acl"]["backend"] == ids["backend"] and real["acl"]["parent_type"] == "backend"
+    by_id = module("acl", {"id": obj["identifier"], "index": 3, "owner": "web"})
+    assert by_id["changed"] is True and listed(engine, "acl")["port"]["index"] == 3
+    info = module("acl_info", {"load_balancer": "lb1", "backend": "80.web"})
+    assert [a["name"] for a in info["acls"]] == ["port"]
+
+
+def test_another_owners_acl_is_never_written(engine, module):
+    ids = setup(engine, owner="web")
+    theirs = post(engine, "acl", name="office", parent_type="frontend", frontend=ids["frontend"], criterion="src",
+                  value="10.0.0.0/8", index=0)
+    es.tag(engine, theirs, "anxlb-svc=shop")
+    before = state(engine)
+    engine.reset_requests()
+    runs = [module(*parts(acl("office", "192.168.0.0/16", 0))),
+            module("acl", {"load_balancer": "lb1", "frontend": "80.web", "name": "office", "owner": "web",
+                           "state": "absent"})]
+    for run in runs:
+        assert "is owned by 'shop', not 'web'" in run.message()
+        assert run.writes(engine) == 0
+    assert state(engine) == before
+
+
+def test_bad_values_are_refused_naming_the_option(engine, module):
+    setup(engine, owner="web")
+    engine.reset_requests()
+    runs = [module(*parts(task)) for task in (acl("office", "10.0.0.1/8", 0), acl("port", "http", 0, criterion="dst_port"),
+                                              rule("r", "office", "accept", 0, condition="unless"),
+                                              acl("office", "10.0.0.0/8", -1))]
+    assert runs[0].message() == "value: '10.0.0.1/8' has host bits set; write the network 10.0.0.0/8"
+    assert runs[1].message().startswith("value: 'http' is not a port")
+    assert runs[2].message().startswith("condition: 'unless' is not supported")
+    assert runs[3].message() == "index must be 0 or more, got -1"
+    assert all(run.writes(engine) == 0 for run in runs)
 
 
 def test_the_parent_options_come_from_the_declaration_and_are_named_when_missing(engine, module):

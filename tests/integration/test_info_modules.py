@@ -1,4 +1,5 @@
-"""The read-only modules: loadbalancer_info with its tree, and <type>_info by parent, id and owner."""
+"""The read-only modules: loadbalancer_info with its tree, and <type>_info by parent, id and owner, as module
+processes; the group's module_defaults through ansible-playbook."""
 import os
 
 import yaml
@@ -20,18 +21,18 @@ def seed_tree(engine):
     return dict(lb=lb, backend=b, server=s, frontend=f, bind=bind, other=other)
 
 
-def test_loadbalancer_info_tree_and_type_info_by_parent_id_and_owner(engine, ansible):
+def test_loadbalancer_info_tree_and_type_info_by_parent_id_and_owner(engine, module):
+    """Each a module process (the modules' own reading; module_defaults through the controller: below)."""
     ids = seed_tree(engine)
     engine.reset_requests()
-    run = ansible.run([{"anxcloud.lbaas.loadbalancer_info": {}, "check_mode": True},
-                       {"anxcloud.lbaas.loadbalancer_info": {"name": "lb1", "tree": True}, "check_mode": True},
-                       {"anxcloud.lbaas.backend_info": {"load_balancer": "lb1"}},
-                       {"anxcloud.lbaas.backend_info": {"owner": "web"}},
-                       {"anxcloud.lbaas.server_info": {"backend": "80.web", "load_balancer": "lb1"}},
-                       {"anxcloud.lbaas.bind_info": {"id": ids["bind"]}},
-                       {"anxcloud.lbaas.frontend_info": {"load_balancer": "lb1", "owner": "shop"}},
-                       {"anxcloud.lbaas.backend_info": {}}])
-    assert len(run.records) == 8 and not any(run.failed(i) for i in range(7)), run
+    run = [module("loadbalancer_info", {}, check=True),
+           module("loadbalancer_info", {"name": "lb1", "tree": True}, check=True),
+           module("backend_info", {"load_balancer": "lb1"}),
+           module("backend_info", {"owner": "web"}),
+           module("server_info", {"backend": "80.web", "load_balancer": "lb1"}),
+           module("bind_info", {"id": ids["bind"]}),
+           module("frontend_info", {"load_balancer": "lb1", "owner": "shop"})]
+    assert not any(r.failed for r in run), run
     # loadbalancer_info, with its tree (in check mode, as users preview)
     assert [lb["name"] for lb in run[0]["load_balancers"]] == ["lb1", "lb2"]
     (lb,) = run[1]["load_balancers"]
@@ -47,7 +48,7 @@ def test_loadbalancer_info_tree_and_type_info_by_parent_id_and_owner(engine, ans
     assert [s["id"] for s in run[4]["servers"]] == [ids["server"]]
     assert run[5]["binds"][0]["port"] == 8080 and run[5]["binds"][0]["frontend"] == ids["frontend"]
     assert run[6]["frontends"] == []
-    assert run.failed(7) and run[7]["msg"] == "one of load_balancer, id or owner is required"
+    assert module("backend_info", {}).message() == "one of load_balancer, id or owner is required"
     assert engine.mutating_requests() == 0   # read-only, in check mode and out of it
 
 
@@ -166,7 +167,7 @@ def test_group_module_defaults_with_wait_apply_to_every_module(engine, ansible):
     assert address["address"] in addresses(engine, V4)
 
 
-def test_bind_and_server_info_with_owner_find_children_through_their_parents(engine, ansible):
+def test_bind_and_server_info_with_owner_find_children_through_their_parents(engine, module):
     """Ownership by containment: a server carrying no owner tag inside a backend carrying the owner's is the
     owner's; a bind tagged by an earlier version stays the owner's; a server carrying another owner's tag
     (any prefix) is not, whatever its backend."""
@@ -182,13 +183,13 @@ def test_bind_and_server_info_with_owner_find_children_through_their_parents(eng
     elsewhere = es.create(engine, "backend", name="81.shop", mode="tcp", load_balancer=lb)
     es.create(engine, "server", name="n1.81.shop", ip="127.0.0.4", port=18080, check="enabled", backend=elsewhere)
     engine.reset_requests()
-    run = ansible.run([{"anxcloud.lbaas.server_info": {"owner": "web"}},
-                       {"anxcloud.lbaas.server_info": {"owner": "web", "backend": "80.web", "load_balancer": "lb1"}},
-                       {"anxcloud.lbaas.server_info": {"owner": "web", "id": mine}},
-                       {"anxcloud.lbaas.server_info": {"owner": "web", "id": theirs}},
-                       {"anxcloud.lbaas.bind_info": {"owner": "web"}},
-                       {"anxcloud.lbaas.server_info": {"owner": "web", "backend": "81.shop"}}])
-    assert len(run.records) == 6 and not any(run.failed(i) for i in range(6)), run
+    run = [module("server_info", {"owner": "web"}),
+           module("server_info", {"owner": "web", "backend": "80.web", "load_balancer": "lb1"}),
+           module("server_info", {"owner": "web", "id": mine}),
+           module("server_info", {"owner": "web", "id": theirs}),
+           module("bind_info", {"owner": "web"}),
+           module("server_info", {"owner": "web", "backend": "81.shop"})]
+    assert not any(r.failed for r in run), run
     for index in (0, 1, 2):
         assert [(s["id"], s["owner"], s["tags"]) for s in run[index]["servers"]] == [(mine, "web", [])], index
     assert run[3]["servers"] == []

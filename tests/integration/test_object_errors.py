@@ -1,4 +1,5 @@
-"""Bad input and Engine errors: a clear message naming the option, no traceback, nothing written."""
+"""Bad input and Engine errors: a clear message naming the option, no traceback, nothing written. The modules'
+own refusals run as module processes; the token's, which the controller must not show, through ansible-playbook."""
 
 from . import engine_state as es
 
@@ -25,30 +26,38 @@ def failing(task):
     return dict(task, ignore_errors=True)
 
 
-def test_unknown_parent(engine, ansible):
-    server = {"anxcloud.lbaas.server": {"backend": "nope", "load_balancer": "lb1", "name": "s", "ip": "127.0.0.1",
-                                        "port": 80}}
-    play = ansible.run([dict(server, check_mode=True), failing(server), failing(backend(load_balancer="nope"))])
-    assert len(play.records) == 3, play
+def warnings_of(run):
+    """A module process's warnings as text (ansible-core 2.19 writes them as events, {"event": {"msg": ...}}; the
+    controller shows the text)."""
+    return [w["event"]["msg"] if isinstance(w, dict) else w for w in run.result.get("warnings", [])]
+
+
+def test_unknown_parent(engine, module):
+    server = {"backend": "nope", "load_balancer": "lb1", "name": "s", "ip": "127.0.0.1", "port": 80}
+    engine.reset_requests()
+    check = module("server", server, check=True)
     # check mode predicts as if an earlier task of the play created the parent
-    assert not play.failed(0) and play[0]["changed"] is True
-    assert play[0]["warnings"] == ["backend: no backend named 'nope' exists yet; predicting as if an earlier "
-                                   "task created it"]
-    assert play.writes(engine, 0) == 0
-    assert failed_without_writes(engine, play, 1) == "backend: no backend named 'nope' exists on load balancer 'lb1'"
-    assert failed_without_writes(engine, play, 2) == "load_balancer: no load balancer named 'nope' exists"
+    assert not check.failed and check["changed"] is True, check
+    assert warnings_of(check) == ["backend: no backend named 'nope' exists yet; predicting as if an earlier "
+                                  "task created it"]
+    assert check.writes(engine) == 0
+    real, other = module("server", server), module("backend", backend(load_balancer="nope")["anxcloud.lbaas.backend"])
+    assert real.message() == "backend: no backend named 'nope' exists on load balancer 'lb1'"
+    assert other.message() == "load_balancer: no load balancer named 'nope' exists"
+    assert engine.mutating_requests() == 0
 
 
-def test_ambiguous_name(engine, ansible):
+def test_ambiguous_name(engine, module):
     lb = es.lb_id(engine)
     ids = sorted(es.create(engine, "backend", name="dup", mode="tcp", load_balancer=lb) for dummy in range(2))
-    # then the escape hatch picks one of them
-    play = ansible.run([failing(backend(name="dup")), backend(name="dup", id=ids[0], load_balancer=None)])
-    assert len(play.records) == 2, play
-    assert failed_without_writes(engine, play, 0) == (
+    engine.reset_requests()
+    assert module("backend", backend(name="dup")["anxcloud.lbaas.backend"]).message() == (
         "name: 2 backends named 'dup' on load balancer 'lb1' (ids %s, %s); give the id to pick one" % tuple(ids))
-    assert not play.failed(1), play
-    assert play[1]["changed"] is False and play[1]["backend"]["id"] == ids[0]
+    assert engine.mutating_requests() == 0
+    # then the escape hatch picks one of them
+    picked = module("backend", {"name": "dup", "id": ids[0], "mode": "tcp"})
+    assert not picked.failed, picked
+    assert picked["changed"] is False and picked["backend"]["id"] == ids[0]
 
 
 BIND = {"frontend": "80.web", "load_balancer": "lb1", "name": "v4.80.web", "address": "127.0.0.1", "port": 80}
@@ -60,18 +69,14 @@ INVALID_BINDS = [
 ]
 
 
-def test_invalid_bind_and_server_input(engine, ansible, module):
+def test_invalid_bind_and_server_input(engine, module):
+    """The module's own refusal, each case a process of its own (a refusal through the controller, without a
+    traceback in its output: test_a_missing_or_wrong_token_is_reported_and_never_shown)."""
     engine.reset_requests()
-    (args, msg), rest = INVALID_BINDS[0], INVALID_BINDS[1:]
-    play = ansible.run(failing({"anxcloud.lbaas.bind": dict(BIND, **args)}))   # the playbook path
-    assert len(play.records) == 1, play
-    assert failed_without_writes(engine, play, 0) == msg, args
-    assert play.requests(engine, 0) == []   # refused before asking the Engine anything
-    # the other cases: the module's own refusal, each module run as its own process (no controller)
-    for args, msg in rest:
+    for args, msg in INVALID_BINDS:
         run = module("bind", dict(BIND, **args))
         assert run.message() == msg, args
-        assert run.requests(engine) == []
+        assert run.requests(engine) == []   # refused before asking the Engine anything
     run = module("server", {"backend": "80.web", "name": "s", "ip": "not-an-ip", "port": 80})
     assert run.message() == "address: 'not-an-ip' is not a valid IP address"   # ip is the alias
     assert run.requests(engine) == []
@@ -84,10 +89,8 @@ def test_a_task_the_engine_throttled_says_what_to_set(engine, module):
     engine.set_faults({"retry_after": 0, "script": [{"method": "GET", "path": "/api/", "status": 429, "count": 2}]})
     run = module("frontend_info", {"load_balancer": "lb1"})
     assert not run.failed and run["frontends"] == [], run
-    # ansible-core 2.19 writes a module's warnings as events ({"event": {"msg": ...}}); the controller shows the text
-    warnings = [w["event"]["msg"] if isinstance(w, dict) else w for w in run["warnings"]]
-    assert warnings == ["the Engine rate-limited this task (HTTP 429), so it sent at most 4 requests at once from then "
-                        "on instead of 16; set api_concurrency to 4 or run fewer forks"]
+    assert warnings_of(run) == ["the Engine rate-limited this task (HTTP 429), so it sent at most 4 requests at once "
+                                "from then on instead of 16; set api_concurrency to 4 or run fewer forks"]
     assert [e["status"] for e in run.requests(engine)][:3] == [429, 429, 200]
 
 
@@ -107,37 +110,43 @@ def test_a_missing_or_wrong_token_is_reported_and_never_shown(engine, ansible):
     assert secret not in play.proc.stdout + play.proc.stderr + repr(play.records)
 
 
-def test_a_delete_the_engine_would_refuse_fails_alike_in_check_mode_and_for_real(engine, ansible):
+def test_a_delete_the_engine_would_refuse_fails_alike_in_check_mode_and_for_real(engine, module):
     """Children present: the Engine answers 409. Check mode must not promise the delete; both runs fail
     with the same message, naming what still hangs on the object, and write nothing."""
     lb = es.lb_id(engine)
     backend_id = es.create(engine, "backend", name="80.web", mode="tcp", load_balancer=lb)
     server = es.create(engine, "server", name="n1.80.web", ip="127.0.0.1", port=80, backend=backend_id)
     frontend = es.create(engine, "frontend", name="80.web", mode="tcp", load_balancer=lb, default_backend=backend_id)
-    play = ansible.run([failing(dict(backend(state="absent"), check_mode=True)), failing(backend(state="absent"))])
-    assert len(play.records) == 2, play
-    msgs = [failed_without_writes(engine, play, index) for index in (0, 1)]
+    before = engine.dump()
+    engine.reset_requests()
+    args = backend(state="absent")["anxcloud.lbaas.backend"]
+    runs = [module("backend", args, check=True), module("backend", args)]
+    msgs = [run.message() for run in runs]
+    assert [run.writes(engine) for run in runs] == [0, 0]
     assert msgs[0] == msgs[1] == (
         "backend '80.web' (%s) cannot be deleted: server 'n1.80.web' (%s), frontend '80.web' (%s) still use it; "
         "delete those first" % (backend_id, server, frontend))
     assert sorted(o["identifier"] for o in es.objects(engine, "backend")) == [backend_id]
+    assert engine.dump() == before
 
 
-def test_moving_a_server_by_name_with_recreate_creates_before_it_deletes(engine, ansible):
+def test_moving_a_server_by_name_with_recreate_creates_before_it_deletes(engine, module):
     lb = es.lb_id(engine)
     old_backend = es.create(engine, "backend", name="80.web", mode="tcp", load_balancer=lb)
     es.create(engine, "backend", name="81.web", mode="tcp", load_balancer=lb)
     old = es.create(engine, "server", name="n1", ip="127.0.0.1", port=80, backend=old_backend)
-    task = {"anxcloud.lbaas.server": {"load_balancer": "lb1", "backend": "81.web", "name": "n1", "ip": "127.0.0.1",
-                                      "port": 80, "recreate": True}}
-    play = ansible.run([dict(task, check_mode=True, diff=True), dict(task, diff=True), task])   # check, real, rerun
-    assert len(play.records) == 3 and not any(play.failed(i) for i in range(3)), play
-    check, rerun = play[0], play[2]
-    assert play.writes(engine, 0) == 0
+    args = {"load_balancer": "lb1", "backend": "81.web", "name": "n1", "ip": "127.0.0.1", "port": 80, "recreate": True}
+    before = engine.dump()
+    engine.reset_requests()
+    check = module("server", args, check=True, diff=True)
+    assert engine.dump() == before
+    real, rerun = module("server", args, diff=True), module("server", args)   # check, real, rerun
+    assert not any(run.failed for run in (check, real, rerun)), (check, real, rerun)
+    assert check.writes(engine) == 0
     assert [(a["action"], a["id"] == old) for a in check["plan"]] == [("create", False), ("delete", True)]
-    writes = [(r["method"], r["path"].split("?")[0]) for r in play.requests(engine, 1) if r["method"] != "GET"]
+    writes = [(r["method"], r["path"].split("?")[0]) for r in real.requests(engine) if r["method"] != "GET"]
     assert writes[0] == ("POST", "/api/LBaaS/v1/server.json") and writes[-1] == ("DELETE", "/api/LBaaS/v1/server.json/" + old)
-    assert rerun["changed"] is False and play.writes(engine, 2) == 0
+    assert rerun["changed"] is False and rerun.writes(engine) == 0
     servers = es.objects(engine, "server")
     assert [(s["name"], s["backend"]["name"]) for s in servers] == [("n1", "81.web")]   # moved, not copied
 

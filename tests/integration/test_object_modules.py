@@ -1,6 +1,7 @@
-"""The integration matrix of every per-object module, with real ansible-playbook runs:
-check mode + diff (nothing written) -> real run (same diff) -> rerun (no change, no write) -> rerun in
-check mode, as four tasks of one play; then an in-place update and a delete the same way."""
+"""The integration matrix of every per-object module, each run a module process against the local Engine (the
+subject is the module's own behaviour; a task of a playbook adds the controller, which the check-mode predictions
+across tasks and the printed diff are tested with): check mode + diff (nothing written) -> real run (same diff)
+-> rerun (no change, no write) -> rerun in check mode; then an in-place update and a delete the same way."""
 import re
 
 import pytest
@@ -63,35 +64,28 @@ CASES = {
 }
 
 
-def module_task(kind, args):
-    return {"name": "%s under test" % kind, "anxcloud.lbaas.%s" % kind: args}
-
-
 def shown(diff, names):
     """A diff of object dicts as the modules show it: ids in ``names`` by name, no None values."""
     return dict((which, dict((k, names.get(v, v)) for k, v in fields.items() if v is not None))
                 for which, fields in diff.items())
 
 
-def converge_play(task):
-    """The four runs of the matrix as four tasks of one play (each task's requests told apart in the local
-    Engine's log by time): check mode, real, rerun, check mode again."""
-    return [dict(task, check_mode=True, diff=True), dict(task, diff=True), dict(task, diff=True),
-            dict(task, check_mode=True, diff=True)], {}
-
-
-def converge_next(engine, plays, expect_diff, names):
-    """Plays the next converge_play of the session ``plays`` and checks it; returns the real run's result."""
+def converge(engine, module, kind, args, expect_diff, names):
+    """The four runs of the matrix, module processes one after another (each one's requests told apart in the local
+    Engine's log by time): check mode, real, rerun, check mode again; checks them and returns the real run's
+    result. Check mode writes nothing: no write request, and the Engine's state read back is what it was."""
     engine.reset_requests()
-    play = plays.next()
-    assert len(play.records) == 4 and not any(play.failed(i) for i in range(4)), play
-    check, real, rerun, recheck = (play[i] for i in range(4))
+    before = engine.dump()
+    check = module(kind, args, check=True, diff=True)
+    assert engine.dump() == before
+    real, rerun, recheck = (module(kind, args, check=mode, diff=True) for mode in (False, False, True))
+    assert not any(run.failed for run in (check, real, rerun, recheck)), (check, real, rerun, recheck)
     assert check["changed"] is True
     # the diff as a person reads it: YAML text, parent and links by name (not id), unset fields left out
     assert all(isinstance(check["diff"][which], str) for which in ("before", "after"))
     assert dict(before=side(check, "before"), after=side(check, "after")) == shown(expect_diff, names)
     assert list(side(check, "after")) == list(shown(expect_diff, names)["after"])
-    assert play.writes(engine, 0) == 0
+    assert check.writes(engine) == 0
 
     assert real["changed"] is True
     assert real["diff"] == check["diff"]
@@ -100,15 +94,15 @@ def converge_next(engine, plays, expect_diff, names):
     assert rerun["changed"] is False
     assert rerun["plan"] == []
     assert side(rerun, "before") == side(rerun, "after")
-    assert play.writes(engine, 2) == 0
+    assert rerun.writes(engine) == 0
 
     assert recheck["changed"] is False
-    assert play.writes(engine, 3) == 0
-    return real
+    assert recheck.writes(engine) == 0
+    return real.result
 
 
 @pytest.mark.parametrize("kind", sorted(CASES))
-def test_create_update_delete(kind, engine, ansible):
+def test_create_update_delete(kind, engine, module):
     case = CASES[kind]
     ids = case["setup"](engine)
     args = dict(case["task"])
@@ -118,11 +112,9 @@ def test_create_update_delete(kind, engine, ansible):
     field, old, new = case["update"]
     gone = {"name": args["name"], "state": "absent", "owner": "web"}
     gone.update(dict((k, v) for k, v in args.items() if k in ("load_balancer", "frontend", "backend")))
-    plays = ansible.session([converge_play(module_task(kind, args)), converge_play(module_task(kind, dict(args, **{field: new}))),
-                             converge_play(module_task(kind, gone))])
 
     # create
-    result = converge_next(engine, plays, {"before": {}, "after": case["after"](ids)}, names)
+    result = converge(engine, module, kind, args, {"before": {}, "after": case["after"](ids)}, names)
     obj = result[kind]
     assert re.match(r"^[0-9a-f]{32}$", obj["id"])
     assert obj["state"] in ("Deployed", "Updated")
@@ -141,7 +133,7 @@ def test_create_update_delete(kind, engine, ansible):
     before = case["after"](ids)
     after = dict(before)
     after[field] = new
-    result = converge_next(engine, plays, {"before": before, "after": after}, names)
+    result = converge(engine, module, kind, args, {"before": before, "after": after}, names)
     assert result[kind]["id"] == obj["id"]
     assert result["plan"] == [{"load_balancer": "lb1", "action": "update", "type": kind, "name": args["name"], "id": obj["id"],
                                "changes": {field: {"before": old, "after": new}}, "tags": [],
@@ -149,6 +141,6 @@ def test_create_update_delete(kind, engine, ansible):
     assert es.by_name(engine, kind)[args["name"]][field] == new
 
     # delete
-    result = converge_next(engine, plays, {"before": after, "after": {}}, names)
+    result = converge(engine, module, kind, gone, {"before": after, "after": {}}, names)
     assert result[kind] == {}
     assert args["name"] not in es.by_name(engine, kind)
