@@ -430,6 +430,9 @@ plan:
   description:
     - The actions the task decided on, each naming its load balancer, with the fields that differ and why.
     - Every write of a real run is here, tag adoptions and redeploys included.
+    - A plan that writes objects ends with one line per load balancer for the service's marker (C(type=marker),
+      C(action=mark)), written once the objects are deployed; it is bookkeeping, not counted in RV(summary) nor
+      shown in the diff.
   returned: always
   type: list
   elements: dict
@@ -438,10 +441,10 @@ plan:
       description: The load balancer the object is on.
       type: str
     action:
-      description: V(create), V(update), V(tag) (an adoption), V(redeploy) or V(delete).
+      description: V(create), V(update), V(tag) (an adoption), V(redeploy) or V(delete); V(mark) for the marker.
       type: str
     type:
-      description: The kind of object (V(backend), V(frontend), V(bind), V(server), V(acl), V(rule)).
+      description: The kind of object (V(backend), V(frontend), V(bind), V(server), V(acl), V(rule)); V(marker) for the marker.
       type: str
     name:
       description: The object's name.

@@ -134,6 +134,10 @@ class Kind:
     delete_rank = 0          # deletes: lower bands first
     effects = {}             # the kind's own operation names -> generic effect (CREATE, DELETE, TAG ...)
     recorded_as = "objects"  # how check mode's predictions across tasks keep it (_predictions)
+    # A kind whose actions write about the objects, not objects (a service's marker): shown in a plan, but not
+    # counted in its summary, not in the state check mode predicts, not recorded across tasks, and no object a
+    # wait must read back.
+    bookkeeping = False
 
     def __init__(self, name, parent=None, parent_kind=None, fields=None, links=None, resource_type=None):
         self.name = name

@@ -123,7 +123,7 @@ class Predictions:
     def record(self, plan, after):
         """Adds what ``plan`` does (``after``: the world it predicts, ``{id: flat object}``)."""
         renamed = {}
-        for action in plan:
+        for action in plan.objects():   # bookkeeping (a marker) is no object a later task reads
             if action.kind.recorded_as == "dns":
                 continue   # records are not carried across tasks (the DNS modules read the zone as it is)
             if action.kind.recorded_as == "addresses":

@@ -21,7 +21,8 @@ from .._reconcile._loop import Reconciler
 from .._reconcile._plan import CREATE, DELETE, Plan
 from ._declaration import build, warnings
 from ._desired import Desired
-from ._guard import ServiceGuard
+from ._guard import MarkerWrites, ServiceGuard
+from ._marker import MARKER
 from ._managed import PARENT_NAMES
 from ._observe import ServiceObserver
 from ._plan import LbPlanner
@@ -63,6 +64,7 @@ class ServiceRun:
         self.result = {"changed": False, "conflicts": [], "allow_sources_bypasses": []}
         self.renumber_warned = False
         self.bypasses_warned = set()
+        self.reconciler = None
 
     @classmethod
     def removal(cls, client, owner, prefix, warn, lease_timeout, lease_holder, wait_timeout):
@@ -116,20 +118,16 @@ class ServiceRun:
     def run(self, diff=False):
         p = self.params
         self.prepare()
-        reconciler = Reconciler(self.client, self.check_mode, wait=p["wait"], wait_timeout=p["wait_timeout"],
-                                before_apply=lambda state, plan: self.guard.before_apply(_Scope(state), plan))
+        self.reconciler = Reconciler(self.client, self.check_mode, wait=p["wait"], wait_timeout=p["wait_timeout"],
+                                     before_apply=lambda state, plan: self.guard.before_apply(_Scope(state), plan),
+                                     applier=self._applier)
         try:
-            outcome = reconciler.run(self.observe, self.plan)
+            outcome = self.reconciler.run(self.observe, self.plan)
         except BaseException:
             self.guard.release()
             raise
-        marks = []
-        if outcome.changed and not self.check_mode:
-            marks.append((self.lbs, p["state"] == "absent"))
-            if self.state.extra_lbs:
-                marks.append((list(self.state.extra_lbs), True))   # the service is gone from there: so is its marker
         try:
-            self.guard.finish(marks)   # markers, then the leases released, overlapped (_service_guard)
+            self.guard.finish()   # the markers were written after the wait: the leases released (_guard)
         except (Failure, EngineError) as exc:
             # the plan was applied: a marker that failed after it does not make the run unchanged
             exc.partial_result = dict(changed=outcome.changed, plan=outcome.plan.to_list())
@@ -149,6 +147,25 @@ class ServiceRun:
             self.result["diff"] = service_diff(outcome.before, predicted, shown, p["name"], self.tag,
                                                self.result["summary"], prefix=p["tag_prefix"])
         return self.result
+
+    def _applier(self, client, waiter):
+        """The applier of a real run: the objects' generic operations, the marker's own (``MarkerWrites``).
+        Imported here: a check-mode or in-sync run does not load the applier (``_reconcile._loop``)."""
+        from .._reconcile._apply import Applier
+        return Applier(client, waiter, operations={MARKER: MarkerWrites(self.guard)})
+
+    def _marked(self, state, plan):
+        """``plan`` with the service's marker writes (``ServiceGuard.marker_actions``), which run after the wait:
+        when it writes objects, or when a round of this run wrote and ended before its markers ran (an
+        interrupted round whose next plan has nothing left to write). A run that writes nothing writes no
+        marker; gc (``anywhere``) removes markers itself."""
+        wrote = self.reconciler is not None and self.reconciler.wrote
+        if self.anywhere or not (plan.objects() or (self.guard.unwritten and wrote)):
+            return plan
+        marks = [(self.lbs, self.params["state"] == "absent")]
+        if state.extra_lbs:
+            marks.append((list(state.extra_lbs), True))   # the service is gone from there: so is its marker
+        return Plan(list(plan) + self.guard.marker_actions(marks), plan.waits)
 
     def observe(self):
         state = self.observer.observe(self.lbs)
@@ -181,7 +198,7 @@ class ServiceRun:
         self._conflicts(state, planners)
         self._blocked(planners)
         self._bypassed(planners)
-        return plan
+        return self._marked(state, plan)
 
     def _bypassed(self, planners):
         """Rules and ACLs of others under a frontend with an allow-list that admit what the list refuses
