@@ -509,14 +509,15 @@ from ..module_utils._addresses._outside import OutsidePrefixes
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._reconcile._predicting import predicting_client
 from ..module_utils._service._dns_names import ServiceNames
+from ..module_utils._service._declaration import ServiceDeclaration
 from ..module_utils._service._run import ServiceRun
 
 
 class CheckedServiceRun(ServiceRun):
     """The service's run, warning when a bind it creates or moves is on an address in no IPAM prefix of the account."""
 
-    def __init__(self, client, params, check_mode, warn):
-        super().__init__(client, params, check_mode, warn)
+    def __init__(self, client, declaration, check_mode, warn):
+        super().__init__(client, declaration, check_mode, warn)
         self.outside = OutsidePrefixes(client, warn, "addresses")
 
     def plan(self, state):
@@ -562,7 +563,8 @@ class ServiceModule(AnxcloudModule):
     )
 
     def run(self):
-        service = CheckedServiceRun(self.client, self.params, self.check_mode, warn=self.module.warn)
+        service = CheckedServiceRun(self.client, ServiceDeclaration.from_params(self.params), self.check_mode,
+                                    warn=self.module.warn)
         self.result = service.result   # partly filled when it fails: conflicts, the hash
         names = ServiceNames(self.client, self.params, self.check_mode, warn=self.module.warn)
         names.prepare(self.result)   # the DNS kind: its conflicts fail before any write

@@ -38,11 +38,12 @@ from .._engine._tag_entities import (
 
 
 class ServiceGuard:
-    def __init__(self, client, params, desired, warn):
+    def __init__(self, client, declaration, desired, warn):
+        """``declaration``: the run's ``ServiceDeclaration`` (its name, tag prefix and lease options)."""
         self.client = client
-        self.prefix = check_tag_prefix(params["tag_prefix"])
-        self.service = check_owner(params["name"], "name")
-        holder = params.get("lease_holder")
+        self.prefix = check_tag_prefix(declaration.tag_prefix)
+        self.service = check_owner(declaration.name, "name")
+        holder = declaration.lease_holder
         holder = check_holder(holder) if holder is not None else default_holder(self.service)
         self.digest = declaration_hash(desired.as_data())
         self.open = not desired.controls_access()   # the marker says whether this declaration has allow-lists
@@ -50,7 +51,7 @@ class ServiceGuard:
         self.lb_tags = {}
         self.writes, self.replaced = [], []   # the marker writes done (``LbMarks``) and the names they replace
         self.unwritten = set()   # the marker actions last planned that have not run (their ids)
-        self.leases = Leases(client, self.prefix, holder, params["lease_timeout"], self.tags_of, warn=warn)
+        self.leases = Leases(client, self.prefix, holder, declaration.lease_timeout, self.tags_of, warn=warn)
 
     def tags_of(self, lb_id):
         return tag_names(self.client.resource_get(lb_id))
