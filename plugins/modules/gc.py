@@ -300,6 +300,7 @@ diff:
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._dns._gc import DnsCollection
 from ..module_utils._gc._live import live_set
+from ..module_utils._gc._request import GcRequest
 from ..module_utils._gc._run import GcRun
 from ..module_utils._module._group_options import with_ignored_wait
 
@@ -324,10 +325,10 @@ class GcModule(AnxcloudModule):
     ), only=["wait"])
 
     def run(self):
-        p = self.params
-        names = DnsCollection(self.client, p["dns_zones"], p["tag_prefix"], live_set(p), p["remove"], self.check_mode,
-                              wait_timeout=p["wait_timeout"])   # zones checked before any request
-        run = GcRun(self.client, p, self.check_mode, warn=self.module.warn, dns=names)   # its records count in max_delete
+        req = GcRequest.from_params(self.params)
+        names = DnsCollection(self.client, req.dns_zones, req.tag_prefix, live_set(req), req.remove, self.check_mode,
+                              wait_timeout=req.wait_timeout)   # zones checked before any request
+        run = GcRun(self.client, req, self.check_mode, warn=self.module.warn, dns=names)   # its records count in max_delete
         self.result = run.result
         self.result["dns_removed"] = []
         run.run(diff=self.module._diff)

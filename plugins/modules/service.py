@@ -439,6 +439,9 @@ plan:
   description:
     - The actions the task decided on, each naming its load balancer, with the fields that differ and why.
     - Every write of a real run is here, tag adoptions and redeploys included.
+    - A plan that writes objects ends with one line per load balancer for the service's marker (C(type=marker),
+      C(action=mark)), written once the objects are deployed; it is bookkeeping, not counted in RV(summary) nor
+      shown in the diff.
   returned: always
   type: list
   elements: dict
@@ -447,10 +450,10 @@ plan:
       description: The load balancer the object is on.
       type: str
     action:
-      description: V(create), V(update), V(tag) (an adoption), V(redeploy) or V(delete).
+      description: V(create), V(update), V(tag) (an adoption), V(redeploy) or V(delete); V(mark) for the marker.
       type: str
     type:
-      description: The kind of object (V(backend), V(frontend), V(bind), V(server), V(acl), V(rule)).
+      description: The kind of object (V(backend), V(frontend), V(bind), V(server), V(acl), V(rule)); V(marker) for the marker.
       type: str
     name:
       description: The object's name.
@@ -515,14 +518,15 @@ from ..module_utils._addresses._outside import OutsidePrefixes
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._reconcile._predicting import Predicting
 from ..module_utils._service._dns_names import ServiceNames
+from ..module_utils._service._declaration import ServiceDeclaration
 from ..module_utils._service._run import ServiceRun
 
 
 class CheckedServiceRun(ServiceRun):
     """The service's run, warning when a bind it creates or moves is on an address in no IPAM prefix of the account."""
 
-    def __init__(self, client, params, check_mode, warn):
-        super().__init__(client, params, check_mode, warn)
+    def __init__(self, client, declaration, check_mode, warn):
+        super().__init__(client, declaration, check_mode, warn)
         self.outside = OutsidePrefixes(client, warn, "addresses")
 
     def plan(self, state):
@@ -576,7 +580,8 @@ class ServiceModule(AnxcloudModule):
     )
 
     def run(self):
-        service = CheckedServiceRun(self.client, self.params, self.check_mode, warn=self.module.warn)
+        service = CheckedServiceRun(self.client, ServiceDeclaration.from_params(self.params), self.check_mode,
+                                    warn=self.module.warn)
         self.result = service.result   # partly filled when it fails: conflicts, the hash
         names = ServiceNames(self.client, self.params, self.check_mode, warn=self.module.warn)
         names.prepare(self.result)   # the DNS kind: its conflicts fail before any write

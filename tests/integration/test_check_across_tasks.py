@@ -162,7 +162,7 @@ def test_service_absent_then_release_its_address(engine, ansible):
     for index in range(2):
         same_plan(check[index], real[index])
         assert side(check[index], "after") == side(real[index], "after")
-    assert sorted(a["type"] for a in check[0]["plan"]) == ["backend", "bind", "frontend", "server"]
+    assert sorted(a["type"] for a in check[0]["plan"]) == ["backend", "bind", "frontend", "marker", "server"]
     assert check[1]["plan"] == [dict(check[1]["plan"][0], action="release", address=ip)]
     assert check[1]["addresses"] == real[1]["addresses"] == []
     assert ip not in [a for a, (desc, status) in addresses(engine).items() if status != "Marked for deletion"]

@@ -10,6 +10,7 @@ import json
 from localengine.testing import MUTATING
 
 from .test_ip_address import V4
+from .test_service import objects_of
 
 WEB = {"name": "web", "load_balancers": ["lb1"], "ports": [{"name": "http", "port": 8080, "target_port": 18080}],
        "addresses": ["127.0.10.40"], "servers": [{"name": "n1", "address": "127.0.0.1"}]}
@@ -102,7 +103,7 @@ def test_two_prefixes_same_service_name_never_touch_each_other(engine, ansible):
         assert "backend 'http.web'" in msg and "name_suffix" in msg and "owner tag xanxlb-svc=web" in msg
         assert run.writes(engine, index) == 0
     assert run[2]["changed"] is True
-    assert sorted(a["name"] for a in run[2]["plan"]) == ["http.web.b", "http.web.b", "n2.http.web.b", "v4.http.web.b"]
+    assert sorted(a["name"] for a in objects_of(run[2])) == ["http.web.b", "http.web.b", "n2.http.web.b", "v4.http.web.b"]
     assert "carries the owner tag anxlb-svc=web; refusing to change it" in run[3]["msg"]
     assert "set owner: web and tag_prefix: anxlb" in run[3]["msg"] and "another name" in run[3]["msg"]
     assert ("frontend 'http.web' (%s) carries the owner tag anxlb-svc=web, not xanxlb-svc=web; refusing to write a "

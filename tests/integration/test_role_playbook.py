@@ -12,6 +12,7 @@ from localengine.testing import MUTATING
 
 from . import engine_state as es
 from .conftest import ROOT, Run, side, sides
+from .test_service import objects_of
 
 PLAYBOOK = os.path.join(ROOT, "playbooks", "service_loadbalancer.yml")
 VARS = os.path.join(ROOT, "playbooks", "vars")
@@ -110,11 +111,11 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
     allocation = check.task("Allocate pool addresses of demo-web")["result"]["results"][0]
     assert allocation["changed"] is True and allocation["addresses"][0]["address"] == "127.0.10.2"
     predicted = reconcile(check)
-    assert predicted["changed"] is True and len(predicted["plan"]) == 2 + 2 + 2 + 6
+    assert predicted["changed"] is True and len(predicted["plan"]) == 2 + 2 + 2 + 6 + 1   # and the marker's line
     assert predicted["status"]["all"] == {"127.0.10.2": [8080, 8081]}
     assert side(predicted, "before") == {"lb1": {}}
     assert list(side(predicted, "after")["lb1"]) == ["admin.demo-web", "http.demo-web"]
-    planned = ["%s %s %s" % (a["action"], a["type"], a["name"]) for a in predicted["plan"]]
+    planned = ["%s %s %s" % (a["action"], a["type"], a["name"]) for a in objects_of(predicted)]
     assert sorted(planned) == sorted(
         ["create backend http.demo-web", "create backend admin.demo-web", "create frontend http.demo-web",
          "create frontend admin.demo-web", "create bind v4.http.demo-web", "create bind v4.admin.demo-web"]
@@ -166,7 +167,7 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
             ("delete", "server", "node1.admin.demo-web"), ("delete", "server", "node2.admin.demo-web"),
             ("delete", "server", "node3.admin.demo-web"), ("delete", "server", "node2.http.demo-web"),
             ("delete", "bind", "v4.admin.demo-web")]
-    assert sorted((a["action"], a["type"], a["name"]) for a in reconcile(smaller)["plan"]) == sorted(gone)
+    assert sorted((a["action"], a["type"], a["name"]) for a in objects_of(reconcile(smaller))) == sorted(gone)
     assert reconcile(smaller)["plan"] == reconcile(check)["plan"]
     assert lbaas_writes(engine) == sorted(("DELETE", action[1]) for action in gone)
     kept = ids(engine)
@@ -189,7 +190,7 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
     # for real; 6. and again (by the same process): nothing left to do
     both, gone, again = run_twice(
         ansible, ["-e", "lbaas_vars_file=%s" % os.path.join(VARS, "service_example_absent.yml")], diff=True)
-    assert sorted((a["action"], a["name"]) for a in reconcile(gone)["plan"]) == [
+    assert sorted((a["action"], a["name"]) for a in objects_of(reconcile(gone))) == [
         ("delete", "http.demo-web"), ("delete", "http.demo-web"), ("delete", "node1.http.demo-web"),
         ("delete", "node3.http.demo-web"), ("delete", "v4.http.demo-web")]
     assert writes_during(engine, again) == 0   # so what is read here is what the real run left
@@ -224,7 +225,7 @@ def test_services_of_an_extra_vars_file_are_removed_one_at_a_time(engine, ansibl
     path.write_text(yaml.safe_dump({"lbaas_services": [dict(SHOP, state="absent"), API]}, sort_keys=False))
     both, out, again = run_twice(ansible, ["-e", "@%s" % path], diff=True)
     assert reconcile(out, "api")["changed"] is False and reconcile(out, "api")["plan"] == []
-    assert sorted((a["action"], a["type"]) for a in reconcile(out, "shop")["plan"]) == sorted(
+    assert sorted((a["action"], a["type"]) for a in objects_of(reconcile(out, "shop"))) == sorted(
         [("delete", "backend"), ("delete", "frontend"), ("delete", "bind")] * 2 + [("delete", "server")] * 4)
     assert lbaas_writes(engine) == sorted([("DELETE", "backend"), ("DELETE", "frontend"), ("DELETE", "bind")] * 2
                                           + [("DELETE", "server")] * 4)

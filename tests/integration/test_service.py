@@ -66,7 +66,12 @@ def set_up(run):
 
 def test_fresh_create_and_noop_rerun(engine, ansible):
     check, real = converge(ansible, engine, SERVICE)
-    assert check["changed"] is True and len(check["plan"]) == 2 + 2 + 2 + 4
+    # ten objects, then the marker's line: bookkeeping, not counted in the summary nor shown in the diff
+    assert check["changed"] is True and len(check["plan"]) == 2 + 2 + 2 + 4 + 1
+    assert check["plan"][-1] == dict(
+        load_balancer="lb1", action="mark", type="marker", name="anxlb-reconciled.web", id=None, changes={}, tags=[],
+        reason="records that the objects of declaration %s are deployed here (written once the objects are deployed)"
+        % check["declaration_hash"])
     lb1 = side(check, "after")["lb1"]
     assert list(lb1) == ["http.web", "https.web"]
     assert list(lb1["http.web"]["servers"]) == ["n1.http.web", "n2.http.web"]
@@ -77,6 +82,8 @@ def test_fresh_create_and_noop_rerun(engine, ansible):
     assert real["summary"] == "lb1: 10 added, 0 changed, 0 destroyed"
     assert check["diff"]["after_header"] == check["summary"] and real["diff"]["after_header"] == real["summary"]
     assert all(a["load_balancer"] == "lb1" for a in check["plan"])
+    (marker,) = [t for t in es.tags(engine, es.lb_id(engine)) if t.startswith("anxlb-reconciled.web=")]
+    assert marker.startswith("anxlb-reconciled.web=1,0.1.0,%s," % real["declaration_hash"])
     assert real["status"] == {"load_balancers": {"lb1": {"127.0.10.5": [8080, 8443]}}, "all": {"127.0.10.5": [8080, 8443]}}
     assert names(engine, "server") == ["n1.http.web", "n1.https.web", "n2.http.web", "n2.https.web"]
     # ownership by containment: the backends and frontends carry the owner tag, their binds and servers none
@@ -94,7 +101,7 @@ def test_removing_a_port_and_a_node_touches_only_those(engine, ansible):
     kept = dict((o["name"], o["identifier"]) for kind in ("backend", "frontend", "bind", "server")
                 for o in es.objects(engine, kind))
     check, real = converge_next(engine, plays)
-    assert sorted((a["action"], a["name"]) for a in check["plan"]) == [
+    assert sorted((a["action"], a["name"]) for a in objects_of(check)) == [
         ("delete", "http.web"), ("delete", "http.web"), ("delete", "n1.http.web"), ("delete", "n2.http.web"),
         ("delete", "n2.https.web"), ("delete", "v4.http.web")]
     after = dict((o["name"], o["identifier"]) for kind in ("backend", "frontend", "bind", "server")
@@ -107,7 +114,11 @@ def test_absent_then_rerun(engine, ansible):
     plays = ansible.session([converge_play(SERVICE), converge_play(dict(SERVICE, state="absent"))])
     converge_next(engine, plays)
     check, real = converge_next(engine, plays)
-    assert check["changed"] is True and all(a["action"] == "delete" for a in check["plan"])
+    assert check["changed"] is True and all(a["action"] == "delete" for a in objects_of(check))
+    # absent: the marker goes too, once the objects it vouched for are gone
+    assert check["plan"][-1]["action"] == "mark" and check["plan"][-1]["reason"].startswith(
+        "the service's marker goes: nothing of the service is left here")
+    assert [t for t in es.tags(engine, es.lb_id(engine)) if t.startswith("anxlb-reconciled.")] == []
     assert names(engine, "backend") == [] and names(engine, "bind") == []
     assert real["status"] == {"load_balancers": {"lb1": {}}, "all": {}}
 
@@ -117,8 +128,13 @@ def ids_by_name(engine):
                 for o in es.objects(engine, kind))
 
 
+def objects_of(result):
+    """The plan's lines of objects: without the marker's (bookkeeping, ``test_fresh_create_and_noop_rerun``)."""
+    return [a for a in result["plan"] if a["type"] != "marker"]
+
+
 def plan_of(result):
-    return sorted((a["action"], a["type"], a["name"]) for a in result["plan"])
+    return sorted((a["action"], a["type"], a["name"]) for a in objects_of(result))
 
 
 def test_add_a_port_change_a_target_port_and_add_a_node(engine, ansible):
@@ -207,8 +223,8 @@ def test_duplicate_backend_and_untagged_object_with_the_desired_name(engine, ans
     dup = es.create(engine, "backend", name="http.web", mode="tcp", load_balancer=lb)
     es.tag(engine, dup, "anxlb-svc=web")
     check, real = converge_next(engine, plays)
-    assert check["plan"] == [{"load_balancer": "lb1", "action": "delete", "type": "backend", "name": "http.web", "id": dup,
-                              "changes": {}, "tags": [], "reason": "duplicate of %s under the same parent" % untagged}]
+    assert objects_of(check) == [{"load_balancer": "lb1", "action": "delete", "type": "backend", "name": "http.web", "id": dup,
+                                 "changes": {}, "tags": [], "reason": "duplicate of %s under the same parent" % untagged}]
 
 
 def test_tagged_orphan_bind_goes_and_foreign_objects_stay(engine, ansible):

@@ -7,6 +7,7 @@ import copy
 from . import engine_state as es
 from .conftest import side, sides
 from .test_acl_rule_modules import listed, state
+from .test_service import objects_of
 
 SERVICE = {"name": "web", "load_balancers": ["lb1"], "addresses": ["127.0.10.5"],
            "ports": [{"name": "http", "port": 8080, "target_port": 18080}],
@@ -79,7 +80,7 @@ def test_set_change_unset_and_gc(engine, ansible):
 
     # change one network: only that network's ACL and rule are created and deleted
     check, _real = converge_next(engine, plays)
-    assert sorted((p["action"], p["type"], p["name"]) for p in check["plan"]) == [
+    assert sorted((p["action"], p["type"], p["name"]) for p in objects_of(check)) == [
         ("create", "acl", "allow-2001-db8-1--_48.http.web"), ("create", "rule", "allow-2001-db8-1--_48.http.web"),
         ("delete", "acl", "allow-2001-db8--_32.http.web"), ("delete", "rule", "allow-2001-db8--_32.http.web")]
 
@@ -90,12 +91,12 @@ def test_set_change_unset_and_gc(engine, ansible):
 
     # a port's own empty list opens that port
     check, _real = converge_next(engine, plays)
-    assert set(p["action"] for p in check["plan"]) == {"delete"} and listed(engine, "acl") == {}
+    assert set(p["action"] for p in objects_of(check)) == {"delete"} and listed(engine, "acl") == {}
 
     # back on, then unset: every ACL and rule goes, the rest stays as it was
     converge_next(engine, plays)
     check, _real = converge_next(engine, plays)
-    assert len(check["plan"]) == 10 and listed(engine, "acl") == {} and listed(engine, "rule") == {}
+    assert len(objects_of(check)) == 10 and listed(engine, "acl") == {} and listed(engine, "rule") == {}
     assert set(es.snapshot(engine)) == ids
 
 

@@ -8,6 +8,7 @@ import copy
 
 from . import engine_state as es
 from .test_acl_rule_modules import listed, post, state
+from .test_service import objects_of
 
 SERVICE = {"name": "web", "load_balancers": ["lb1"], "addresses": ["127.0.10.5"],
            "ports": [{"name": "http", "port": 8080, "target_port": 18080}],
@@ -101,7 +102,7 @@ def test_an_untagged_hand_made_rule_is_the_services_and_deleted_not_reported(eng
     open_rule(engine, None, name="by-hand")
     run = module("service", SERVICE, check=True)
     assert not run.failed and run["allow_sources_bypasses"] == [] and not warned(run), run
-    assert sorted((p["action"], p["type"], p["name"]) for p in run["plan"]) == [
+    assert sorted((p["action"], p["type"], p["name"]) for p in objects_of(run.result)) == [
         ("delete", "acl", "by-hand"), ("delete", "rule", "by-hand")]
     run = module("service", copy.deepcopy(SERVICE))
     assert not run.failed and run["changed"] is True and not warned(run), run

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from . import engine_state as es
-from .test_service import SERVICE, converge_next, converge_play, set_up, setup_play, task
+from .test_service import SERVICE, converge_next, converge_play, objects_of, set_up, setup_play, task
 
 SMALLER = dict(copy.deepcopy(SERVICE), servers=SERVICE["servers"][:1])
 
@@ -66,7 +66,7 @@ def test_an_expired_lease_is_taken_over_with_a_warning(engine, ansible):
     run = plays.next()
     assert not run.failed(), run
     # (the two deletes in either order: the plan's order is not what this test is about)
-    assert run.last["changed"] is True and sorted(a["name"] for a in run.last["plan"]) == ["n2.http.web", "n2.https.web"]
+    assert run.last["changed"] is True and sorted(a["name"] for a in objects_of(run.last)) == ["n2.http.web", "n2.https.web"]
     assert any(w.startswith("took over the expired lease of web@crashed-host:99") for w in run.last["warnings"])
     assert stale not in es.tags(engine, lb) and not [t for t in es.tags(engine, lb) if t.startswith("anxlb-lease=")]
 

@@ -8,7 +8,7 @@ import copy
 
 from . import engine_state as es
 from .conftest import side
-from .test_service import SERVICE, converge_next, converge_play, ids_by_name, plan_of, set_up, setup_play, task
+from .test_service import SERVICE, converge_next, converge_play, ids_by_name, objects_of, plan_of, set_up, setup_play, task
 
 EMPTY = {}
 
@@ -67,8 +67,8 @@ def test_adding_dropping_and_moving_load_balancers(engine, ansible):
 
     # Adding lb2: a full create there, nothing on lb1 touched.
     check, _real = converge_next(engine, plays)
-    assert set(a["load_balancer"] for a in check["plan"]) == {"lb2"}
-    assert all(a["action"] == "create" for a in check["plan"])
+    assert set(a["load_balancer"] for a in objects_of(check)) == {"lb2"}
+    assert all(a["action"] == "create" for a in objects_of(check))
     assert check["summary"] == "lb1: 0 to add, 0 to change, 0 to destroy; lb2: 10 to add, 0 to change, 0 to destroy"
     assert_declared(engine, SERVICE, "lb1")
     assert_declared(engine, SERVICE, "lb2")
@@ -81,7 +81,7 @@ def test_adding_dropping_and_moving_load_balancers(engine, ansible):
     assert sorted(side(check, "before")) == ["lb1", "lb2"]
     assert side(check, "after")["lb1"] == EMPTY and side(check, "before")["lb1"] != EMPTY
     assert side(check, "after")["lb2"] == side(check, "before")["lb2"]
-    assert sorted((a["load_balancer"], a["action"], a["type"]) for a in check["plan"]) == sorted(
+    assert sorted((a["load_balancer"], a["action"], a["type"]) for a in objects_of(check)) == sorted(
         [("lb1", "delete", "backend")] * 2 + [("lb1", "delete", "frontend")] * 2 + [("lb1", "delete", "bind")] * 2
         + [("lb1", "delete", "server")] * 4)
     assert check["summary"] == "lb2: 0 to add, 0 to change, 0 to destroy; lb1: 0 to add, 0 to change, 10 to destroy"
@@ -91,8 +91,8 @@ def test_adding_dropping_and_moving_load_balancers(engine, ansible):
 
     # Moving from lb2 to lb1 in one step: a full create on lb1, everything of ours on lb2 deleted.
     check, _real = converge_next(engine, plays)
-    assert sorted(set((a["load_balancer"], a["action"]) for a in check["plan"])) == [("lb1", "create"), ("lb2", "delete")]
-    assert len(check["plan"]) == 20
+    assert sorted(set((a["load_balancer"], a["action"]) for a in objects_of(check))) == [("lb1", "create"), ("lb2", "delete")]
+    assert len(objects_of(check)) == 20
     assert_declared(engine, SERVICE, "lb1")
     assert_empty(engine, "lb2")
 
@@ -115,9 +115,9 @@ def test_servers_are_created_untagged_and_removed_with_their_node(engine, ansibl
     assert len(untagged) == 2 and all(es.tags(engine, o["identifier"]) == [] for o in untagged)
     # Dropping n3 again: its untagged servers sit in our backends, so they are ours and go.
     check, _real = converge_next(engine, plays)
-    assert sorted((a["action"], a["name"]) for a in check["plan"]) == [
+    assert sorted((a["action"], a["name"]) for a in objects_of(check)) == [
         ("delete", "n3.http.web"), ("delete", "n3.https.web")]
-    assert all("untagged child of a backend of ours" in a["reason"] for a in check["plan"])
+    assert all("untagged child of a backend of ours" in a["reason"] for a in objects_of(check))
     assert_declared(engine, SERVICE, "lb1")
     converge_next(engine, plays)
     assert_empty(engine, "lb1")

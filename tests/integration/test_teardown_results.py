@@ -5,7 +5,7 @@ its first case runs each module as its own process: the ``module`` fixture); the
 proves where nothing was written, and its own API is read back for what must (or must not) be there.
 """
 from . import engine_state as es
-from .test_service import SERVICE
+from .test_service import SERVICE, objects_of
 
 from localengine.testing import MUTATING
 
@@ -72,9 +72,9 @@ def test_a_run_that_wrote_then_failed_reports_changed_and_its_plan(engine, ansib
     result = play[0]
     assert play.failed(0) and result["changed"] is True, result
     assert "HTTP 500" in result["msg"] and "/api/LBaaS/v1/server.json/" in result["msg"]
-    assert sorted(set((a["action"], a["type"]) for a in result["plan"])) == [
+    assert sorted(set((a["action"], a["type"]) for a in objects_of(result))) == [
         ("create", "backend"), ("create", "bind"), ("create", "frontend"), ("create", "server")]
-    assert len(result["plan"]) == 10
+    assert len(objects_of(result)) == 10
     written = writes_of(play, engine, 0)
     assert len([e for e in written if e["method"] == "POST" and "/tags/" not in e["path"]]) == 10
     # what the plan created is there, read back: the changed=true is the truth

@@ -3,7 +3,7 @@ Engine's request log (it refuses a partial PUT and deploys only a PUT carrying "
 import copy
 
 from . import engine_state as es
-from .test_service import SERVICE, converge_next, converge_play, ids_by_name, task
+from .test_service import SERVICE, converge_next, converge_play, ids_by_name, objects_of, task
 
 REQUIRED = {"backend": {"name", "load_balancer", "mode"}, "frontend": {"name", "load_balancer", "mode"},
             "bind": {"name", "frontend", "port", "address", "ssl"}, "server": {"name", "backend", "ip", "port", "check"}}
@@ -26,7 +26,7 @@ def test_every_update_and_redeploy_is_a_whole_object_put_with_state_0(engine, an
     assert not run.failed(), run
     engine.set_state(ids["v4.https.web"], "DeploymentError")
     run = plays.next()
-    assert not run.failed() and [a["action"] for a in run.last["plan"]] == ["redeploy"], run
+    assert not run.failed() and [a["action"] for a in objects_of(run.last)] == ["redeploy"], run
     bodies = dict((r["path"].rsplit("/", 1)[1], r["body"]) for r in puts(engine))
     kinds = dict((o["identifier"], kind) for kind in REQUIRED for o in es.objects(engine, kind))
     assert set(bodies) <= set(kinds), [r["path"] for r in puts(engine)]

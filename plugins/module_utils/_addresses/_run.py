@@ -37,38 +37,67 @@ def check_releases(client, plan, force=False, warn=None, ignore=()):
     return users
 
 
+class AddressRequest:
+    """One owner's addresses as a run takes them: the ``ip_address`` module's options, read once
+    (``from_params``). ``AddressRun`` reads these attributes, never a module's params; it validates them."""
+
+    OPTIONS = ("owner", "pool", "family", "count", "range_start", "range_end", "exclude", "strategy", "tag_prefix",
+               "rdns_name", "state", "force", "ignore_binds")
+
+    def __init__(self, owner, pool=None, family=None, count=1, range_start=None, range_end=None, exclude=(),
+                 strategy="first", tag_prefix="anxlb", rdns_name=None, state="present", force=False, ignore_binds=()):
+        self.owner = owner
+        self.pool = pool              # None: not given (required with state=present)
+        self.family = family
+        self.count = count
+        self.range_start = range_start
+        self.range_end = range_end
+        self.exclude = list(exclude or [])
+        self.strategy = strategy
+        self.tag_prefix = tag_prefix
+        self.rdns_name = rdns_name
+        self.state = state
+        self.force = force
+        self.ignore_binds = list(ignore_binds or [])
+
+    @classmethod
+    def from_params(cls, params):
+        """The request of the ``ip_address`` module's options (an option the module leaves unset: its default)."""
+        return cls(**dict((key, params[key]) for key in cls.OPTIONS if params.get(key) is not None))
+
+
 class AddressRun:
-    def __init__(self, client, params, check_mode, warn=None):
+    def __init__(self, client, request, check_mode, warn=None):
         self.client = client
-        self.params = params
+        self.request = request   # an AddressRequest
         self.check_mode = check_mode
         self.warn = warn
         self.result = {"changed": False}
         self.state = None
 
     def validate(self):
-        p = self.params
-        check_owner(p["owner"], "owner")
-        check_tag_prefix(p["tag_prefix"], "tag_prefix")
-        if p["count"] < 0:
-            raise Failure("count must not be negative, got %d" % p["count"])
-        if p["state"] == "present" and p.get("pool") is None:
+        req = self.request
+        check_owner(req.owner, "owner")
+        check_tag_prefix(req.tag_prefix, "tag_prefix")
+        if req.count < 0:
+            raise Failure("count must not be negative, got %d" % req.count)
+        if req.state == "present" and req.pool is None:
             raise Failure("pool is required with state=present: it names the prefixes to allocate from")
-        for index, entry in enumerate(p.get("pool") or ()):
+        for index, entry in enumerate(req.pool or ()):
             network = cidr_or_none(entry)
             if network is not None:   # host bits set would silently mean the network around it
                 refuse_host_bits(network, str(entry).strip(), "pool[%d]" % index)
-        if (p.get("rdns_name") or "").strip() and p["state"] == "present":
+        if (req.rdns_name or "").strip() and req.state == "present":
             # Surrounding blanks are dropped when it is sent, as always; inside, the name must be a host name.
-            check_hostname(p["rdns_name"].strip(), "rdns_name")
+            check_hostname(req.rdns_name.strip(), "rdns_name")
 
     def run(self, diff=False):
-        p = self.params
+        req = self.request
         self.validate()
-        present = p["state"] == "present"
-        self.tag = owner_tag(p["owner"], p["tag_prefix"])
-        self.observer = AddressObserver(self.client, p["owner"], p["tag_prefix"], p.get("pool"), p["family"])
-        self.family = p["family"]
+        present = req.state == "present"
+        self.tag = owner_tag(req.owner, req.tag_prefix)
+        self.observer = AddressObserver(self.client, req.owner, req.tag_prefix, req.pool, req.family)
+        self.family = req.family
         prefixes = self.observer.resolve()
         if present and self.family is None:
             families = sorted(set(pr.family for pr in prefixes))
@@ -77,7 +106,7 @@ class AddressRun:
                               % ", ".join(pr.cidr for pr in prefixes))
             self.family = families[0]
         if present:
-            self.observer.resolve_pools((p["range_start"], p["range_end"], p["exclude"]))
+            self.observer.resolve_pools((req.range_start, req.range_end, req.exclude))
         reconciler = Reconciler(self.client, self.check_mode, applier=self._applier)
         outcome = reconciler.run(self.observe, self.plan)
         order = self.state.prefix_order
@@ -92,7 +121,7 @@ class AddressRun:
         return self.result
 
     def _rdns_asked(self):
-        return self.params.get("rdns_name") is not None and self.params["state"] == "present"
+        return self.request.rdns_name is not None and self.request.state == "present"
 
     def _entry(self, obj):
         out = entry(obj)
@@ -101,7 +130,7 @@ class AddressRun:
         return out
 
     def _view(self, objs):
-        view = dict(owner=self.params["owner"], family=self.family or "any", addresses=[o["address"] for o in objs])
+        view = dict(owner=self.request.owner, family=self.family or "any", addresses=[o["address"] for o in objs])
         if self._rdns_asked():
             view["rdns_name"] = dict((o["address"], o.get("rdns_name") or "") for o in objs)
         return view
@@ -111,9 +140,9 @@ class AddressRun:
         imports the write code (every file a module imports is compiled again on every run)."""
         from ._apply import AddressOperations
         from .._reconcile._apply import Applier
-        operations = AddressOperations(client, self.state, self.params["owner"], self.params["tag_prefix"],
-                                       self.params["strategy"],
-                                       rdns_name=self.params.get("rdns_name") if self._rdns_asked() else None)
+        operations = AddressOperations(client, self.state, self.request.owner, self.request.tag_prefix,
+                                       self.request.strategy,
+                                       rdns_name=self.request.rdns_name if self._rdns_asked() else None)
         return Applier(client, waiter, operations={"address": operations})
 
     def observe(self):
@@ -121,9 +150,9 @@ class AddressRun:
         return self.state
 
     def plan(self, state):
-        p = self.params
-        plan = plan_owner(state, p["owner"], p["count"], p["state"] == "present", self.tag, p["strategy"],
-                          rdns_name=p.get("rdns_name") if self._rdns_asked() else None)
+        req = self.request
+        plan = plan_owner(state, req.owner, req.count, req.state == "present", self.tag, req.strategy,
+                          rdns_name=req.rdns_name if self._rdns_asked() else None)
         if any(a.op == RELEASE for a in plan):
-            check_releases(self.client, plan, force=p.get("force"), warn=self.warn, ignore=set(p.get("ignore_binds") or []))
+            check_releases(self.client, plan, force=req.force, warn=self.warn, ignore=set(req.ignore_binds))
         return plan

@@ -16,11 +16,11 @@ import difflib
 from .._model._failure import Failure
 
 
-def live_set(params):
+def live_set(request):
     """The owners alive (``keep`` and ``keep_new``), or None when only ``remove`` says what goes."""
-    if params["keep"] is None and not params["keep_new"]:
-        return [] if params["collect_all"] else None
-    return sorted(set(params["keep"] or []) | set(params["keep_new"] or []))
+    if request.keep is None and not request.keep_new:
+        return [] if request.collect_all else None
+    return sorted(set(request.keep or []) | set(request.keep_new or []))
 
 
 def closest(name, candidates):
@@ -29,24 +29,24 @@ def closest(name, candidates):
     return " (did you mean %s?)" % match[0] if match else ""
 
 
-def unmatched(params, found):
+def unmatched(request, found):
     """The names in ``keep`` that match no owner found (``keep_new`` names may not exist yet)."""
-    return sorted(set(params["keep"] or []) - set(found) - set(params["keep_new"] or []))
+    return sorted(set(request.keep or []) - set(found) - set(request.keep_new or []))
 
 
-def unmatched_message(params, names, found):
-    live = set(live_set(params) or [])
+def unmatched_message(request, names, found):
+    live = set(live_set(request) or [])
     others = [o for o in found if o not in live]
     return ("keep names owner(s) that tag prefix '%s' does not have: %s; if a name is misspelt, the owner it meant "
-            "is collected" % (params["tag_prefix"], ", ".join(n + closest(n, others) for n in names)))
+            "is collected" % (request.tag_prefix, ", ".join(n + closest(n, others) for n in names)))
 
 
-def check_keep(params, found, warn):
+def check_keep(request, found, warn):
     """Warns about (``strict_keep``: refuses) names in ``keep`` that match no owner. Returns them."""
-    names = unmatched(params, found)
+    names = unmatched(request, found)
     if names:
-        text = unmatched_message(params, names, found)
-        if params["strict_keep"]:
+        text = unmatched_message(request, names, found)
+        if request.strict_keep:
             raise Failure(text + ". Nothing was deleted (strict_keep: true, the default). Correct the name in keep (an "
                           "owner that is alive but not created yet goes in keep_new), or set strict_keep: false to only "
                           "warn", keep_unmatched=names, removed=[])
@@ -54,16 +54,16 @@ def check_keep(params, found, warn):
     return names
 
 
-def check_not_all(params, collected, kept, names):
+def check_not_all(request, collected, kept, names):
     """Refuses a run whose live set keeps none of the owners found while it collects some, unless ``collect_all``.
 
     ``collected``: the owners this run would collect because they are not alive (not those in ``remove``),
     with something left to remove; ``kept``: the owners of the live set found; ``names``: the unmatched keep names."""
-    if params["collect_all"] or live_set(params) is None or kept or params["keep_new"] or not collected:
+    if request.collect_all or live_set(request) is None or kept or request.keep_new or not collected:
         return
-    why = "keep is empty" if not params["keep"] else "keep names none of them"
+    why = "keep is empty" if not request.keep else "keep names none of them"
     if names:
         why += " (%s match no owner)" % ", ".join(names)
     raise Failure("gc would collect every owner of tag prefix '%s' it found (%s): %s. Nothing was deleted. Check the "
                   "live set (keep); to collect every owner, set collect_all: true"
-                  % (params["tag_prefix"], ", ".join(collected), why), keep_unmatched=names, removed=[])
+                  % (request.tag_prefix, ", ".join(collected), why), keep_unmatched=names, removed=[])

@@ -29,11 +29,8 @@ import time
 from .._model._failure import Failure
 from .._lbaas._lease import when
 from .._model._ownership import foreign_tags, owner_tag
-from .._model._kind import Kind
-from .._model._kinds import KINDS
 from .._reconcile._plan import DELETE, Action, Plan
-
-MARKER = "marker"
+from .._service._marker import MARKER, MARKER_KIND   # the service's marker, as gc removes it
 
 
 def select(found, keep, remove):
@@ -69,22 +66,6 @@ def age_reason(now, stamps, min_age):
     if now - newest < min_age:
         return "last written %s (%ds ago), younger than min_age (%ds)" % (when(newest), max(0, int(now - newest)), min_age)
     return None
-
-
-class MarkerKind(Kind):
-    """A service's "last reconciled" marker on a load balancer (``_marker``), as gc removes it: identity
-    is the load balancer and the tag; removing it comes after the objects it vouches for are gone."""
-
-    deleted_after = tuple(KINDS)   # every LBaaS kind: removed after the objects it vouches for (a level of its own)
-
-    def identity(self, obj):
-        return tuple(obj["id"].split("/", 1))
-
-    def entry(self, action):
-        return removed_entry(action)
-
-
-MARKER_KIND = MarkerKind(MARKER)
 
 
 def owner_reason(owner, removing):

@@ -8,7 +8,7 @@ Snapshot first, decide second (docs/garbage-collection.md; whereabouts' ip-recon
 the pods for the same reason): one observation reads the owners (the account's
 tag entities with our owner-tag prefix, and the markers on every load balancer), the load balancers and
 their tags, and then every owner to collect exactly as the service module would see it when told
-"absent" on every load balancer its tag is found on (``ServiceRun.removal``), plus its
+"absent" on every load balancer its tag is found on (``ServiceDeclaration.removal``), plus its
 address objects. Any read that fails ends the run there, before the first delete. The decisions
 (``_plan``: a ``Plan`` of LBaaS deletes, marker removals and address releases) come from that snapshot
 only; check mode returns them, a real run takes the lease of each load balancer it writes to (the
@@ -40,6 +40,7 @@ from .._engine._tag_entities import names_like
 from .._model._ownership import discover, owner_tag_head, resolve_lbs
 from .._reconcile._loop import Reconciler
 from .._reconcile._plan import DELETE, Action, Plan
+from .._service._declaration import ServiceDeclaration
 from .._service._run import ServiceRun
 
 
@@ -66,11 +67,11 @@ class GcState:
 
 
 class GcRun:
-    def __init__(self, client, params, check_mode, warn, clock=time.time, dns=None):
+    def __init__(self, client, request, check_mode, warn, clock=time.time, dns=None):
         self.client = client
+        self.request = request   # a GcRequest (_request)
         self.dns = dns             # the DNS collection (``_dns._gc.DnsCollection``) the module runs after this one
         self.dns_records = []      # the records it deletes, one entry each, read before any write: max_delete counts them
-        self.params = params
         self.check_mode = check_mode
         self.warn = warn
         self.clock = clock
@@ -91,40 +92,40 @@ class GcRun:
 
     # ---- options -------------------------------------------------------------------------------
     def validate(self):
-        p = self.params
-        check_tag_prefix(p["tag_prefix"])
-        self.live = live_set(p)
-        if self.live is None and not p["remove"]:
+        req = self.request
+        check_tag_prefix(req.tag_prefix)
+        self.live = live_set(req)
+        if self.live is None and not req.remove:
             raise Failure("keep is required unless remove names the owners to remove (or collect_all: true collects "
                           "every owner): gc needs the live set")
         for option in ("keep", "keep_new", "remove"):
-            for index, owner in enumerate(p[option] or []):
+            for index, owner in enumerate(getattr(req, option) or []):
                 check_owner(owner, "%s[%d]" % (option, index))
-        both = sorted(set(self.live or []) & set(p["remove"] or []))
+        both = sorted(set(self.live or []) & set(req.remove or []))
         if both:
             raise Failure("owners in both keep and remove: %s; an owner is either alive or removed" % ", ".join(both))
         self._check_bounds()
-        self.holder = check_holder(p["lease_holder"]) if p["lease_holder"] else default_holder("gc")
+        self.holder = check_holder(req.lease_holder) if req.lease_holder else default_holder("gc")
 
     def _check_bounds(self):
-        p = self.params
+        req = self.request
         for option in ("min_age", "max_delete"):
-            if p[option] is not None and p[option] < 0:
-                raise Failure("%s must not be negative, got %d" % (option, p[option]))
-        if p["lease_timeout"] < 1:
-            raise Failure("lease_timeout must be at least 1 second, got %d" % p["lease_timeout"])
-        for index, ref in enumerate(p["load_balancers"] or []):
+            if getattr(req, option) is not None and getattr(req, option) < 0:
+                raise Failure("%s must not be negative, got %d" % (option, getattr(req, option)))
+        if req.lease_timeout < 1:
+            raise Failure("lease_timeout must be at least 1 second, got %d" % req.lease_timeout)
+        for index, ref in enumerate(req.load_balancers or []):
             if not ref or not str(ref).strip():
                 raise Failure("load_balancers[%d] must not be empty" % index)
 
     def run(self, diff=False):
-        p = self.params
+        req = self.request
         self.validate()
         if self.dns is not None:
             self.dns_records = self.dns.doomed()
-        if p["pools"]:
-            self.prefixes = resolve(self.client, p["pools"])
-        reconciler = Reconciler(self.client, self.check_mode, wait=True, wait_timeout=p["wait_timeout"],
+        if req.pools:
+            self.prefixes = resolve(self.client, req.pools)
+        reconciler = Reconciler(self.client, self.check_mode, wait=True, wait_timeout=req.wait_timeout,
                                 before_apply=self.before_apply, applier=self._applier)
         try:
             outcome = reconciler.run(self.observe, self.plan)
@@ -165,28 +166,28 @@ class GcRun:
     def _report_cap(self, plan):
         """Check mode over max_delete: the plan stays the preview (``removed``, the diff), and the warning and the
         summary say that the real run stops before its first delete."""
-        message = cap_message(plan, self.capped, self.params["max_delete"], check_mode=True, dns=self.dns_records)
+        message = cap_message(plan, self.capped, self.request.max_delete, check_mode=True, dns=self.dns_records)
         self.warn(message)
         self.result.update(over_max_delete=True, summary="over max_delete (%d > %d), the real run would stop there and "
-                           "delete nothing | %s" % (self.capped, self.params["max_delete"], self.result["summary"]))
+                           "delete nothing | %s" % (self.capped, self.request.max_delete, self.result["summary"]))
 
     def _why_collected(self, owner):
         """Why everything of a collected owner goes (the reason of each of its removals)."""
-        return owner_reason(owner, owner in (self.params["remove"] or []))
+        return owner_reason(owner, owner in (self.request.remove or []))
 
     # ---- snapshot ------------------------------------------------------------------------------
     def observe(self):
-        p = self.params
+        req = self.request
         state = GcState()
-        names = names_like(self.client, owner_tag_head(p["tag_prefix"]))
+        names = names_like(self.client, owner_tag_head(req.tag_prefix))
         listing = self._load_balancers(state)
-        valid, invalid = discover(names, state.lb_tags, p["tag_prefix"])
+        valid, invalid = discover(names, state.lb_tags, req.tag_prefix)
         state.skipped.extend(skip(owner, "not an owner id this collection writes (its tag is left alone)") for owner in invalid)
         first = not self.live_checked
         self.live_checked = True
         if first:
-            self.result["keep_unmatched"] = check_keep(p, valid, self.warn)
-        state.collect, kept = select(valid, self.live, p["remove"] or [])
+            self.result["keep_unmatched"] = check_keep(req, valid, self.warn)
+        state.collect, kept = select(valid, self.live, req.remove or [])
         if self.prefixes is not None:
             observe_prefixes(self.client, self.prefixes)
         for owner in state.collect:
@@ -202,8 +203,8 @@ class GcRun:
         listing = self.client.lbaas_list("loadbalancer")
         state.lbs = dict((i["identifier"], {"kind": "loadbalancer", "id": i["identifier"], "name": i.get("name") or i["identifier"]})
                          for i in listing)
-        if self.params["load_balancers"] and self.scope is None:
-            self.scope = set(lb["id"] for lb in resolve_lbs(listing, self.params["load_balancers"]))
+        if self.request.load_balancers and self.scope is None:
+            self.scope = set(lb["id"] for lb in resolve_lbs(listing, self.request.load_balancers))
         ids = sorted(state.lbs)
         resources = self.client.resource_get_listed(ids)
         for ident in [i for i, r in zip(ids, resources) if r is None]:
@@ -229,23 +230,24 @@ class GcRun:
         if uncounted:   # once per owner and run: gc writes nothing a kept owner's tag is on
             known = dict(state.lb_tags)
             known.update((a.id, a.obj["tags"]) for s in state.owners for a in s.deletes if a.obj.get("confirmed"))
-            self.kept.update(kept_counts(self.client, uncounted, self.params["tag_prefix"], known))
+            self.kept.update(kept_counts(self.client, uncounted, self.request.tag_prefix, known))
         state.kept = dict((owner, self.kept[owner]) for owner in kept)
 
     def _check_not_all(self, state, kept):
-        p = self.params
+        req = self.request
         # owners with something left to remove (a tag entity nothing carries any more is no owner)
-        collected = [s.owner for s in state.owners if s.owner not in (p["remove"] or []) and (
+        collected = [s.owner for s in state.owners if s.owner not in (req.remove or []) and (
             s.deletes or s.addresses.held or s.addresses.untagged
-            or any(Marker.find(p["tag_prefix"], s.owner, tags) for tags in state.lb_tags.values()))]
-        check_not_all(p, collected, kept, self.result["keep_unmatched"])
+            or any(Marker.find(req.tag_prefix, s.owner, tags) for tags in state.lb_tags.values()))]
+        check_not_all(req, collected, kept, self.result["keep_unmatched"])
 
     def _owner(self, owner, listing):
         """The owner's removal as the service module plans it, and its addresses; only reads."""
-        p = self.params
+        req = self.request
         snap = OwnerSnapshot(owner)
-        run = ServiceRun.removal(self.client, owner, p["tag_prefix"], self.warn, p["lease_timeout"], self.holder,
-                                 p["wait_timeout"])
+        # Not in check mode: gc reports leases itself.
+        removal = ServiceDeclaration.removal(owner, req.tag_prefix, req.lease_timeout, self.holder, req.wait_timeout)
+        run = ServiceRun(self.client, removal, False, self.warn)
         run.prepare(lb_listing=listing)
         state = run.observe()
         snap.lbs = state.all_lbs
@@ -269,13 +271,13 @@ class GcRun:
         return snap
 
     def _addresses(self, owner):
-        p = self.params
+        req = self.request
         if self.prefixes is None:
-            return by_tag(self.client, owner, p["tag_prefix"])
-        mine, untagged = owned(self.client, self.prefixes, p["tag_prefix"], owner)
+            return by_tag(self.client, owner, req.tag_prefix)
+        mine, untagged = owned(self.client, self.prefixes, req.tag_prefix, owner)
         held = [flat(pr, ip, s["identifier"], owner) for pr, ip, s in mine]
         loose = [flat(pr, ip, s["identifier"], owner) for pr, ip, s in untagged]
-        if p["min_age"]:
+        if req.min_age:
             objs = held + loose
             for obj, resource in zip(objs, self.client.map(self.client.resource_get, [o["id"] for o in objs])):
                 obj["created"] = resource.get("created_at")
@@ -284,7 +286,7 @@ class GcRun:
     # ---- decisions -----------------------------------------------------------------------------
     def _lb_reason(self, lb, state):
         if lb["id"] is None:
-            if self.params["prune_orphans"]:
+            if self.request.prune_orphans:
                 return None
             return ("orphans: their parent is gone, so their load balancer is unknown (no scope to check, no lease to "
                     "take); prune_orphans: true removes them")
@@ -294,7 +296,7 @@ class GcRun:
         if lb["id"] in self.lease_failed:
             return self.lease_failed[lb["id"]]
         now = self.clock()
-        live = [lease for lease in leases(self.params["tag_prefix"], state.lb_tags.get(lb["id"], []))
+        live = [lease for lease in leases(self.request.tag_prefix, state.lb_tags.get(lb["id"], []))
                 if lease.holder != self.holder and lease.expiry > now]
         if live:
             return ("load balancer %s is leased by %s (until %s): another run is reconciling it; gc leaves it alone "
@@ -304,7 +306,7 @@ class GcRun:
         return None
 
     def plan(self, state):
-        p = self.params
+        req = self.request
         if not self.applied:
             self.decided = state
         actions, skipped = [], list(state.skipped)
@@ -320,21 +322,21 @@ class GcRun:
         actions = self._unused_addresses(actions, skipped)
         plan = GcPlan(actions, decision=dict(skipped=skipped, kept=state.kept))
         if self.check_mode:
-            self.capped = over_cap(plan, p["max_delete"], self.dns_records)   # the preview is shown; the real run would stop here
+            self.capped = over_cap(plan, req.max_delete, self.dns_records)   # the preview is shown; the real run would stop here
         else:
-            check_cap(plan, p["max_delete"], self.dns_records)
+            check_cap(plan, req.max_delete, self.dns_records)
         return plan
 
     def _owner_reason(self, snap, state):
         """Why none of the owner's objects goes (refused, failed earlier, too young), or None."""
-        prefix = self.params["tag_prefix"]
+        prefix = self.request.tag_prefix
         if snap.refused:
             return snap.refused
         if snap.owner in self.failed:
             return "its removal failed earlier in this run: %s" % self.failed[snap.owner]
         stamps = [m.stamp for tags in state.lb_tags.values() for m in Marker.find(prefix, snap.owner, tags)]
         stamps += [parse_created(o.get("created")) for o in snap.addresses.held + snap.addresses.untagged]
-        return age_reason(self.clock(), stamps, self.params["min_age"])
+        return age_reason(self.clock(), stamps, self.request.min_age)
 
     def _lbaas_removals(self, snap, state, actions, skipped):
         """Adds the owner's LBaaS deletes per load balancer that may go; returns the lb ids whose stay."""
@@ -357,7 +359,7 @@ class GcRun:
         return kept_lbs
 
     def _protected_reason(self, owner, group, state):
-        live = protected([a.obj for a in group], set(state.collect), self.params["tag_prefix"])
+        live = protected([a.obj for a in group], set(state.collect), self.request.tag_prefix)
         if not live:
             return None
         first, lb = live[0], group[0].lb
@@ -368,7 +370,7 @@ class GcRun:
         out = []
         for lb_id, tags in sorted(state.lb_tags.items()):
             lb = state.lbs.get(lb_id) or {"kind": "loadbalancer", "id": lb_id, "name": lb_id}
-            for marker in Marker.find(self.params["tag_prefix"], snap.owner, tags):
+            for marker in Marker.find(self.request.tag_prefix, snap.owner, tags):
                 if lb_id not in kept_lbs and self._lb_reason(lb, state) is None:
                     out.append(marker_removal(lb, marker.name, snap.owner, self._why_collected(snap.owner)))
         return out
@@ -405,7 +407,7 @@ class GcRun:
             lb = action.lb
             if lb and lb.get("id") and lb["id"] not in [x["id"] for x in lbs]:
                 lbs.append(lb)
-        self.leases = Leases(self.client, self.params["tag_prefix"], self.holder, self.params["lease_timeout"],
+        self.leases = Leases(self.client, self.request.tag_prefix, self.holder, self.request.lease_timeout,
                              self._tags_of, warn=self.warn)
         failed = self.leases.acquire_each(lbs, state.lb_tags)
         self.lease_failed.update(failed)

@@ -136,6 +136,10 @@ class Kind:
     # The overlay that keeps its actions for check mode across tasks (its ``section``, _reconcile._predictions):
     # "objects" (_lbaas._predicted) fits an object with a name, a parent and plain fields.
     recorded_as = "objects"
+    # A kind whose actions write about the objects, not objects (a service's marker): shown in a plan, but not
+    # counted in its summary, not in the state check mode predicts, not recorded across tasks, and no object a
+    # wait must read back.
+    bookkeeping = False
 
     def __init__(self, name, parent=None, parent_kind=None, fields=None, links=None, resource_type=None):
         self.name = name

@@ -100,7 +100,9 @@ class Applier:
     soon as the object it links to exists (a server when its backend's create returned, not when
     every frontend or bind did) and the writes it ``needs`` returned (a rule after the ACL it names by
     name); the writes of a ``sequential`` kind one after another in plan order;
-    last the deletes that wait for a create (a move). Tag writes go one at a time in their own lane
+    then the deletes that wait for a create (a move); last, once the wait read everything back and the tag
+    lane is empty, the actions that come ``after_wait`` (a record of what the plan achieved, such as a
+    service's marker: it must not claim a state that is not live yet). Tag writes go one at a time in their own lane
     (the cloud controller's ENGSUP-5902 lock), so creates and reads go on while they queue; the round
     ends only when the lane is empty.
 
@@ -137,8 +139,9 @@ class Applier:
     def confirms_by_wait(self, plan):
         """The capability the loop asks for: whether the wait after ``plan`` reads back every object it
         writes, so that those reads are the state after the run (every kind's operations say so). An
-        isolating applier does not: a group that failed is left as it was, which only a new look shows."""
-        return self.isolate is None and all(self.ops(a.kind).confirms_by_wait for a in plan)
+        isolating applier does not: a group that failed is left as it was, which only a new look shows.
+        Bookkeeping (``Kind.bookkeeping``) writes no object of that state: it is not asked."""
+        return self.isolate is None and all(self.ops(a.kind).confirms_by_wait for a in plan.objects())
 
     # ---- writes ----------------------------------------------------------------------------------
     def _resolve(self, kind, obj):
@@ -289,10 +292,20 @@ class Applier:
     # ---- a plan ------------------------------------------------------------------------------------
     def apply(self, plan, wait=None):
         """Runs the plan (see the class); ``wait(targets)``, when given, is called once every write but
-        the queued tag writes has returned, so the wait's polls overlap the tag lane."""
+        the queued tag writes has returned, so the wait's polls overlap the tag lane. The actions that
+        come ``after_wait`` run once the wait ended and the tag lane is empty (``_after_wait``)."""
         if self.isolate is not None:
             return self._isolated(plan)
-        return self.apply_group(plan, wait)
+        targets = self.apply_group([a for a in plan if not a.after_wait], wait)
+        self._after_wait(plan)
+        return targets
+
+    def _after_wait(self, plan):
+        """The plan's ``after_wait`` actions, once everything else is written, deployed and tagged: nothing
+        they record can be ahead of the Engine. Nothing waits for them (what they target is not returned)."""
+        later = [a for a in plan if a.after_wait]
+        if later:
+            self.apply_group(later)
 
     def _writes(self, plan):
         early = [a for a in plan if a.effect == DELETE and a.after is None]
@@ -311,8 +324,10 @@ class Applier:
             if self.isolate(action) not in groups:
                 groups.append(self.isolate(action))
         for key in groups:
+            group = [a for a in plan if self.isolate(a) == key]
             try:
-                self.waiter.wait(self.apply_group([a for a in plan if self.isolate(a) == key]))
+                self.waiter.wait(self.apply_group([a for a in group if not a.after_wait]))
+                self._after_wait(group)
             except RateLimitedError:
                 raise
             except (Failure, EngineError, Interrupted) as exc:

@@ -68,6 +68,10 @@ class Action:
         self.premise = None       # the object whose ownership this write relies on (its own tag or its parent's)
         self.after = None         # another action that must have run first (a move creates before it deletes)
         self.needs = []           # actions of the plan a create/update waits for besides the creates it names
+        # Runs once every other write of the plan returned, was waited for (deployed, or gone) and had its tags
+        # written: a record of what the plan achieved, which must not claim it before it is live. Nothing waits
+        # for it in turn; in a run without a wait (wait: false) it follows the other writes.
+        self.after_wait = False
 
     @property
     def id(self):
@@ -101,24 +105,32 @@ class Plan(list):
     def to_list(self):
         return [a.to_dict() for a in self]
 
+    def objects(self):
+        """The actions that write objects: every action but bookkeeping (``Kind.bookkeeping``)."""
+        return [a for a in self if not a.kind.bookkeeping]
+
     def ordered(self):
-        """Deletes first, children before parents; then creates/updates, parents before children; last
-        the deletes that must wait for a create (a move: the new object exists before the old one goes).
+        """Deletes first, children before parents; then creates/updates, parents before children; then
+        the deletes that must wait for a create (a move: the new object exists before the old one goes);
+        last, in plan order, what runs after the wait (``Action.after_wait``), as the applier runs it.
         Within a rank, the actions of one owner stay together."""
+        now = [a for a in self if not a.after_wait]
+
         def deletes(late):
-            return sorted((a for a in self if a.effect == DELETE and (a.after is not None) == late),
+            return sorted((a for a in now if a.effect == DELETE and (a.after is not None) == late),
                           key=lambda a: (a.kind.rank(a), a.owner or ""))
-        rest = sorted((a for a in self if a.effect != DELETE), key=lambda a: (a.kind.rank(a), a.owner or ""))
-        return self._new(deletes(False) + rest + deletes(True))
+        rest = sorted((a for a in now if a.effect != DELETE), key=lambda a: (a.kind.rank(a), a.owner or ""))
+        return self._new(deletes(False) + rest + deletes(True) + [a for a in self if a.after_wait])
 
     def summary(self, lbs=(), done=False):
         """Terraform's plan line per load balancer: "lb1: 3 to add, 1 to change, 0 to destroy"; ``done`` (a real
         run that applied the plan): "lb1: 3 added, 1 changed, 0 destroyed".
-        Tag adoptions and redeploys are changes; ``lbs`` lists load balancers to show even when untouched."""
+        Tag adoptions and redeploys are changes; ``lbs`` lists load balancers to show even when untouched.
+        Bookkeeping (``Kind.bookkeeping``: a service's marker) is no object: not counted, and no line of its own."""
         line = "%s: %d added, %d changed, %d destroyed" if done else "%s: %d to add, %d to change, %d to destroy"
         counts = {}
         order = [lb.get("name") for lb in lbs]
-        for action in self:
+        for action in self.objects():
             name = (action.lb or {}).get("name")
             if name not in order:
                 order.append(name)
@@ -127,9 +139,10 @@ class Plan(list):
         return "; ".join(line % ((name or "-",) + tuple(counts.get(name, (0, 0, 0)))) for name in order)
 
     def predict(self, world):
-        """The objects (``{id: flat object}``) as they will be after the plan ran (each kind's ``predict``)."""
+        """The objects (``{id: flat object}``) as they will be after the plan ran (each kind's ``predict``);
+        bookkeeping (``Kind.bookkeeping``) changes no object."""
         out = copy.deepcopy(world)
-        for action in self:
+        for action in self.objects():
             if action.effect == DELETE:
                 out.pop(action.id, None)
                 continue

@@ -152,7 +152,7 @@ class Predictions:
     def record(self, plan, after):
         """Adds what ``plan`` does, each action to the overlay its kind names (``after``: the world it predicts)."""
         used = []
-        for action in plan:
+        for action in plan.objects():   # bookkeeping (a marker) is no object a later task reads
             overlay = self.overlay(action.kind.recorded_as)
             overlay.record(action, after)
             if overlay not in used:

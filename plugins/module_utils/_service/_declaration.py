@@ -90,6 +90,53 @@ def build(service):
     return desired
 
 
+class ServiceDeclaration:
+    """A service as a run takes it: the ``service`` module's options read once (``from_params``), or the
+    removal of an owner wherever its tag is (``removal``, gc). ``ServiceRun`` and its guard read these
+    attributes, never a module's params; ``objects()`` is the part ``build`` turns into ``Desired``.
+    Validation stays with the run (``ServiceRun.validate``), before any request."""
+
+    def __init__(self, name, load_balancers=(), ports=(), addresses=(), servers=(), name_suffix=None,
+                 allow_sources=None, allow_sources_bypass="warn", tag_prefix="anxlb", lease_timeout=1800,
+                 lease_holder=None, state="present", wait=True, wait_timeout=600, anywhere=False):
+        self.name = name
+        self.load_balancers = list(load_balancers or [])
+        self.ports = list(ports or [])
+        self.addresses = list(addresses or [])
+        self.servers = list(servers or [])
+        self.name_suffix = name_suffix
+        self.allow_sources = allow_sources
+        self.allow_sources_bypass = allow_sources_bypass
+        self.tag_prefix = tag_prefix
+        self.lease_timeout = lease_timeout
+        self.lease_holder = lease_holder
+        self.state = state
+        self.wait = wait
+        self.wait_timeout = wait_timeout
+        # no load balancer declared: the owner's objects are found wherever its tag is, and removed (gc)
+        self.anywhere = anywhere
+
+    OPTIONS = ("name", "load_balancers", "ports", "addresses", "servers", "name_suffix", "allow_sources",
+               "allow_sources_bypass", "tag_prefix", "lease_timeout", "lease_holder", "state", "wait", "wait_timeout")
+
+    @classmethod
+    def from_params(cls, params):
+        """The declaration of the ``service`` module's options (an option the module leaves unset: its default)."""
+        return cls(**dict((key, params[key]) for key in cls.OPTIONS if params.get(key) is not None))
+
+    @classmethod
+    def removal(cls, owner, tag_prefix, lease_timeout, lease_holder, wait_timeout):
+        """``owner``'s removal everywhere (gc): ``state=absent`` with no load balancer declared, which finds the
+        owner's objects wherever its tag is."""
+        return cls(owner, tag_prefix=tag_prefix, lease_timeout=lease_timeout, lease_holder=lease_holder,
+                   state="absent", wait=True, wait_timeout=wait_timeout, anywhere=True)
+
+    def objects(self):
+        """The options that declare objects, as ``build`` and ``warnings`` read them."""
+        return dict(name=self.name, name_suffix=self.name_suffix, ports=self.ports, addresses=self.addresses,
+                    servers=self.servers, allow_sources=self.allow_sources)
+
+
 def check_sources(declared, option):
     """An allow-list: None when unset, else its networks canonical (netaddr), deduplicated and sorted
     (IPv4 first); a plain address stands for its host network (/32, /128)."""

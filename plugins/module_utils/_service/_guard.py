@@ -10,6 +10,13 @@ it observed (another run's marker changed, or a crashed run's lease was taken ov
 wrote in between, and it observes again before writing. Every writing run of this module changes
 its marker, so that comparison costs one read per load balancer instead of a second observation.
 
+The marker writes are actions of a writing run's plan (``marker_actions``: one ``mark`` of the
+``MarkerKind`` per load balancer, bookkeeping that no summary counts), which the applier runs
+``after_wait``: once the objects are deployed and tagged, so that a marker never vouches for a state
+that is not live yet (a later run trusts it, e.g. to skip listing the ACLs and rules of ports without an
+allow-list). ``MarkerWrites`` sends them; the lease release and the clean-up of the markers they
+replaced follow the run (``finish``).
+
 A marker write that fails after the plan was applied leaves the run changed (the objects were written)
 and says what it means (``_marker.marker_outcome``): the next writing run writes the marker again.
 
@@ -21,25 +28,30 @@ from .._engine._errors import EngineError, RateLimitedError
 from .._model._failure import Failure
 from .._model._ownership import tag_names
 from .._lbaas._lease import Leases, default_holder
+from .._model._kind import Operations
+from .._reconcile._plan import Action
 from ._marker import (
-    LbMarks, Marker, declaration_hash, marker_outcome, refuse_newer)
+    MARK, MARKER, MARKER_KIND, LbMarks, Marker, declaration_hash, marker_outcome, refuse_newer)
 from .._model._names import check_holder, check_owner, check_tag_prefix
 from .._engine._tag_entities import (
     delete_found, forget, lookup, still_carried)
 
 
 class ServiceGuard:
-    def __init__(self, client, params, desired, warn):
+    def __init__(self, client, declaration, desired, warn):
+        """``declaration``: the run's ``ServiceDeclaration`` (its name, tag prefix and lease options)."""
         self.client = client
-        self.prefix = check_tag_prefix(params["tag_prefix"])
-        self.service = check_owner(params["name"], "name")
-        holder = params.get("lease_holder")
+        self.prefix = check_tag_prefix(declaration.tag_prefix)
+        self.service = check_owner(declaration.name, "name")
+        holder = declaration.lease_holder
         holder = check_holder(holder) if holder is not None else default_holder(self.service)
         self.digest = declaration_hash(desired.as_data())
         self.open = not desired.controls_access()   # the marker says whether this declaration has allow-lists
         self.warn = warn
         self.lb_tags = {}
-        self.leases = Leases(client, self.prefix, holder, params["lease_timeout"], self.tags_of, warn=warn)
+        self.writes, self.replaced = [], []   # the marker writes done (``LbMarks``) and the names they replace
+        self.unwritten = set()   # the marker actions last planned that have not run (their ids)
+        self.leases = Leases(client, self.prefix, holder, declaration.lease_timeout, self.tags_of, warn=warn)
 
     def tags_of(self, lb_id):
         return tag_names(self.client.resource_get(lb_id))
@@ -63,7 +75,37 @@ class ServiceGuard:
     def mark(self, lbs, absent=False):
         """Records on each load balancer which declaration this run applied (or removes it: absent),
         then deletes the tag entities of the markers it replaced that no load balancer carries now."""
-        self.finish([(lbs, absent)], release=False)
+        for action in self.marker_actions([(lbs, absent)]):
+            self.write(action)
+        self.finish(release=False)
+
+    def marker_actions(self, marks):
+        """The ``mark`` actions of ``marks`` ([(lbs, absent)]), one per load balancer with something to write:
+        each records there which declaration this run applied (absent: removes the service's marker). They run
+        ``after_wait`` (see the module)."""
+        writes, _replaced = self._marker_writes(marks)
+        head = Marker.head(self.prefix, self.service).rstrip("=")
+        out = []
+        for lb_marks in writes:
+            if lb_marks.new is None and not lb_marks.olds:
+                continue   # absent, and no marker of the service there: nothing to write
+            lb = lb_marks.lb
+            reason = ("records that the objects of declaration %s are deployed here" % self.digest if lb_marks.new
+                      else "the service's marker goes: nothing of the service is left here")
+            action = Action(MARK, MARKER_KIND, dict(kind=MARKER, id="%s/%s" % (lb["id"], head), name=head, marks=lb_marks),
+                            reason=reason + " (written once the objects are deployed)", lb=lb)
+            action.after_wait = True
+            out.append(action)
+        self.unwritten = set(a.id for a in out)
+        return out
+
+    def write(self, action):
+        """The marker writes of ``action`` (a ``mark``); a failure is recorded (``LbMarks``), never raised."""
+        lb_marks = action.obj["marks"]
+        lb_marks.write(self.client)
+        self.writes.append(lb_marks)
+        self.replaced.extend(name for name in lb_marks.olds if name not in self.replaced)
+        self.unwritten.discard(action.id)
 
     def _marker_writes(self, marks):
         """The ``LbMarks`` of ``marks`` ([(lbs, absent)]) and the marker names they replace."""
@@ -78,28 +120,24 @@ class ServiceGuard:
                 replaced.extend(name for name in olds if name not in replaced)
         return out, replaced
 
-    def finish(self, marks, release=True):
-        """The end of a run: the markers of ``marks`` ([(lbs, absent)], see ``mark``), then the release
-        of the leases, overlapped: while the tag writes go one after another (markers first, so a run
-        that takes the lease next sees them), the tag entities to delete are looked up; then the
-        released leases' entities and the replaced markers' (once no load balancer carries them) are
-        deleted together.
+    def finish(self, release=True):
+        """The end of a run, after its markers were written (``write``, the plan's actions after the wait): the
+        release of the leases, overlapped: while the lease tags are removed one after another, the tag entities
+        to delete are looked up; then the released leases' entities and the replaced markers' (once no load
+        balancer carries them) are deleted together.
 
         A marker write that fails does not stop the others (``LbMarks``) and does not undo what the run
         wrote: the objects are converged, the marker is bookkeeping. It is a warning (``marker_outcome``),
         unless a replaced marker is left alone on a load balancer (a ``Failure``, raised once the leases
         are released) or the Engine rate-limited the run (that error, raised likewise)."""
-        writes, replaced = self._marker_writes(marks)
+        writes, replaced = self.writes, self.replaced
+        self.writes, self.replaced = [], []   # reported once
         leases = [lease for _lb, lease in self.leases.held] if release else []
         released = {}
 
-        def write_all():
-            try:
-                for lb_marks in writes:
-                    lb_marks.write(self.client)
-            finally:
-                if release:
-                    released["removed"], released["left"] = self.leases.remove_tags()
+        def remove_lease_tags():
+            if release:
+                released["removed"], released["left"] = self.leases.remove_tags()
 
         def look(name):
             try:
@@ -107,7 +145,7 @@ class ServiceGuard:
             except EngineError:
                 return None   # looked up again when deleting
         names = [lease.name for lease in leases] + replaced
-        results = self.client.map(lambda job: write_all() if job is None else look(job), [None] + names)
+        results = self.client.map(lambda job: remove_lease_tags() if job is None else look(job), [None] + names)
         limited = [exc for m in writes for _n, _a, exc in m.failed if isinstance(exc, RateLimitedError)]
         stays = set(name for m in writes for name in m.not_removed())
         markers = [] if limited else [n for n in replaced if n not in stays]
@@ -149,3 +187,17 @@ class ServiceGuard:
 
     def release(self):
         self.leases.warn_left(self.leases.release())
+
+
+class MarkerWrites(Operations):
+    """How a service run's ``mark`` reaches the Engine: after the wait (``Action.after_wait``), one load balancer
+    after another (``sequential``: tag writes go one at a time). A failed write is recorded, not raised: the
+    objects are written, the marker is bookkeeping (``ServiceGuard.finish`` reports it)."""
+
+    sequential = True
+
+    def __init__(self, guard):
+        self.guard = guard
+
+    def tag(self, applier, action, ident):
+        self.guard.write(action)

@@ -28,11 +28,42 @@ import time
 from .._engine._errors import EngineError
 from .._model._failure import Failure
 from .._lbaas._lease import when
+from .._model._kind import DELETE, TAG, Kind
+from .._model._kinds import KINDS
 from .._model._names import TAG_MAX
 from .._model._ownership import marker_head
 from .._engine._version import COLLECTION_VERSION
 
 SCHEME = 1
+MARKER = "marker"
+MARK = "mark"   # a service run's marker writes on one load balancer: attach this run's, remove the ones it replaces
+
+
+class MarkerKind(Kind):
+    """The marker as a plan's bookkeeping (``Kind.bookkeeping``): shown in a plan, not counted as an object nor
+    predicted. Identity: the load balancer and the tag. Two operations:
+
+    * a service run's ``mark``, one per load balancer, which runs ``after_wait``: once the objects it vouches
+      for are deployed and tagged (``_service._guard.MarkerWrites``);
+    * gc's ``delete``, once the objects it vouches for are gone (``deleted_after``: a level of its own)."""
+
+    bookkeeping = True
+    effects = {MARK: TAG, DELETE: DELETE}
+    deleted_after = tuple(KINDS)   # every LBaaS kind: removed after the objects it vouches for
+
+    def identity(self, obj):
+        return tuple(obj["id"].split("/", 1))
+
+    def entry(self, action):
+        """A ``mark`` reads like an object's line (its name the marker's head: the tag itself carries the time of
+        the run, and check mode's line is the real run's); a removal as gc reports it. The tag has no identifier."""
+        if action.op == MARK:
+            return dict(super().entry(action), id=None)
+        return dict(type=self.name, name=action.obj.get("name"), id=None, owner=action.owner, reason=action.reason,
+                    load_balancer=(action.lb or {}).get("name"))
+
+
+MARKER_KIND = MarkerKind(MARKER)
 
 
 def declaration_hash(desired):

@@ -21,7 +21,8 @@ from .._reconcile._loop import Reconciler
 from .._reconcile._plan import CREATE, DELETE, Plan
 from ._declaration import build, warnings
 from ._desired import Desired
-from ._guard import ServiceGuard
+from ._guard import MarkerWrites, ServiceGuard
+from ._marker import MARKER
 from ._managed import PARENT_NAMES
 from ._observe import ServiceObserver
 from ._plan import LbPlanner
@@ -51,85 +52,75 @@ def _without_deleted(observed, deleted, tag):
 
 
 class ServiceRun:
-    """``anywhere`` (gc): no load balancer is declared and the state is absent; the run finds the owner's
-    objects wherever its tag is and plans their removal."""
+    """One run of a ``ServiceDeclaration``: validate, then ``Reconciler.run(observe, plan)`` (check mode predicts,
+    a real run applies under the lease and waits), then the result. A declaration ``anywhere`` (gc's
+    ``ServiceDeclaration.removal``) names no load balancer and is absent: the run finds the owner's objects wherever
+    its tag is and plans their removal (gc calls ``prepare``, ``observe`` and ``plan`` only)."""
 
-    def __init__(self, client, params, check_mode, warn, anywhere=False):
+    def __init__(self, client, declaration, check_mode, warn):
         self.client = client
-        self.params = params
+        self.declaration = declaration   # a ServiceDeclaration (_declaration)
         self.check_mode = check_mode
         self.warn = warn
-        self.anywhere = anywhere
+        self.anywhere = declaration.anywhere
         self.result = {"changed": False, "conflicts": [], "allow_sources_bypasses": []}
         self.renumber_warned = False
         self.bypasses_warned = set()
-
-    @classmethod
-    def removal(cls, client, owner, prefix, warn, lease_timeout, lease_holder, wait_timeout):
-        """``owner``'s removal everywhere (gc): the run of ``state=absent`` with no load balancer declared,
-        finding the owner's objects wherever its tag is. Not in check mode: gc reports leases itself."""
-        params = dict(name=owner, name_suffix=None, load_balancers=[], ports=[], addresses=[], servers=[],
-                      tag_prefix=prefix, lease_timeout=lease_timeout, lease_holder=lease_holder,
-                      state="absent", wait=True, wait_timeout=wait_timeout)
-        return cls(client, params, False, warn, anywhere=True)
+        self.reconciler = None
 
     def validate(self):
-        p = self.params
-        if self.anywhere and (p["load_balancers"] or p["state"] != "absent"):
+        d = self.declaration
+        if self.anywhere and (d.load_balancers or d.state != "absent"):
             raise ValueError("a run without declared load balancers only removes")   # a caller's bug, not a user's
-        if not p["load_balancers"] and not self.anywhere:
+        if not d.load_balancers and not self.anywhere:
             raise Failure("load_balancers must name at least one load balancer")
-        for index, ref in enumerate(p["load_balancers"]):
+        for index, ref in enumerate(d.load_balancers):
             if not ref or not str(ref).strip():
                 raise Failure("load_balancers[%d] must not be empty" % index)
-        check_name_part(p["name"], "name")   # a part of every object name, and the owner tag
-        check_tag_prefix(p["tag_prefix"])
-        if p["lease_holder"] is not None:
-            check_holder(p["lease_holder"])
-        if p["lease_timeout"] < 1:
-            raise Failure("lease_timeout must be at least 1 second, got %d" % p["lease_timeout"])
-        desired = build(p)   # validates the whole declaration before any request
-        for warning in warnings(p):
+        check_name_part(d.name, "name")   # a part of every object name, and the owner tag
+        check_tag_prefix(d.tag_prefix)
+        if d.lease_holder is not None:
+            check_holder(d.lease_holder)
+        if d.lease_timeout < 1:
+            raise Failure("lease_timeout must be at least 1 second, got %d" % d.lease_timeout)
+        desired = build(d.objects())   # validates the whole declaration before any request
+        for warning in warnings(d.objects()):
             self.warn(warning)
-        return Desired() if p["state"] == "absent" else desired
+        return Desired() if d.state == "absent" else desired
 
     def prepare(self, lb_listing=None):
         """Everything before the first observation. ``lb_listing`` (gc: one listing for all owners) stands
         in for the run's own listing of load balancers, which it then skips."""
-        p = self.params
+        d = self.declaration
         self.desired = self.validate()
-        self.tag = owner_tag(p["name"], p["tag_prefix"])
-        self.observer = ServiceObserver(self.client, self.desired, self.tag, p["tag_prefix"])
-        if lb_listing is not None and not p["load_balancers"]:
+        self.tag = owner_tag(d.name, d.tag_prefix)
+        self.observer = ServiceObserver(self.client, self.desired, self.tag, d.tag_prefix)
+        if lb_listing is not None and not d.load_balancers:
             self.observer.lb_listing = lb_listing
             self.lbs = []
         else:
-            gone = [] if p["state"] == "absent" else None   # nothing of the service can be left on a load balancer that is gone
-            self.lbs = self.observer.resolve(p["load_balancers"], gone)
+            gone = [] if d.state == "absent" else None   # nothing of the service can be left on a load balancer that is gone
+            self.lbs = self.observer.resolve(d.load_balancers, gone)
             for index, ref in gone or ():
                 self.warn("load_balancers[%d]: no load balancer named '%s' exists; nothing to remove there" % (index, ref))
-        self.guard = ServiceGuard(self.client, p, self.desired, warn=self.warn)
+        self.guard = ServiceGuard(self.client, d, self.desired, warn=self.warn)
         self.result["declaration_hash"] = self.guard.digest
         self.observer.vouched_by(self.guard.service, self.guard.digest)   # the declaration hashed once
         self.state = None
 
     def run(self, diff=False):
-        p = self.params
+        d = self.declaration
         self.prepare()
-        reconciler = Reconciler(self.client, self.check_mode, wait=p["wait"], wait_timeout=p["wait_timeout"],
-                                before_apply=lambda state, plan: self.guard.before_apply(_Scope(state), plan))
+        self.reconciler = Reconciler(self.client, self.check_mode, wait=d.wait, wait_timeout=d.wait_timeout,
+                                     before_apply=lambda state, plan: self.guard.before_apply(_Scope(state), plan),
+                                     applier=self._applier)
         try:
-            outcome = reconciler.run(self.observe, self.plan)
+            outcome = self.reconciler.run(self.observe, self.plan)
         except BaseException:
             self.guard.release()
             raise
-        marks = []
-        if outcome.changed and not self.check_mode:
-            marks.append((self.lbs, p["state"] == "absent"))
-            if self.state.extra_lbs:
-                marks.append((list(self.state.extra_lbs), True))   # the service is gone from there: so is its marker
         try:
-            self.guard.finish(marks)   # markers, then the leases released, overlapped (_service_guard)
+            self.guard.finish()   # the markers were written after the wait: the leases released (_guard)
         except (Failure, EngineError) as exc:
             # the plan was applied: a marker that failed after it does not make the run unchanged
             exc.partial_result = dict(changed=outcome.changed, plan=outcome.plan.to_list())
@@ -140,15 +131,34 @@ class ServiceRun:
             changed=outcome.changed,
             plan=outcome.plan.to_list(),
             summary=outcome.plan.summary(shown, done=not self.check_mode),
-            objects=tree(outcome.after, shown, with_ids=True, prefix=p["tag_prefix"]),
+            objects=tree(outcome.after, shown, with_ids=True, prefix=d.tag_prefix),
             status=status(outcome.after, self.lbs),
         )
         if outcome.interruptions:
             self.result["interruptions"] = outcome.interruptions
         if diff:
-            self.result["diff"] = service_diff(outcome.before, predicted, shown, p["name"], self.tag,
-                                               self.result["summary"], prefix=p["tag_prefix"])
+            self.result["diff"] = service_diff(outcome.before, predicted, shown, d.name, self.tag,
+                                               self.result["summary"], prefix=d.tag_prefix)
         return self.result
+
+    def _applier(self, client, waiter):
+        """The applier of a real run: the objects' generic operations, the marker's own (``MarkerWrites``).
+        Imported here: a check-mode or in-sync run does not load the applier (``_reconcile._loop``)."""
+        from .._reconcile._apply import Applier
+        return Applier(client, waiter, operations={MARKER: MarkerWrites(self.guard)})
+
+    def _marked(self, state, plan):
+        """``plan`` with the service's marker writes (``ServiceGuard.marker_actions``), which run after the wait:
+        when it writes objects, or when a round of this run wrote and ended before its markers ran (an
+        interrupted round whose next plan has nothing left to write). A run that writes nothing writes no
+        marker; gc (``anywhere``) removes markers itself."""
+        wrote = self.reconciler is not None and self.reconciler.wrote
+        if self.anywhere or not (plan.objects() or (self.guard.unwritten and wrote)):
+            return plan
+        marks = [(self.lbs, self.declaration.state == "absent")]
+        if state.extra_lbs:
+            marks.append((list(state.extra_lbs), True))   # the service is gone from there: so is its marker
+        return Plan(list(plan) + self.guard.marker_actions(marks), plan.waits)
 
     def observe(self):
         state = self.observer.observe(self.lbs)
@@ -181,7 +191,7 @@ class ServiceRun:
         self._conflicts(state, planners)
         self._blocked(planners)
         self._bypassed(planners)
-        return plan
+        return self._marked(state, plan)
 
     def _bypassed(self, planners):
         """Rules and ACLs of others under a frontend with an allow-list that admit what the list refuses
@@ -193,14 +203,14 @@ class ServiceRun:
             return
         fix = ("this service never writes another owner's rule or ACL: have whoever made it remove it or give it an "
                "index above the service's reject rules")
-        if self.params.get("allow_sources_bypass") == "fail":
+        if self.declaration.allow_sources_bypass == "fail":
             raise Failure("service %s: allow_sources do not hold, so nothing was written (allow_sources_bypass=fail): %s; %s"
-                          % (self.params["name"], "; ".join(b["msg"] for b in found), fix), allow_sources_bypasses=found)
+                          % (self.declaration.name, "; ".join(b["msg"] for b in found), fix), allow_sources_bypasses=found)
         for bypass in found:
             if bypass["id"] not in self.bypasses_warned:
                 self.bypasses_warned.add(bypass["id"])
                 self.warn("service %s: allow_sources do not hold: %s; %s (allow_sources_bypass=fail stops the run "
-                          "before any write instead)" % (self.params["name"], bypass["msg"], fix))
+                          "before any write instead)" % (self.declaration.name, bypass["msg"], fix))
 
     def _taken(self, planners):
         """A desired name held by a foreign object (one carrying an owner tag of another owner or prefix), or
@@ -214,18 +224,18 @@ class ServiceRun:
         fixes = []
         if any(t["holder_id"] == t["id"] for t in taken):
             fixes.append("for a taken name give this service a name_suffix (its objects are then named "
-                         "<port>.%s.<name_suffix>)" % self.params["name"])
+                         "<port>.%s.<name_suffix>)" % self.declaration.name)
         if any(t["holder_id"] != t["id"] for t in taken):
             fixes.append("remove the foreign object through its owner first")
         raise Failure("service %s (owner tag %s) would take over objects of another owner: %s. Objects carrying another "
                       "owner tag are never adopted, changed or deleted by this service; %s"
-                      % (self.params["name"], self.tag, why, "; ".join(fixes)), taken=taken)
+                      % (self.declaration.name, self.tag, why, "; ".join(fixes)), taken=taken)
 
     def _renumbered(self, plan):
         """A port without a name is named by its number: a new number replaces its objects (``<p1>.S`` deleted,
         ``<p2>.S`` created, an interruption), where a named port's would be updated in place. Say so."""
         suffix = self.desired.suffix
-        unnamed = dict((str(p["port"]), i) for i, p in enumerate(self.params["ports"] or []) if not p.get("name"))
+        unnamed = dict((str(port["port"]), i) for i, port in enumerate(self.declaration.ports) if not port.get("name"))
 
         def numbers(op):
             heads = set(a.obj.get("name", "").partition(".")[0] for a in plan
@@ -265,7 +275,7 @@ class ServiceRun:
         for lb in state.all_lbs:
             desired = self.desired if lb in self.lbs else Desired()   # no longer named: everything goes
             observed = _without_deleted(state.observed[lb["id"]], getattr(self.client, "deleted", None), self.tag)
-            planner = LbPlanner(desired, observed, self.tag, self.params["tag_prefix"])
+            planner = LbPlanner(desired, observed, self.tag, self.declaration.tag_prefix)
             out = planner.plan()
             planners.append(planner)
             actions.extend(out.actions)
@@ -286,5 +296,5 @@ class ServiceRun:
             held = "; ".join("%s:%s on %s is held by %s (bind %s)" % (
                 c["address"], c["port"], c["load_balancer"], c["holder"] or "an untagged bind", c["holder_bind"])
                 for c in conflicts)
-            raise Failure("service %s conflicts with binds it does not own: %s" % (self.params["name"], held),
+            raise Failure("service %s conflicts with binds it does not own: %s" % (self.declaration.name, held),
                           conflicts=conflicts)

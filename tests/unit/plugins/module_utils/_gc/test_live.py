@@ -2,6 +2,7 @@
 a keep name that matches no owner is warned about (strict_keep: refused), keep_new names may not exist yet."""
 import pytest
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._request import GcRequest
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._live import check_keep, check_not_all, live_set
 
@@ -9,7 +10,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._live import ch
 def params(**over):
     out = dict(keep=[], keep_new=[], collect_all=False, strict_keep=False, remove=[], tag_prefix="anxlb")
     out.update(over)
-    return out
+    return GcRequest.from_params(out)
 
 
 def test_the_live_set_is_keep_and_keep_new_and_none_with_remove_only():

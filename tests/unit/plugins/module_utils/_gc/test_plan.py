@@ -1,6 +1,7 @@
 """gc's decisions from a snapshot (no I/O but the bind listing, stubbed): who goes, what stays and why, the cap."""
 import pytest
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._request import GcRequest
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._observe import AddressState
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan import flat
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import Prefix
@@ -43,7 +44,7 @@ def params(**over):
     out = dict(keep=["shop"], keep_new=[], collect_all=False, strict_keep=False, remove=[], tag_prefix="anxlb", load_balancers=[], pools=[], min_age=0,
                prune_orphans=False, max_delete=100, lease_timeout=1800, lease_holder="gc@test:1", wait_timeout=60)
     out.update(over)
-    return out
+    return GcRequest.from_params(out)
 
 
 def obj(kind, name, lb, owner="api", extra_tags=(), **links):

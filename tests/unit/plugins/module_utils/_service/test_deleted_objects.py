@@ -12,6 +12,7 @@ import copy
 
 import pytest
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import ServiceDeclaration
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import ServiceRun
 
 from ..conftest import new_client
@@ -38,7 +39,7 @@ def run(client, service, warnings):
     params = copy.deepcopy(service)
     params["ports"] = port_defaults(params["ports"])
     params["servers"] = [dict(s, check="enabled") for s in params["servers"]]
-    return ServiceRun(client, params, False, warnings.append).run()
+    return ServiceRun(client, ServiceDeclaration.from_params(params), False, warnings.append).run()
 
 
 def test_an_object_the_run_deleted_is_never_reported_left_alone(slow_engine):

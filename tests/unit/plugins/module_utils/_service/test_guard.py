@@ -4,6 +4,7 @@ marker, and no lease. Tag entities exist on the local Engine of branch engine-st
 ``/api/core/v1/tags.json`` endpoints); against an Engine without them the counting tests are skipped."""
 import pytest
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import ServiceDeclaration
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import Desired
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._guard import ServiceGuard
 
@@ -35,7 +36,7 @@ def lb_tags(client):
 def writing_run(client, warnings, digest):
     """What the service module does around a writing run: inspect, lease, (apply), mark, release."""
     params = {"tag_prefix": "anxlb", "name": "web", "lease_holder": None, "lease_timeout": 600}
-    guard = ServiceGuard(client, params, Desired(), warn=warnings.append)
+    guard = ServiceGuard(client, ServiceDeclaration.from_params(params), Desired(), warn=warnings.append)
     guard.digest = digest
 
     class State:

@@ -1,6 +1,7 @@
 """The advisory lease on load balancers and the "last reconciled" marker (docs/reconciliation.md, Whole services)."""
 import pytest
 
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import ServiceDeclaration
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import RateLimitedError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._lbaas._lease import LeaseTag, Leases, default_holder
@@ -180,7 +181,7 @@ class State:
 
 def guard(client):
     params = {"tag_prefix": "anxlb", "name": "web", "lease_holder": "web@ctl:1", "lease_timeout": 600}
-    return ServiceGuard(client, params, Desired(), warn=lambda msg: None)
+    return ServiceGuard(client, ServiceDeclaration.from_params(params), Desired(), warn=lambda msg: None)
 
 
 def test_the_guard_observes_again_only_when_another_run_wrote_in_between():
@@ -325,7 +326,7 @@ def test_the_guard_validates_the_names_it_builds_tags_from():
     for key, value, option in (("name", "a/b", "name"), ("tag_prefix", "Anx", "tag_prefix"),
                                ("lease_holder", "me, myself", "lease_holder"), ("name", "x" * 64, "name")):
         with pytest.raises(Failure) as err:
-            ServiceGuard(client, dict(base, **{key: value}), Desired(), warn=lambda msg: None)
+            ServiceGuard(client, ServiceDeclaration.from_params(dict(base, **{key: value})), Desired(), warn=lambda msg: None)
         assert err.value.msg.startswith("%s must be " % option) and err.value.details["option"] == option
     assert client.calls == []
 
