@@ -85,7 +85,9 @@ class Session:
     run waits, its exit status after the last play. If a play ends the run (a failed host plays no further
     play), the plays left come back empty."""
 
-    POLL = 0.005
+    # how long to wait between two looks at the run: 5 ms at first, each wait half as long again, at most 0.1 s (a play
+    # takes seconds; looking every 5 ms all along cost the test's process seconds of CPU in a long session)
+    POLL, POLL_MAX = 0.005, 0.1
 
     def __init__(self, ansible, plays):
         self.plays = len(plays)
@@ -104,12 +106,13 @@ class Session:
         index, self.played = self.played, self.played + 1
         (self.pause / ("go-%d" % index)).touch()
         paused = self.pause / ("paused-%d" % (index + 1))
-        deadline = time.monotonic() + 600
+        deadline, wait = time.monotonic() + 600, self.POLL
         while self.proc.poll() is None and not paused.exists():
             if time.monotonic() > deadline:
                 self.close()
                 raise AssertionError("play %d of %s did not finish in 600 s" % (index, self.pause))
-            time.sleep(self.POLL)
+            time.sleep(wait)
+            wait = min(wait * 1.5, self.POLL_MAX)
         finished = subprocess.CompletedProcess(self.proc.args, self.proc.returncode, self.out.read_text(),
                                                self.err.read_text())
         return Run(finished, [r for r in records_in(self.record) if r["play"] == index])

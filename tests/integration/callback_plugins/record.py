@@ -14,8 +14,9 @@ import time
 
 from ansible.plugins.callback import CallbackBase
 
-# how often a paused run looks for the test's go-ahead, and how long it waits for it at most
-PAUSE_POLL = 0.005
+# how often a paused run looks for the test's go-ahead (5 ms at first, each wait half as long again, at most 0.1 s:
+# the test may act on the Engine for a while), and how long it waits for it at most
+PAUSE_POLL, PAUSE_POLL_MAX = 0.005, 0.1
 PAUSE_LIMIT = 600
 
 DOCUMENTATION = r"""
@@ -45,11 +46,12 @@ class CallbackModule(CallbackBase):
             self._write()
             open(os.path.join(pause, "paused-%d" % self.play), "w").close()
             go = os.path.join(pause, "go-%d" % self.play)
-            deadline = time.monotonic() + PAUSE_LIMIT
+            deadline, wait = time.monotonic() + PAUSE_LIMIT, PAUSE_POLL
             while not os.path.exists(go):
                 if time.monotonic() > deadline:
                     raise RuntimeError("no go-ahead for play %d in %s" % (self.play, pause))
-                time.sleep(PAUSE_POLL)
+                time.sleep(wait)
+                wait = min(wait * 1.5, PAUSE_POLL_MAX)
 
     def v2_playbook_on_task_start(self, task, is_conditional):
         self.started = time.time()
