@@ -294,3 +294,13 @@ class Module:
 @pytest.fixture
 def module(engine):
     return Module(engine)
+
+
+def warning_texts(result):
+    """A task's or a module process's warnings as text: strings, or (ansible-core 2.19) dicts, with the text in
+    ``msg`` (a task's record) or in ``event.msg`` (a module's own output)."""
+    def text(warning):
+        if isinstance(warning, str):
+            return warning
+        return (warning.get("event") or warning).get("msg", json.dumps(warning))
+    return [text(w) for w in result.get("warnings") or []]

@@ -1,10 +1,15 @@
 """The service module against the local Engine: every scenario first in check mode, asserting the
-prediction equals what the real run then does, then for real, then a no-op rerun."""
+prediction equals what the real run then does, then for real, then a no-op rerun.
+
+Each step is the module run as its own process (the ``module`` fixture): check mode of one task, what the run
+then writes and its no-op rerun are the module's own behaviour. What the controller adds (predictions carried
+across the check-mode tasks of a play, ``--diff`` as printed) is proved in test_check_across_tasks.py and
+test_service_output.py; ``converge_play``/``converge_next`` stay for the tests that play a service in a playbook.
+"""
 import copy
-import json
 
 from . import engine_state as es
-from .conftest import side, sides
+from .conftest import side, sides, warning_texts
 
 SERVICE = {
     "name": "web",
@@ -24,8 +29,9 @@ def names(engine, kind):
 
 
 def converge_play(service):
-    """The play of converge(): check mode (prediction, no writes), real (same diff and plan), rerun (no change,
-    no writes), as three tasks whose requests are told apart in the local Engine's log by time."""
+    """converge() as the three tasks of one play, for a test that plays a service in a playbook: check mode
+    (prediction, no writes), real (same diff and plan), rerun (no change, no writes), whose requests are told apart
+    in the local Engine's log by time."""
     return [dict(task(service), check_mode=True, diff=True), dict(task(service), diff=True),
             dict(task(service), diff=True)], {}
 
@@ -36,21 +42,38 @@ def converge_next(engine, plays):
     engine.reset_requests()
     play = plays.next()
     assert len(play.records) == 3 and not any(play.failed(i) for i in range(3)), play
-    check, real, rerun = play[0], play[1], play[2]
-    assert play.writes(engine, 0) == 0
+    return converged(play[0], play[1], play[2], play.writes(engine, 0), play.writes(engine, 2))
+
+
+def converged(check, real, rerun, check_writes, rerun_writes):
+    """Checks a check -> real -> rerun of one declaration, given the mutating requests of the check-mode step and of
+    the rerun; returns the check-mode and real results."""
+    assert check_writes == 0
     assert sides(real) == sides(check) and real["plan"] == check["plan"]
     assert real["changed"] == check["changed"]
     # what check mode predicted is what the Engine now holds (a load balancer the service left is empty)
     for lb, predicted in side(real, "after").items():
         assert side(rerun, "before").get(lb, {}) == predicted, lb
     assert rerun["diff"]["before"] == rerun["diff"]["after"]   # in sync: Ansible prints no diff
-    assert rerun["changed"] is False and play.writes(engine, 2) == 0
+    assert rerun["changed"] is False and rerun_writes == 0
     return check, real
 
 
-def converge(ansible, engine, service):
-    """check -> real -> rerun of ``service`` in a run of its own."""
-    return converge_next(engine, ansible.session([converge_play(service)]))
+def converge(module, engine, service):
+    """check -> real -> rerun of ``service``, each step the module as its own process; checked as converge_next
+    checks a converge_play."""
+    steps = [module("service", service, check=True, diff=True), module("service", service, diff=True),
+             module("service", service, diff=True)]
+    assert not any(step.failed for step in steps), steps
+    check, real, rerun = steps
+    return converged(check.result, real.result, rerun.result, check.writes(engine), rerun.writes(engine))
+
+
+def apply(module, service, check=False):
+    """One run of the module for ``service`` (a real one sets the scene), which must not fail; its result."""
+    run = module("service", service, check=check)
+    assert not run.failed, run
+    return run.result
 
 
 def setup_play(service):
@@ -64,10 +87,10 @@ def set_up(run):
     return run.last
 
 
-def test_fresh_create_and_noop_rerun(engine, ansible):
-    check, real = converge(ansible, engine, SERVICE)
+def test_fresh_create_and_noop_rerun(engine, module):
+    check, real = converge(module, engine, SERVICE)
     # ten objects, then the marker's line: bookkeeping, not counted in the summary nor shown in the diff
-    assert check["changed"] is True and len(check["plan"]) == 2 + 2 + 2 + 4 + 1
+    assert check["changed"] is True and len(check["plan"]) == 2 + 2 + 2 + 4 + 1 and len(objects_of(check)) == 10
     assert check["plan"][-1] == dict(
         load_balancer="lb1", action="mark", type="marker", name="anxlb-reconciled.web", id=None, changes={}, tags=[],
         reason="records that the objects of declaration %s are deployed here (written once the objects are deployed)"
@@ -92,15 +115,14 @@ def test_fresh_create_and_noop_rerun(engine, ansible):
     assert all(es.tags(engine, o["identifier"]) == [] for kind in ("bind", "server") for o in es.objects(engine, kind))
 
 
-def test_removing_a_port_and_a_node_touches_only_those(engine, ansible):
+def test_removing_a_port_and_a_node_touches_only_those(engine, module):
     smaller = copy.deepcopy(SERVICE)
     smaller["ports"] = smaller["ports"][1:]
     smaller["servers"] = smaller["servers"][:1]
-    plays = ansible.session([converge_play(SERVICE), converge_play(smaller)])
-    converge_next(engine, plays)
+    apply(module, SERVICE)
     kept = dict((o["name"], o["identifier"]) for kind in ("backend", "frontend", "bind", "server")
                 for o in es.objects(engine, kind))
-    check, real = converge_next(engine, plays)
+    check, real = converge(module, engine, smaller)
     assert sorted((a["action"], a["name"]) for a in objects_of(check)) == [
         ("delete", "http.web"), ("delete", "http.web"), ("delete", "n1.http.web"), ("delete", "n2.http.web"),
         ("delete", "n2.https.web"), ("delete", "v4.http.web")]
@@ -110,10 +132,9 @@ def test_removing_a_port_and_a_node_touches_only_those(engine, ansible):
         "https.web", "n1.https.web", "v4.https.web"]
 
 
-def test_absent_then_rerun(engine, ansible):
-    plays = ansible.session([converge_play(SERVICE), converge_play(dict(SERVICE, state="absent"))])
-    converge_next(engine, plays)
-    check, real = converge_next(engine, plays)
+def test_absent_then_rerun(engine, module):
+    apply(module, SERVICE)
+    check, real = converge(module, engine, dict(SERVICE, state="absent"))
     assert check["changed"] is True and all(a["action"] == "delete" for a in objects_of(check))
     # absent: the marker goes too, once the objects it vouched for are gone
     assert check["plan"][-1]["action"] == "mark" and check["plan"][-1]["reason"].startswith(
@@ -137,15 +158,14 @@ def plan_of(result):
     return sorted((a["action"], a["type"], a["name"]) for a in objects_of(result))
 
 
-def test_add_a_port_change_a_target_port_and_add_a_node(engine, ansible):
+def test_add_a_port_change_a_target_port_and_add_a_node(engine, module):
     grown = copy.deepcopy(SERVICE)
     grown["ports"].append({"name": "metrics", "port": 9100})
     grown["ports"][1]["target_port"] = 28443
     grown["servers"].append({"name": "n3", "address": "127.0.0.3"})
-    plays = ansible.session([converge_play(SERVICE), converge_play(grown)])
-    converge_next(engine, plays)
+    apply(module, SERVICE)
     before = ids_by_name(engine)
-    check, real = converge_next(engine, plays)
+    check, real = converge(module, engine, grown)
     assert plan_of(check) == sorted(
         [("create", "backend", "metrics.web"), ("create", "frontend", "metrics.web"),
          ("create", "bind", "v4.metrics.web")]
@@ -156,21 +176,15 @@ def test_add_a_port_change_a_target_port_and_add_a_node(engine, ansible):
     assert all(after[name] == ident for name, ident in before.items())   # updated in place, nothing recreated
 
 
-def warning_texts(result):
-    """The task's warnings as text: strings, or (ansible-core 2.19) dicts with the text in ``msg``."""
-    return [w if isinstance(w, str) else w.get("msg", json.dumps(w)) for w in result.get("warnings") or []]
-
-
-def test_an_unnamed_port_whose_number_changes_is_replaced_with_a_warning(engine, ansible):
+def test_an_unnamed_port_whose_number_changes_is_replaced_with_a_warning(engine, module):
     unnamed = copy.deepcopy(SERVICE)
     unnamed["ports"][0] = {"port": 8080, "target_port": 18080}   # named by its number: 8080.web
     moved = copy.deepcopy(unnamed)
     moved["ports"][0]["port"] = 8081
     moved["ports"][1]["port"] = 9443   # a named port: updated in place, nothing to warn about
-    plays = ansible.session([setup_play(unnamed), converge_play(moved)])
-    set_up(plays.next())
+    apply(module, unnamed)
     before = ids_by_name(engine)
-    check, real = converge_next(engine, plays)
+    check, real = converge(module, engine, moved)
     assert ("delete", "backend", "8080.web") in plan_of(check) and ("create", "backend", "8081.web") in plan_of(check)
     for result in (check, real):
         (warning,) = [w for w in warning_texts(result) if "without a name" in w]
@@ -180,54 +194,50 @@ def test_an_unnamed_port_whose_number_changes_is_replaced_with_a_warning(engine,
     assert after["v4.https.web"] == before["v4.https.web"] and "8080.web" not in after and "8081.web" in after
 
 
-def test_ipv6_address_added_and_another_text_form_causes_no_churn(engine, ansible):
+def test_ipv6_address_added_and_another_text_form_causes_no_churn(engine, module):
     v6 = copy.deepcopy(SERVICE)
     v6["addresses"].append("FD00:10:0:0::0005")
-    plays = ansible.session([converge_play(SERVICE), converge_play(v6), ([task(v6)], {})])
-    converge_next(engine, plays)
-    check, real = converge_next(engine, plays)
+    apply(module, SERVICE)
+    check, real = converge(module, engine, v6)
     assert plan_of(check) == [("create", "bind", "v6.http.web"), ("create", "bind", "v6.https.web")]
     assert real["status"]["all"] == {"127.0.10.5": [8080, 8443], "fd00:10::5": [8080, 8443]}
     # The Engine may hand the address back in another text form: still no change.
     bind = [o for o in es.objects(engine, "bind") if o["name"] == "v6.http.web"][0]
     engine.api("PUT", "/api/LBaaS/v1/bind.json/" + bind["identifier"], json={"address": "fd00:0010:0000::5"})
     engine.reset_requests()
-    rerun = plays.next()
-    assert rerun.last["changed"] is False and engine.mutating_requests() == 0
+    assert apply(module, v6)["changed"] is False and engine.mutating_requests() == 0
 
 
-def test_frontend_deleted_behind_our_back_only_it_and_its_binds_come_back(engine, ansible):
-    plays = ansible.session([setup_play(SERVICE), converge_play(SERVICE)])
-    set_up(plays.next())
+def test_frontend_deleted_behind_our_back_only_it_and_its_binds_come_back(engine, module):
+    apply(module, SERVICE)
     before = ids_by_name(engine)
     frontend = [o for o in es.objects(engine, "frontend") if o["name"] == "https.web"][0]
     for bind in es.objects(engine, "bind"):
         if bind["frontend"]["identifier"] == frontend["identifier"]:
             engine.api("DELETE", "/api/LBaaS/v1/bind.json/" + bind["identifier"])
     engine.api("DELETE", "/api/LBaaS/v1/frontend.json/" + frontend["identifier"])
-    check, real = converge_next(engine, plays)
+    check, real = converge(module, engine, SERVICE)
     assert plan_of(check) == [("create", "bind", "v4.https.web"), ("create", "frontend", "https.web")]
     after = ids_by_name(engine)
     assert all(after[n] == i for n, i in before.items() if n not in ("https.web", "v4.https.web"))
 
 
-def test_duplicate_backend_and_untagged_object_with_the_desired_name(engine, ansible):
+def test_duplicate_backend_and_untagged_object_with_the_desired_name(engine, module):
     lb = es.lb_id(engine)
     untagged = es.create(engine, "backend", name="http.web", mode="tcp", health_check='"adv_check": "tcp-check"',
                          load_balancer=lb)
-    plays = ansible.session([converge_play(SERVICE), converge_play(SERVICE)])
-    check, real = converge_next(engine, plays)
+    check, real = converge(module, engine, SERVICE)
     assert ("tag", "backend", "http.web") in plan_of(check)
     assert ("create", "backend", "http.web") not in plan_of(check)
     assert es.tags(engine, untagged) == ["anxlb-svc=web"]
     dup = es.create(engine, "backend", name="http.web", mode="tcp", load_balancer=lb)
     es.tag(engine, dup, "anxlb-svc=web")
-    check, real = converge_next(engine, plays)
+    check, real = converge(module, engine, SERVICE)
     assert objects_of(check) == [{"load_balancer": "lb1", "action": "delete", "type": "backend", "name": "http.web", "id": dup,
                                  "changes": {}, "tags": [], "reason": "duplicate of %s under the same parent" % untagged}]
 
 
-def test_tagged_orphan_bind_goes_and_foreign_objects_stay(engine, ansible):
+def test_tagged_orphan_bind_goes_and_foreign_objects_stay(engine, module):
     lb = es.lb_id(engine)
     foreign_backend = es.create(engine, "backend", name="http.shop", mode="tcp", load_balancer=lb)
     foreign = es.create(engine, "frontend", name="http.shop", mode="tcp", load_balancer=lb,
@@ -237,23 +247,20 @@ def test_tagged_orphan_bind_goes_and_foreign_objects_stay(engine, ansible):
     es.tag(engine, foreign_bind, "anxlb-svc=shop")
     orphan = es.create(engine, "bind", name="v4.stray.web", address="127.0.10.6", port=81, frontend=foreign)
     es.tag(engine, orphan, "anxlb-svc=web")   # ours, but under a frontend that is not
-    check, real = converge(ansible, engine, SERVICE)
+    check, real = converge(module, engine, SERVICE)
     assert ("delete", "bind", "v4.stray.web") in plan_of(check)
     names_now = ids_by_name(engine)
     assert names_now["http.shop"] and names_now["v4.http.shop"] == foreign_bind and "v4.stray.web" not in names_now
 
 
-def test_a_conflicting_service_fails_without_writing_and_names_the_holder(engine, ansible):
+def test_a_conflicting_service_fails_without_writing_and_names_the_holder(engine, module):
     other = dict(copy.deepcopy(SERVICE), name="shop", servers=[{"name": "s1", "address": "127.0.0.9"}])
-    plays = ansible.session([setup_play(SERVICE),
-                             ([dict(task(other), check_mode=check, ignore_errors=True) for check in (True, False)], {})])
-    set_up(plays.next())
+    apply(module, SERVICE)
     engine.reset_requests()
-    play = plays.next()
-    assert len(play.records) == 2, play
-    for index in (0, 1):   # check mode, then a real run
-        assert play.failed(index)
-        result = play[index]
+    for check in (True, False):   # check mode, then a real run
+        run = module("service", other, check=check)
+        assert run.failed, run
+        result = run.result
         assert result["conflicts"] == [
             {"load_balancer": "lb1", "load_balancer_id": es.lb_id(engine), "address": "127.0.10.5", "port": port,
              "bind": "v4.%s.shop" % name, "holder": "web", "holder_bind": "v4.%s.web" % name,
@@ -264,9 +271,9 @@ def test_a_conflicting_service_fails_without_writing_and_names_the_holder(engine
     assert engine.mutating_requests() == 0
 
 
-def test_two_load_balancers_converge_in_one_run(engine, ansible):
+def test_two_load_balancers_converge_in_one_run(engine, module):
     both = dict(copy.deepcopy(SERVICE), load_balancers=["lb1", "lb2"])
-    check, real = converge(ansible, engine, both)
+    check, real = converge(module, engine, both)
     assert sorted(side(check, "after")) == ["lb1", "lb2"]
     assert side(check, "after")["lb1"] == side(check, "after")["lb2"]   # the load balancer is the key, not in the nodes
     assert check["summary"] == "lb1: 10 to add, 0 to change, 0 to destroy; lb2: 10 to add, 0 to change, 0 to destroy"
@@ -274,16 +281,12 @@ def test_two_load_balancers_converge_in_one_run(engine, ansible):
     assert len(es.objects(engine, "server")) == 8
 
 
-def test_objects_still_deploying_and_a_failed_one(engine, ansible):
-    plays = ansible.session([setup_play(SERVICE), ([task(SERVICE)], {"check_mode": True}), ([task(SERVICE)], {})])
-    set_up(plays.next())
+def test_objects_still_deploying_and_a_failed_one(engine, module):
+    apply(module, SERVICE)
     ids = ids_by_name(engine)
     backend = [o for o in es.objects(engine, "backend") if o["name"] == "http.web"][0]["identifier"]
     engine.set_state(ids["n1.http.web"], "NewlyCreated")
     engine.set_state(backend, "DeploymentError")
-    run = plays.next()
-    assert plan_of(run.last) == [("redeploy", "backend", "http.web")]
+    assert plan_of(apply(module, SERVICE, check=True)) == [("redeploy", "backend", "http.web")]
     engine.set_state(ids["n1.http.web"], None)
-    run = plays.next()
-    assert not run.failed(), run
-    assert run.last["objects"]["lb1"]["backends"][0]["state"] == "Updated"
+    assert apply(module, SERVICE)["objects"]["lb1"]["backends"][0]["state"] == "Updated"

@@ -2,13 +2,14 @@
 
 An object belongs to the load balancer it is on; children of our parents are ours; the whole declared
 state is owned. Each scenario runs check mode first (no writes, read back), then for real (the same plan
-and diff), then a no-op rerun, and reads the Engine back through its own API.
+and diff), then a no-op rerun, and reads the Engine back through its own API. Each step is the module run as
+its own process (``converge`` of test_service.py): what is proved here is the module's own behaviour.
 """
 import copy
 
 from . import engine_state as es
-from .conftest import side
-from .test_service import SERVICE, converge_next, converge_play, ids_by_name, objects_of, plan_of, set_up, setup_play, task
+from .conftest import side, warning_texts
+from .test_service import SERVICE, apply, converge, ids_by_name, objects_of, plan_of
 
 EMPTY = {}
 
@@ -58,15 +59,14 @@ def assert_empty(engine, lb_name):
     assert all(not objs for objs in on_lb(engine, lb_name).values())
 
 
-def test_adding_dropping_and_moving_load_balancers(engine, ansible):
+def test_adding_dropping_and_moving_load_balancers(engine, module):
     both = dict(copy.deepcopy(SERVICE), load_balancers=["lb1", "lb2"])
     only2 = dict(copy.deepcopy(SERVICE), load_balancers=["lb2"])
-    plays = ansible.session([setup_play(SERVICE), converge_play(both), converge_play(only2), converge_play(SERVICE)])
-    set_up(plays.next())
+    apply(module, SERVICE)
     lb1_ids = ids_by_name(engine)
 
     # Adding lb2: a full create there, nothing on lb1 touched.
-    check, _real = converge_next(engine, plays)
+    check, _real = converge(module, engine, both)
     assert set(a["load_balancer"] for a in objects_of(check)) == {"lb2"}
     assert all(a["action"] == "create" for a in objects_of(check))
     assert check["summary"] == "lb1: 0 to add, 0 to change, 0 to destroy; lb2: 10 to add, 0 to change, 0 to destroy"
@@ -76,7 +76,7 @@ def test_adding_dropping_and_moving_load_balancers(engine, ansible):
 
     # Dropping lb1: everything of ours there goes (children first), lb2 keeps every object as it was.
     lb2_ids = on_lb_ids(engine, "lb2")
-    check, _real = converge_next(engine, plays)
+    check, _real = converge(module, engine, only2)
     assert sorted(check["diff"]) == ["after", "after_header", "before", "before_header"]
     assert sorted(side(check, "before")) == ["lb1", "lb2"]
     assert side(check, "after")["lb1"] == EMPTY and side(check, "before")["lb1"] != EMPTY
@@ -90,7 +90,7 @@ def test_adding_dropping_and_moving_load_balancers(engine, ansible):
     assert on_lb_ids(engine, "lb2") == lb2_ids
 
     # Moving from lb2 to lb1 in one step: a full create on lb1, everything of ours on lb2 deleted.
-    check, _real = converge_next(engine, plays)
+    check, _real = converge(module, engine, SERVICE)
     assert sorted(set((a["load_balancer"], a["action"]) for a in objects_of(check))) == [("lb1", "create"), ("lb2", "delete")]
     assert len(objects_of(check)) == 20
     assert_declared(engine, SERVICE, "lb1")
@@ -101,38 +101,36 @@ def on_lb_ids(engine, lb_name):
     return dict((name, obj["identifier"]) for objs in on_lb(engine, lb_name).values() for name, obj in objs.items())
 
 
-def test_servers_are_created_untagged_and_removed_with_their_node(engine, ansible):
+def test_servers_are_created_untagged_and_removed_with_their_node(engine, module):
     """Ownership by containment: a node added writes no owner tag (its servers are ours through their
     backends), and dropping it again deletes them although they carry none."""
     grown = copy.deepcopy(SERVICE)
     grown["servers"].append({"name": "n3", "address": "127.0.0.3"})
-    plays = ansible.session([setup_play(SERVICE), converge_play(grown), converge_play(SERVICE),
-                             converge_play(dict(SERVICE, state="absent"))])
-    set_up(plays.next())
-    converge_next(engine, plays)
+    apply(module, SERVICE)
+    engine.reset_requests()
+    converge(module, engine, grown)
     assert not [r for r in engine.requests()["log"] if r["method"] == "POST" and "/tags/anxlb-svc=" in r["path"]]
     untagged = [o for o in es.objects(engine, "server") if o["name"].startswith("n3.")]
     assert len(untagged) == 2 and all(es.tags(engine, o["identifier"]) == [] for o in untagged)
     # Dropping n3 again: its untagged servers sit in our backends, so they are ours and go.
-    check, _real = converge_next(engine, plays)
+    check, _real = converge(module, engine, SERVICE)
     assert sorted((a["action"], a["name"]) for a in objects_of(check)) == [
         ("delete", "n3.http.web"), ("delete", "n3.https.web")]
     assert all("untagged child of a backend of ours" in a["reason"] for a in objects_of(check))
     assert_declared(engine, SERVICE, "lb1")
-    converge_next(engine, plays)
+    converge(module, engine, dict(SERVICE, state="absent"))
     assert_empty(engine, "lb1")
 
 
-def test_an_untagged_child_that_is_wanted_is_ours_as_it_is_not_duplicated_nor_tagged(engine, ansible):
+def test_an_untagged_child_that_is_wanted_is_ours_as_it_is_not_duplicated_nor_tagged(engine, module):
     grown = copy.deepcopy(SERVICE)
     grown["servers"].append({"name": "n3", "address": "127.0.0.3"})
-    plays = ansible.session([setup_play(SERVICE), converge_play(grown)])
-    set_up(plays.next())
+    apply(module, SERVICE)
     backend = on_lb(engine, "lb1")["backend"]["http.web"]["identifier"]
     # A server someone created by hand in our backend, with the name the service wants.
     crashed = es.create(engine, "server", name="n3.http.web", ip="127.0.0.3", port=18080, backend=backend,
                         check="enabled")
-    check, real = converge_next(engine, plays)
+    check, real = converge(module, engine, grown)
     assert plan_of(check) == [("create", "server", "n3.https.web")]
     assert es.tags(engine, crashed) == []
     # the diff shows it as the service's, before and after: its backend's owner tag makes it so
@@ -141,76 +139,65 @@ def test_an_untagged_child_that_is_wanted_is_ours_as_it_is_not_duplicated_nor_ta
     assert "owner" not in was and "owner" not in node   # a node shows an owner only when it is not the service
 
 
-def test_an_untagged_backend_named_as_ours_is_reported_left_alone_and_adopted_when_declared(engine, ansible):
+def test_an_untagged_backend_named_as_ours_is_reported_left_alone_and_adopted_when_declared(engine, module):
     lb1 = es.lb_id(engine, "lb1")
     # As if a run crashed between creating port "metrics"'s backend and tagging it, and the port was
     # then dropped from the declaration: not ours (no tag, no parent of ours), so never written.
     left = es.create(engine, "backend", name="metrics.web", mode="tcp", load_balancer=lb1)
     grown = copy.deepcopy(SERVICE)
     grown["ports"].append({"name": "metrics", "port": 9100})
-    plays = ansible.session([setup_play(SERVICE), setup_play(grown)])
     engine.reset_requests()
-    run = plays.next()
-    assert not run.failed(), run
-    (warning,) = [w for w in run.last.get("warnings", []) if left in w]
+    (warning,) = [w for w in warning_texts(apply(module, SERVICE)) if left in w]
     assert "metrics.web" in warning and "left alone" in warning and "lb1" in warning
     writes = [r for r in engine.requests()["log"] if r["method"] in ("POST", "PUT", "DELETE")]
     assert writes and not [r for r in writes if left in r["path"]]
     assert es.tags(engine, left) == []
     # Declared again, the port's backend is that object, tagged: adopted, not duplicated.
-    run = plays.next()
-    assert not run.failed(), run
+    apply(module, grown)
     assert on_lb(engine, "lb1")["backend"]["metrics.web"]["identifier"] == left
     assert es.tags(engine, left) == ["anxlb-svc=web"]
 
 
-def test_a_backend_another_frontend_uses_is_not_deleted_and_the_run_says_why(engine, ansible):
+def test_a_backend_another_frontend_uses_is_not_deleted_and_the_run_says_why(engine, module):
     smaller = dict(copy.deepcopy(SERVICE), ports=SERVICE["ports"][1:])
-    plays = ansible.session([setup_play(SERVICE),
-                             ([dict(task(smaller), check_mode=check, ignore_errors=True) for check in (True, False)], {}),
-                             converge_play(smaller)])
-    set_up(plays.next())
+    apply(module, SERVICE)
     lb = es.lb_id(engine)
     backend = on_lb(engine, "lb1")["backend"]["http.web"]["identifier"]
     # someone else's frontend (no owner tag) uses our backend: the Engine would refuse its delete (409)
     other = es.create(engine, "frontend", name="legacy", mode="tcp", load_balancer=lb, default_backend=backend)
     before = es.snapshot(engine)
     engine.reset_requests()
-    play = plays.next()
-    assert len(play.records) == 2, play
-    for index in (0, 1):   # check mode and the real run fail alike, before any write
-        assert play.failed(index)
-        assert play[index]["msg"] == (
+    for check in (True, False):   # check mode and the real run fail alike, before any write
+        run = module("service", smaller, check=check)
+        assert run.message() == (
             "backend 'http.web' (%s) on load balancer lb1 cannot be deleted: frontend 'legacy' (%s), which is not this "
             "service's, uses it as its default backend; point that frontend elsewhere or delete it (or tag it with "
             "anxlb-svc=web to make it this service's), then run again" % (backend, other))
-        assert play[index]["blockers"] == [dict(load_balancer="lb1", backend="http.web", backend_id=backend,
-                                                frontend="legacy", frontend_id=other)]
+        assert run["blockers"] == [dict(load_balancer="lb1", backend="http.web", backend_id=backend,
+                                        frontend="legacy", frontend_id=other)]
     assert engine.mutating_requests() == 0 and es.snapshot(engine) == before
     engine.api("DELETE", "/api/LBaaS/v1/frontend.json/" + other).raise_for_status()
-    converge_next(engine, plays)
+    converge(module, engine, smaller)
     assert_declared(engine, smaller, "lb1")
 
 
-def test_removing_optional_fields_resets_them_and_mode_switches_equal_a_fresh_create(engine, ansible):
+def test_removing_optional_fields_resets_them_and_mode_switches_equal_a_fresh_create(engine, module):
     tuned = copy.deepcopy(SERVICE)
     tuned["ports"][0].update(server_timeout=30000, client_timeout="20000", health_check='"adv_check": "ssl-hello-chk"')
     http = copy.deepcopy(SERVICE)
     http["ports"][0]["mode"] = "http"
-    # plain real plays, one task per service, for the steps that set the scene; a converge_play between them
+    # plain real runs, one per service, for the steps that set the scene; a converge between them
     scenes = [[tuned], [http, dict(copy.deepcopy(http), load_balancers=["lb1", "lb2"])],
               [SERVICE, dict(copy.deepcopy(SERVICE), load_balancers=["lb1", "lb2"])]]
-    plays = ansible.session([([task(service) for service in scenes[0]], {}), converge_play(SERVICE)]
-                            + [([task(service) for service in services], {}) for services in scenes[1:]])
 
-    def apply(services):
-        play = plays.next()
-        assert len(play.records) == len(services) and not any(play.failed(i) for i in range(len(services))), play
+    def apply_all(services):
+        for service in services:
+            apply(module, service)
 
-    apply(scenes[0])
+    apply_all(scenes[0])
     backend = on_lb(engine, "lb1")["backend"]["http.web"]
     assert (backend["server_timeout"], backend["health_check"]) == (30000, '"adv_check": "ssl-hello-chk"')
-    check, _real = converge_next(engine, plays)
+    check, _real = converge(module, engine, SERVICE)
     assert plan_of(check) == [("update", "backend", "http.web"), ("update", "frontend", "http.web")]
     found = on_lb(engine, "lb1")
     assert found["backend"]["http.web"]["server_timeout"] is None
@@ -225,10 +212,10 @@ def test_removing_optional_fields_resets_them_and_mode_switches_equal_a_fresh_cr
                     for kind, v in objs.items())
 
     # tcp -> http on lb1 gives exactly what a fresh http service gives on lb2; and back again.
-    apply(scenes[1])
+    apply_all(scenes[1])
     assert fields("lb1") == fields("lb2")
     assert fields("lb1")["backend"]["http.web"]["health_check"] == '"httpchk": { "method": "GET", "uri": "/" }'
-    apply(scenes[2])   # lb1 back to tcp, lb2 dropped; lb2 anew
+    apply_all(scenes[2])   # lb1 back to tcp, lb2 dropped; lb2 anew
     assert fields("lb1") == fields("lb2")
     assert fields("lb1")["backend"]["http.web"]["health_check"] == '"adv_check": "tcp-check"'
 

@@ -45,12 +45,18 @@ def diff_section(lines):
 
 
 def test_the_diff_of_a_three_by_three_by_two_service_is_a_short_tree_with_the_summary_on_top(engine, ansible):
+    # check mode with --diff, then for real: two plays of one run (the first's keywords are what --check --diff do)
+    plays = ansible.session([([task("Reconcile web", WEB)], {"check_mode": True, "diff": True}),
+                             ([task("Apply web", WEB, diff=True), task("Again web", WEB, diff=True)], {})])
     before = es.snapshot(engine)
     engine.reset_requests()
-    check = ansible.run([task("Reconcile web", WEB)], check=True, diff=True)
-    assert check.rc == 0, check
+    check = plays.next()
+    assert len(check.records) == 1 and not check.failed(), check
     assert engine.mutating_requests() == 0 and es.snapshot(engine) == before
-    shown = diff_section(printed(check.proc.stdout, "Reconcile web"))
+    real = plays.next()
+    assert real.rc == 0 and len(real.records) == 2, real
+    output = real.proc.stdout   # the whole run's, read once it has ended
+    shown = diff_section(printed(output, "Reconcile web"))
     assert 36 <= len(shown) <= 80, "\n".join(shown)   # 36 objects, a line each
     summary = "lb1: 18 to add, 0 to change, 0 to destroy; lb2: 18 to add, 0 to change, 0 to destroy"
     assert shown[1] == "+++ after: " + summary and check[0]["summary"] == summary
@@ -59,20 +65,18 @@ def test_the_diff_of_a_three_by_three_by_two_service_is_a_short_tree_with_the_su
     assert not [line for line in shown if "load_balancer" in line or "owner:" in line]
 
     # for real: the same sides, the header says what was done; then in sync: no diff at all
-    real = ansible.run([task("Apply web", WEB, diff=True), task("Again web", WEB, diff=True)])
-    assert real.rc == 0, real
-    applied = diff_section(printed(real.proc.stdout, "Apply web"))
+    applied = diff_section(printed(output, "Apply web"))
     assert applied[1] == "+++ after: lb1: 18 added, 0 changed, 0 destroyed; lb2: 18 added, 0 changed, 0 destroyed"
     assert applied[2:] == shown[2:]
     assert (real[0]["diff"]["before"], real[0]["diff"]["after"]) == (check[0]["diff"]["before"], check[0]["diff"]["after"])
-    assert diff_section(printed(real.proc.stdout, "Again web")) == [] and real[1]["changed"] is False
+    assert diff_section(printed(output, "Again web")) == [] and real[1]["changed"] is False
     assert real[1]["diff"]["before"] == real[1]["diff"]["after"] == check[0]["diff"]["after"]
 
 
-def test_the_diff_shows_an_adoption_a_redeploy_and_a_load_balancer_left(engine, ansible):
+def test_the_diff_shows_an_adoption_a_redeploy_and_a_load_balancer_left(engine, ansible, module):
     small = dict(WEB, ports=WEB["ports"][:1], servers=WEB["servers"][:1])
-    set_up = ansible.run([task("Set up", small)])
-    assert set_up.rc == 0, set_up
+    set_up = module("service", small)   # sets the scene: the module as its own process, no playbook needed
+    assert not set_up.failed, set_up
     lb1 = es.lb_id(engine, "lb1")
     # a backend made by hand (no owner tag) with the name a new port wants, and one of ours failed to deploy
     es.create(engine, "backend", name="metrics.web", mode="tcp", load_balancer=lb1)

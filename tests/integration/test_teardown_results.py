@@ -1,10 +1,12 @@
 """Idempotent teardown, honest results and input refused before any request (issue 18, points 5 and 6).
 
-Every scenario runs real ansible-playbook against the local Engine (the matrix of refused input beyond
-its first case runs each module as its own process: the ``module`` fixture); the Engine's request log
-proves where nothing was written, and its own API is read back for what must (or must not) be there.
+Every scenario runs the modules as their own processes against the local Engine (the ``module`` fixture): an
+idempotent teardown, an honest result and a refusal are the module's own behaviour; the first case of the matrix of
+refused input also runs in real ansible-playbook, for real and in check mode. The Engine's request log proves where
+nothing was written, and its own API is read back for what must (or must not) be there.
 """
 from . import engine_state as es
+from .conftest import warning_texts
 from .test_service import SERVICE, objects_of
 
 from localengine.testing import MUTATING
@@ -25,8 +27,15 @@ def failing(task):
     return dict(task, ignore_errors=True)
 
 
-def writes_of(play, engine, index):
-    return [e for e in play.requests(engine, index) if e["method"] in MUTATING]
+def writes_of(run, engine):
+    """The mutating requests a module process sent."""
+    return [e for e in run.requests(engine) if e["method"] in MUTATING]
+
+
+def run(module, task):
+    """``task`` ({"anxcloud.lbaas.X": args}, perhaps with task keywords) as the module's own process."""
+    (name,) = [key for key in task if key.startswith("anxcloud.lbaas.")]
+    return module(name.rsplit(".", 1)[1], task[name])
 
 
 BACKEND = obj("backend", load_balancer=LB, name="80.web", mode="tcp")
@@ -36,107 +45,105 @@ BIND = obj("bind", load_balancer=LB, frontend="80.web", name="v4.80.web", addres
 TEARDOWN = [absent(BIND), absent(FRONTEND), absent(SERVER), absent(BACKEND)]   # dependency order
 
 
-def test_a_teardown_run_twice_is_ok_and_unchanged_the_second_time(engine, ansible):
+def test_a_teardown_run_twice_is_ok_and_unchanged_the_second_time(engine, module):
     service = dict(SERVICE, name="gone")
-    play = ansible.run([BACKEND, SERVER, FRONTEND, BIND] + TEARDOWN + TEARDOWN + [
+    tasks = [BACKEND, SERVER, FRONTEND, BIND] + TEARDOWN + TEARDOWN + [
         # the load balancer itself is gone: nothing can be left to delete there
         absent(obj("backend", load_balancer="no-such-lb", name="80.web")),
         absent(obj("bind", load_balancer="no-such-lb", frontend="80.web", name="v4.80.web")),
         {"anxcloud.lbaas.service": dict(service, load_balancers=["no-such-lb"], state="absent")},
-        failing({"anxcloud.lbaas.service": dict(service, load_balancers=["no-such-lb"])}),   # present still fails
-    ])
-    assert len(play.records) == 16, play
-    assert not any(play.failed(i) for i in range(15)), play
+        {"anxcloud.lbaas.service": dict(service, load_balancers=["no-such-lb"])},   # present still fails
+    ]
+    runs = [run(module, task) for task in tasks]
+    assert not any(r.failed for r in runs[:15]), runs
     for index in range(4, 8):   # the first teardown deleted one object each
-        assert play[index]["changed"] is True and [a["action"] for a in play[index]["plan"]] == ["delete"]
+        assert runs[index]["changed"] is True and [a["action"] for a in runs[index]["plan"]] == ["delete"]
     for index in range(8, 15):  # the second, and under a gone load balancer: nothing to do, nothing written
-        assert play[index]["changed"] is False and play[index]["plan"] == [], (index, play[index])
-        assert writes_of(play, engine, index) == [], index
-    assert play[14]["warnings"] == ["load_balancers[0]: no load balancer named 'no-such-lb' exists; nothing to remove there"]
-    assert play.failed(15) and play[15]["msg"] == "load_balancers[0]: no load balancer named 'no-such-lb' exists"
-    assert writes_of(play, engine, 15) == []
+        assert runs[index]["changed"] is False and runs[index]["plan"] == [], (index, runs[index])
+        assert writes_of(runs[index], engine) == [], index
+    assert warning_texts(runs[14].result) == [
+        "load_balancers[0]: no load balancer named 'no-such-lb' exists; nothing to remove there"]
+    assert runs[15].message() == "load_balancers[0]: no load balancer named 'no-such-lb' exists"
+    assert writes_of(runs[15], engine) == []
     for kind in ("backend", "frontend", "bind", "server"):
         assert es.objects(engine, kind) == [], kind
 
 
-def test_a_run_that_wrote_then_failed_reports_changed_and_its_plan(engine, ansible):
+def test_a_run_that_wrote_then_failed_reports_changed_and_its_plan(engine, module):
     # Every read of a server answers 500 once the servers exist: the creates land, the wait fails.
     engine.set_faults({"script": [{"method": "GET", "path": "/api/LBaaS/v1/server.json/*", "status": 500, "count": 100}]})
     service = dict(SERVICE, api_retries=0)
-    play = ansible.run([failing({"anxcloud.lbaas.service": service}),
-                        failing(obj("backend", load_balancer=LB, name="81.web", mode="tcp", api_retries=0)),
-                        failing(obj("server", load_balancer=LB, backend="81.web", name="n1", address="127.0.0.1",
-                                    port=18081, api_retries=0))])
-    assert len(play.records) == 3, play
+    runs = [module("service", service), module("backend", dict(load_balancer=LB, name="81.web", mode="tcp", api_retries=0)),
+            module("server", dict(load_balancer=LB, backend="81.web", name="n1", address="127.0.0.1", port=18081,
+                                  api_retries=0))]
     engine.clear_faults()   # for the read back
-    result = play[0]
-    assert play.failed(0) and result["changed"] is True, result
-    assert "HTTP 500" in result["msg"] and "/api/LBaaS/v1/server.json/" in result["msg"]
+    result = runs[0]
+    assert result["changed"] is True, result
+    assert "HTTP 500" in result.message() and "/api/LBaaS/v1/server.json/" in result["msg"]
     assert sorted(set((a["action"], a["type"]) for a in objects_of(result))) == [
         ("create", "backend"), ("create", "bind"), ("create", "frontend"), ("create", "server")]
     assert len(objects_of(result)) == 10
-    written = writes_of(play, engine, 0)
+    written = writes_of(result, engine)
     assert len([e for e in written if e["method"] == "POST" and "/tags/" not in e["path"]]) == 10
     # what the plan created is there, read back: the changed=true is the truth
     assert sorted(es.by_name(engine, "server")) == ["n1", "n1.http.web", "n1.https.web", "n2.http.web", "n2.https.web"]
     # the per-object modules too: a backend that needs no server read succeeds, the server's wait fails
-    assert not play.failed(1) and play[1]["changed"] is True
-    assert play.failed(2) and play[2]["changed"] is True, play[2]
-    assert [(a["action"], a["type"], a["name"]) for a in play[2]["plan"]] == [("create", "server", "n1")]
+    assert not runs[1].failed and runs[1]["changed"] is True
+    assert runs[2].failed and runs[2]["changed"] is True, runs[2]
+    assert [(a["action"], a["type"], a["name"]) for a in runs[2]["plan"]] == [("create", "server", "n1")]
 
 
-def test_an_adopted_object_in_deployment_error_is_redeployed_then_fails_clearly(engine, ansible):
+def test_an_adopted_object_in_deployment_error_is_redeployed_then_fails_clearly(engine, module):
     lb = es.lb_id(engine)
     failed_twice = es.create(engine, "backend", name="80.web", mode="tcp", load_balancer=lb)
     recovers = es.create(engine, "backend", name="81.web", mode="tcp", load_balancer=lb)
     for ident in (failed_twice, recovers):   # untagged leftovers in DeploymentError
         engine.set_state(ident, "DeploymentError")
     engine.set_faults({"deploy": [{"match": "80.web", "outcome": "error"}]})   # its redeploy fails too
-    play = ansible.run([failing(obj("backend", load_balancer=LB, name="80.web", mode="tcp", owner="web")),
-                        obj("backend", load_balancer=LB, name="81.web", mode="tcp", owner="web")])
-    assert len(play.records) == 2, play
-    result = play[0]
-    assert play.failed(0) and result["changed"] is True, result
-    assert result["msg"] == ("backend '80.web' (%s) failed to deploy (DeploymentError) again after a redeploy request: "
-                             "the Engine gives no reason; its fields: mode=tcp" % failed_twice)
+    runs = [module("backend", dict(load_balancer=LB, name="80.web", mode="tcp", owner="web")),
+            module("backend", dict(load_balancer=LB, name="81.web", mode="tcp", owner="web"))]
+    result = runs[0]
+    assert result["changed"] is True, result
+    assert result.message() == ("backend '80.web' (%s) failed to deploy (DeploymentError) again after a redeploy request: "
+                                "the Engine gives no reason; its fields: mode=tcp" % failed_twice)
     assert [(a["action"], a["reason"]) for a in result["plan"]] == [("tag", "owner tag missing")]
-    redeploys = [e for e in writes_of(play, engine, 0) if e["method"] == "PUT"]
+    redeploys = [e for e in writes_of(result, engine) if e["method"] == "PUT"]
     assert len(redeploys) == 1 and redeploys[0]["body"]["state"] == "0" and failed_twice in redeploys[0]["path"]
     # the other one is adopted, redeployed once and deployed: ok, changed, its state read back
-    assert not play.failed(1) and play[1]["changed"] is True and play[1]["backend"]["state"] == "Updated"
+    assert not runs[1].failed and runs[1]["changed"] is True and runs[1]["backend"]["state"] == "Updated"
     backends = es.by_name(engine, "backend")
     assert backends["81.web"]["state"]["title"] == "Updated"
     assert backends["80.web"]["state"]["title"] == "DeploymentError"
     assert es.tags(engine, failed_twice) == es.tags(engine, recovers) == ["anxlb-svc=web"]
 
 
-def test_a_service_adopting_a_leftover_in_deployment_error_waits_for_it(engine, ansible):
+def test_a_service_adopting_a_leftover_in_deployment_error_waits_for_it(engine, module):
     lb = es.lb_id(engine)
     service = dict(SERVICE, ports=[SERVICE["ports"][0]], servers=[SERVICE["servers"][0]])
     leftover = es.create(engine, "backend", name="http.web", mode="tcp", health_check='"adv_check": "tcp-check"',
                          load_balancer=lb)
     engine.set_state(leftover, "DeploymentError")
-    play = ansible.run({"anxcloud.lbaas.service": service})
-    assert not play.failed(), play
-    adopted = [a for a in play.last["plan"] if a["id"] == leftover]
+    done = module("service", service)
+    assert not done.failed, done
+    adopted = [a for a in done["plan"] if a["id"] == leftover]
     assert [a["action"] for a in adopted] == ["tag"]
-    assert [e["method"] for e in writes_of(play, engine, 0) if e["path"].endswith(leftover)] == ["PUT"]   # redeployed
+    assert [e["method"] for e in writes_of(done, engine) if e["path"].endswith(leftover)] == ["PUT"]   # redeployed
     assert es.by_name(engine, "backend")["http.web"]["state"]["title"] == "Updated"
 
 
-def test_an_object_listed_then_gone_before_its_get_counts_as_gone(engine, ansible):
+def test_an_object_listed_then_gone_before_its_get_counts_as_gone(engine, module):
     lb = es.lb_id(engine)
     backend = es.create(engine, "backend", name="80.web", mode="tcp", load_balancer=lb)
     other = es.create(engine, "frontend", name="other", mode="tcp", load_balancer=lb)
     # Deleting the backend reads every frontend of the load balancer (which ones point at it); one of them
     # answers 404 between its listing and its read, as one deleted meanwhile by another run does.
     engine.set_faults({"script": [{"method": "GET", "path": "/api/LBaaS/v1/frontend.json/" + other, "status": 404}]})
-    play = ansible.run(absent(BACKEND))
-    assert not play.failed(), play
-    assert play.last["changed"] is True
-    gets = [e for e in play.requests(engine, 0) if e["method"] == "GET" and e["path"].endswith(other)]
+    done = run(module, absent(BACKEND))
+    assert not done.failed, done
+    assert done["changed"] is True
+    gets = [e for e in done.requests(engine) if e["method"] == "GET" and e["path"].endswith(other)]
     assert [e["status"] for e in gets] == [404]
-    assert [e["path"] for e in writes_of(play, engine, 0)] == ["/api/LBaaS/v1/backend.json/" + backend]
+    assert [e["path"] for e in writes_of(done, engine)] == ["/api/LBaaS/v1/backend.json/" + backend]
     assert sorted(es.by_name(engine, "frontend")) == ["other"] and es.objects(engine, "backend") == []
 
 
@@ -181,40 +188,37 @@ def test_input_that_cannot_be_right_is_refused_before_any_request(engine, ansibl
     for task, msg in rest:
         (name, args), = task.items()
         for check in (False, True):
-            run = module(name.rsplit(".", 1)[1], args, check=check)
-            assert run.message() == msg, (task, check, run)
+            refused = module(name.rsplit(".", 1)[1], args, check=check)
+            assert refused.message() == msg, (task, check, refused)
     assert engine.requests()["total"] == 0
 
 
-def test_a_create_that_landed_unanswered_is_adopted_and_waited_for(engine, ansible):
+def test_a_create_that_landed_unanswered_is_adopted_and_waited_for(engine, module):
     # The backend's create is carried out but its answer lost (504), and its deployment fails once: the next
     # round adopts it (untagged, the desired name) and waits for it, which redeploys it.
     engine.set_faults({"script": [{"method": "POST", "path": "/api/LBaaS/v1/backend.json", "commit_then": 504}],
                        "deploy": [{"match": "http.web", "outcome": "error", "count": 1}]})
     service = dict(SERVICE, ports=[SERVICE["ports"][0]], servers=[SERVICE["servers"][0]])
-    play = ansible.run({"anxcloud.lbaas.service": service})
-    assert not play.failed(), play
-    assert play.last["changed"] is True and play.last["interruptions"], play.last
+    done = module("service", service)
+    assert not done.failed, done
+    assert done["changed"] is True and done["interruptions"], done
     (backend,) = list(es.objects(engine, "backend"))   # adopted, not duplicated
     assert backend["name"] == "http.web" and backend["state"]["title"] == "Updated"
     assert es.tags(engine, backend["identifier"]) == ["anxlb-svc=web"]
-    redeploys = [e for e in writes_of(play, engine, 0) if e["method"] == "PUT" and e["path"].endswith(backend["identifier"])]
+    redeploys = [e for e in writes_of(done, engine) if e["method"] == "PUT" and e["path"].endswith(backend["identifier"])]
     assert len(redeploys) == 1 and redeploys[0]["body"]["state"] == "0"
 
 
-def test_gc_that_removed_part_of_an_owner_then_failed_reports_changed(engine, ansible):
+def test_gc_that_removed_part_of_an_owner_then_failed_reports_changed(engine, module):
     service = dict(SERVICE, ports=[SERVICE["ports"][0]], servers=[SERVICE["servers"][0]])
-    plays = ansible.session([([{"anxcloud.lbaas.service": service}], {}),
-                             ([{"anxcloud.lbaas.gc": {"remove": ["web"], "api_retries": 0}}], {})])
-    setup = plays.next()
-    assert not setup.failed(), setup
+    setup = module("service", service)
+    assert not setup.failed, setup
     # The children go; every delete of the backend then fails: the owner is left half removed.
     engine.set_faults({"script": [{"method": "DELETE", "path": "/api/LBaaS/v1/backend.json/*", "status": 500,
                                    "count": 100}]})
-    play = plays.next()
+    gc = module("gc", {"remove": ["web"], "api_retries": 0})
     engine.clear_faults()
-    assert play.failed(), play
-    assert play.last["changed"] is True and play.last["msg"].startswith("gc could not remove everything of web: ")
-    deleted = set(e["path"].split("/")[4] for e in writes_of(play, engine, 0) if e["method"] == "DELETE")
+    assert gc["changed"] is True and gc.message().startswith("gc could not remove everything of web: ")
+    deleted = set(e["path"].split("/")[4] for e in writes_of(gc, engine) if e["method"] == "DELETE")
     assert {"server.json", "bind.json", "frontend.json"} <= deleted
     assert es.objects(engine, "server") == [] and [b["name"] for b in es.objects(engine, "backend")] == ["http.web"]
