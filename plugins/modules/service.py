@@ -170,14 +170,15 @@ options:
     description:
       - A name for the service in Anexia CloudDNS - an A record per IPv4 and an AAAA record per IPv6 address of
         O(addresses), kept in step with them, deleted with the service (O(state=absent)).
-      - The records carry the owner tag C(<tag_prefix>-svc=<name>) as their comment (records have no tags); that mark is
-        what makes them the service's. An A, AAAA or CNAME record of the name without it (made by hand) or with
+      - The records carry the owner tag C(<tag_prefix>-svc=<name>) as their comment (records have no tags), then the
+        note C(; dns name of the service); that mark is what makes them the service's, the note tells them from records
+        M(anxcloud.lbaas.dns_record) writes for the same owner. An A, AAAA or CNAME record of the name without it (made by hand) or with
         another owner's is a conflict - the run fails before any write, in check mode too, returning RV(dns_conflicts);
         it is never changed or deleted.
       - Each record type that changes is one changeset of the zone (all or nothing); with O(wait) the run waits until
         the zone's new revision is live. A no-op costs one request more than without O(dns).
       - A new O(dns.name) moves the name within the zone - the service's A and AAAA records at other names of the zone
-        (comment exactly its mark) are deleted, before those of the new name are created; check mode and C(--diff) show
+        (comment exactly its mark and note) are deleted, before those of the new name are created; check mode and C(--diff) show
         both. Records of the old name that are not the service's stay. A run that writes the name reads the whole zone
         for this (one request more), a no-op does not. A new O(dns.zone), or O(dns) removed while the service stays,
         leaves the records in the old zone - delete them with M(anxcloud.lbaas.dns_record) (O(anxcloud.lbaas.dns_record#module:owner)
@@ -500,7 +501,7 @@ dns:
     - The plan (RV(plan)) has an entry per record type that changes, with the records it creates and deletes.
   returned: when dns is given and the run did not fail
   type: dict
-  sample: {zone: example.com, name: shop, fqdn: shop.example.com., records: {A: [{value: 203.0.113.10, ttl: 300, comment: anxlb-svc=shop}]}}
+  sample: {zone: example.com, name: shop, fqdn: shop.example.com., records: {A: [{value: 203.0.113.10, ttl: 300, comment: 'anxlb-svc=shop; dns name of the service'}]}}
 dns_conflicts:
   description: Records of the name of O(dns) that the service does not own (no mark, or another owner's); with O(state=present) the run fails.
   returned: when dns is given

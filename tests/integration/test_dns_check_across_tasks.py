@@ -6,26 +6,23 @@ resolve. The same tasks then run for real in the next play and do what check mod
 import os
 
 import pytest
-from localengine.testing import LocalEngine, MUTATING
+from localengine.testing import MUTATING
 
-from ..contract.conftest import knotd
-from .dns_harness import ZONE, resolve, stored, zone_live
+from .dns_harness import ZONE, dns_engine, dns_local_engines, resolve, stored, zone_live  # noqa: F401  pylint: disable=unused-import
 
 SEED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine", "seeds", "dns_service.yml")
 
 
-@pytest.fixture(scope="module")
-def dns_service_engine():
-    with LocalEngine(seed=SEED, dns=True, extra_args=["--knot-bin", knotd()]) as engine:
-        yield engine
+@pytest.fixture
+def dns_seed():
+    return SEED   # the service's load balancers, prefix and zone (the session's Engine of test_service_dns too)
 
 
 @pytest.fixture
-def engine(dns_service_engine):
-    """The ``ansible`` harness runs against this Engine (the service's load balancers, prefix and zone)."""
-    dns_service_engine.reset()
-    zone_live(dns_service_engine)
-    return dns_service_engine
+def engine(dns_engine):
+    """The ``ansible`` harness runs against this Engine."""
+    zone_live(dns_engine)
+    return dns_engine
 
 
 def rrset(task, name, values=None, state="present", **extra):
@@ -47,7 +44,7 @@ TASKS = [
     rrset("byhand removed again", "byhand", state="absent"),
     rrset("byhand back", "byhand", ["127.0.0.9"]),
     SHOP,
-    rrset("shop as the service left it", "shop", ["127.0.10.5"], ttl=60, owner="shop"),
+    rrset("shop as the service left it", "shop", ["127.0.10.5"], ttl=60),   # (an owner would compare the comment)
     SHOP,
 ]
 
@@ -80,7 +77,8 @@ def test_dns_predictions_are_seen_by_later_tasks_and_nothing_is_written(engine, 
     assert check[3]["plan"][0]["action"] == "delete" and check[4]["rrset"]["records"] == []
     assert check[5]["plan"][0]["action"] == "create"   # the rrset is gone after task 4, as it will be
     assert check[6]["dns"]["records"]["A"][0]["value"] == "127.0.10.5"
-    assert check[7]["rrset"]["records"] == [{"value": "127.0.10.5", "ttl": 60, "comment": "anxlb-svc=shop"}]
+    assert check[7]["rrset"]["records"] == [{"value": "127.0.10.5", "ttl": 60,
+                                             "comment": "anxlb-svc=shop; dns name of the service"}]
     assert check[8]["plan"] == []
 
     # the real run does what check mode predicted, task by task

@@ -127,6 +127,8 @@ BAD = [
     (dict(type="A", values=["127.0.0.1", "fd00::1"]), "values[1]"),
     (dict(type="A", name="a b", values=["127.0.0.1"]), "name 'a b'"),
     (dict(type="CNAME", values=["a.example.", "b.example."]), "values: a CNAME has one value"),
+    (dict(type="A", values=["127.0.0.1"], owner="shop", comment="dns name of the service"),
+     "comment: 'dns name of the service' marks the records a service writes"),
     (dict(type="A"), "values is required"),
     (dict(type="A", values=["127.0.0.1"], ttl=0), "ttl must be"),
     (dict(type="A", values=["127.0.0.1"], owner="bad owner"), "owner"),

@@ -9,6 +9,7 @@ import pytest
 from .conftest import Module, ansible, side  # noqa: F401  pylint: disable=unused-import
 from .dns_harness import ZONE, dns_engine, dns_local_engines, resolve, stored, zone_live  # noqa: F401  pylint: disable=unused-import
 
+SVC = "anxlb-svc=shop; dns name of the service"   # the comment of the service's records: its mark and its note
 SEED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine", "seeds", "dns_service.yml")
 
 
@@ -50,15 +51,15 @@ def converge(engine, service, args):
 
 def test_the_name_follows_the_addresses_and_goes_with_the_service(engine, service):
     real = converge(engine, service, shop(["127.0.10.5", "fd00:10::5"]))
-    assert stored(engine, "shop") == [("shop", "A", "127.0.10.5", 60, "anxlb-svc=shop"),
-                                      ("shop", "AAAA", "fd00:10::5", 60, "anxlb-svc=shop")]
+    assert stored(engine, "shop") == [("shop", "A", "127.0.10.5", 60, SVC),
+                                      ("shop", "AAAA", "fd00:10::5", 60, SVC)]
     assert real["dns"]["fqdn"] == "shop.local.test."
     assert resolve(engine, "shop.local.test.", "A")[:2] == ("NOERROR", ["127.0.10.5"])
     assert "shop.local.test." in real["diff"]["after"] and "127.0.10.5" in real["diff"]["after"]
 
     changed = converge(engine, service, shop(["127.0.10.6"]))   # a new address, the v6 one gone
     assert sorted(a["type"] for a in changed["plan"] if a.get("type") in ("A", "AAAA")) == ["A", "AAAA"]
-    assert stored(engine, "shop") == [("shop", "A", "127.0.10.6", 60, "anxlb-svc=shop")]
+    assert stored(engine, "shop") == [("shop", "A", "127.0.10.6", 60, SVC)]
     assert resolve(engine, "shop.local.test.", "A")[:2] == ("NOERROR", ["127.0.10.6"])
 
     gone = converge(engine, service, shop(state="absent"))
@@ -110,7 +111,7 @@ def test_gc_removes_a_dead_owners_records_in_the_zones_it_is_told_of_and_nobody_
         engine.api("POST", "/api/clouddns/v1/zone.json/%s/records" % ZONE,
                    json=dict(name=name, type="TXT", rdata="kept", comment=comment)).raise_for_status()
         zone_live(engine)
-    others = [r for r in stored(engine) if r[4] != "anxlb-svc=shop"]
+    others = [r for r in stored(engine) if r[4] != SVC]
     args = dict(keep=["cart"], dns_zones=[ZONE])
     check = service("gc", args, check=True)
     assert not check.failed and check.writes(engine) == 0, check
@@ -223,7 +224,7 @@ def test_the_role_names_its_pool_address_after_the_service_with_dns_rdns(engine,
     (got,) = item["addresses"]
     assert address == predicted["address"] and dict(got, id=None) == dict(predicted, id=None), real   # ids: new in check mode
     assert rdns_names(engine)[address].rstrip(".") == "shop.local.test"
-    assert stored(engine, "shop") == [("shop", "A", address, 60, "anxlb-svc=shop")]
+    assert stored(engine, "shop") == [("shop", "A", address, 60, SVC)]
 
     rerun = session.next()
     item, index = allocation(rerun)
@@ -243,7 +244,7 @@ def test_the_role_names_its_pool_address_after_the_service_with_dns_rdns(engine,
     item, index = allocation(real)
     assert item["changed"] is True and real.writes(engine, index) == 1, real   # one update, the address kept
     assert item["address_list"] == [address] and rdns_names(engine)[address].rstrip(".") == "web.local.test"
-    assert stored(engine, "web") == [("web", "A", address, 60, "anxlb-svc=shop")]
+    assert stored(engine, "web") == [("web", "A", address, 60, SVC)]
     assert stored(engine, "shop") == []   # the name moved: the old one's record went with the rename
 
     off = session.next()   # back to false: the name stays as it is, nothing is written for it
@@ -270,12 +271,15 @@ def test_a_new_dns_name_moves_the_name_and_leaves_what_is_not_ours(engine, servi
     both names), the real run does it (knot answers shop2, no A for shop), a hand-made record of shop and a record
     whose comment only starts with the mark (a dns_record owner's with a comment) stay; the rerun is 0 writes."""
     converge(engine, service, shop(["127.0.10.5", "fd00:10::5"]))
+    # an alias a dns_record task made for the same owner, whose comment is the owner's mark alone, is no name the
+    # service left: only the service's own note says that
     for name, rtype, value, comment in (("shop", "TXT", "by hand", "made by hand"),
-                                        ("www", "A", "127.0.0.8", "anxlb-svc=shop; by dns_record")):
+                                        ("www", "A", "127.0.0.8", "anxlb-svc=shop; by dns_record"),
+                                        ("alias", "A", "127.0.0.7", "anxlb-svc=shop")):
         engine.api("POST", "/api/clouddns/v1/zone.json/%s/records" % ZONE,
                    json=dict(name=name, type=rtype, rdata=value, comment=comment)).raise_for_status()
         zone_live(engine)
-    kept = [r for r in stored(engine) if r[4] != "anxlb-svc=shop"]
+    kept = [r for r in stored(engine) if r[4] != SVC]
     renamed = shop(["127.0.10.5", "fd00:10::5"], dns=dict(zone=ZONE, name="shop2", ttl=60))
 
     check = service("service", renamed, check=True, diff=True)
@@ -291,9 +295,9 @@ def test_a_new_dns_name_moves_the_name_and_leaves_what_is_not_ours(engine, servi
     assert real["dns"]["fqdn"] == "shop2.local.test."
     order = [(a["action"], a["name"]) for a in real["plan"] if a.get("type") in ("A", "AAAA")]
     assert order[:2] == [("delete", "shop"), ("delete", "shop")], order   # the old name goes first (see _dns_names)
-    assert stored(engine, "shop2") == [("shop2", "A", "127.0.10.5", 60, "anxlb-svc=shop"),
-                                       ("shop2", "AAAA", "fd00:10::5", 60, "anxlb-svc=shop")]
-    assert [r for r in stored(engine) if r[4] != "anxlb-svc=shop"] == kept   # the hand-made and the dns_record one
+    assert stored(engine, "shop2") == [("shop2", "A", "127.0.10.5", 60, SVC),
+                                       ("shop2", "AAAA", "fd00:10::5", 60, SVC)]
+    assert [r for r in stored(engine) if r[4] != SVC] == kept   # the hand-made and the dns_record one
     assert resolve(engine, "shop2.local.test.", "A")[:2] == ("NOERROR", ["127.0.10.5"])
     assert resolve(engine, "shop2.local.test.", "AAAA")[:2] == ("NOERROR", ["fd00:10::5"])
     assert resolve(engine, "shop.local.test.", "A")[:2] == ("NOERROR", [])   # only the hand-made TXT is left there
@@ -312,11 +316,11 @@ def test_a_rename_that_fails_between_its_writes_is_finished_by_the_next_run(engi
     failed = service("service", renamed)
     assert failed.failed and "failed to deploy" in failed.message(), failed
     assert stored(engine, "shop2") == []   # the creates were never sent
-    assert stored(engine, "shop") == [("shop", "AAAA", "fd00:10::5", 60, "anxlb-svc=shop")]   # A's delete was written
+    assert stored(engine, "shop") == [("shop", "AAAA", "fd00:10::5", 60, SVC)]   # A's delete was written
     engine.set_faults({})
     real = service("service", renamed)
     assert not real.failed and real["changed"], real
-    assert [r for r in stored(engine) if r[4] == "anxlb-svc=shop"] == [
-        ("shop2", "A", "127.0.10.5", 60, "anxlb-svc=shop"), ("shop2", "AAAA", "fd00:10::5", 60, "anxlb-svc=shop")]
+    assert [r for r in stored(engine) if r[4] == SVC] == [
+        ("shop2", "A", "127.0.10.5", 60, SVC), ("shop2", "AAAA", "fd00:10::5", 60, SVC)]
     rerun = service("service", renamed)
     assert not rerun["changed"] and rerun.writes(engine) == 0, rerun

@@ -33,6 +33,17 @@ def mark_of(comment):
     return head if is_owner_tag(head) and " " not in head else None
 
 
+# What follows the mark in the comment of the records a service writes for its ``dns`` option. It tells them from
+# records a ``dns_record`` task made for the same owner (which dns_record refuses to write with this note): a
+# service that moves its name deletes its old records, and only its own.
+SERVICE_NOTE = "dns name of the service"
+
+
+def service_comment(owner, tag_prefix):
+    """The comment of the records a service writes for its ``dns`` option."""
+    return comment_text(owner, tag_prefix, SERVICE_NOTE)
+
+
 def comment_text(owner, tag_prefix, comment):
     """The comment a record of ``owner`` carries: the mark, then the comment."""
     if not owner:

@@ -11,7 +11,7 @@ nothing left to do. Every option is checked before the first request, so bad inp
 
 from ._clouddns import CloudDNS
 from ._plan import (
-    COMMENT_MAX, DesiredRrset, comment_text, observed_rrset, plan_rrset, rrset_key, view)
+    COMMENT_MAX, SERVICE_NOTE, DesiredRrset, comment_text, observed_rrset, plan_rrset, rrset_key, view)
 from ._values import (
     HAS_DNSPYTHON, check_type, fqdn, normal_name, normal_values, normal_zone)
 from .._model._failure import Failure
@@ -56,6 +56,9 @@ def _comment(params):
     comment = params.get("comment")
     if comment is not None and any(ord(c) < 32 for c in comment):
         raise Failure("comment must be one line (no control characters)")
+    if comment is not None and comment.strip() == SERVICE_NOTE:
+        raise Failure("comment: '%s' marks the records a service writes for its dns option (a service deletes its "
+                      "records at a name it left); give this record another comment" % SERVICE_NOTE)
     full = comment_text(params.get("owner"), params["tag_prefix"], comment)
     if full and len(full) > COMMENT_MAX:
         raise Failure("comment is too long: with the owner's mark it has %d characters, CloudDNS keeps at most %d"

@@ -15,8 +15,8 @@ from that same reading, so a no-op costs that one request, writes in a real run 
 
 State absent deletes only the records carrying our mark; the others of the name are left alone (a warning).
 
-A new ``dns.name`` moves the name: the service's A and AAAA records at other names of the zone (comment exactly its
-mark, what the service writes; a record whose comment says more was made by ``dns_record`` and is left alone) are
+A new ``dns.name`` moves the name: the service's A and AAAA records at other names of the zone (comment exactly what the
+service writes: its mark and ``SERVICE_NOTE``; a ``dns_record`` of the same owner never carries that note) are
 deleted, and those of the new name created. They are found by reading the whole zone, which a run does only when the
 name's own records are not as declared (``_others_wanted``): the first run after a rename (or an address change, or
 state absent) is a writing run anyway, and a no-op costs the one GET of the name as before. The deletes go before the
@@ -28,7 +28,7 @@ so those records stay until the service is removed (gc collects them from the zo
 """
 
 from .._dns._clouddns import CloudDNS
-from .._dns._plan import DesiredRrset, ZoneObservation, mark_of, observed_rrset, plan_rrset, view
+from .._dns._plan import DesiredRrset, ZoneObservation, mark_of, service_comment, observed_rrset, plan_rrset, view
 from .._dns._values import HAS_DNSPYTHON, fqdn, normal_name, normal_values, normal_zone
 from .._model._diff_text import as_text
 from .._model._failure import Failure
@@ -91,6 +91,7 @@ class ServiceNames:
             raise Failure(missing_required_lib("dnspython") + " (for the option dns)")
         zone, name, _ttl = self.spec
         self.mark = owner_tag(p["name"], p["tag_prefix"])
+        self.comment = service_comment(p["name"], p["tag_prefix"])   # the mark, and that the service wrote it
         self.values = family_values(p.get("addresses")) if p["state"] == "present" else None
         self.first = self._observe_all()
         foreign = [r for r in self.records if r["type"] in CLASHING and mark_of(r.get("comment")) != self.mark]
@@ -128,10 +129,10 @@ class ServiceNames:
 
     def _left_elsewhere(self, records):
         """The rrsets of our A and AAAA records at other names than the declared one. Ours is exact here: the
-        comment is the mark and nothing else, as the service writes it (a ``dns_record`` task with ``owner`` and a
-        comment adds ``; <comment>``: not a name of the service)."""
+        comment the service writes, its mark and ``SERVICE_NOTE``; a ``dns_record`` task with ``owner`` (an alias
+        of the same owner, say) writes the mark alone or with its own comment, and is never taken for a name left."""
         zone, name, _ttl = self.spec
-        left = [r for r in records if r.get("type") in FAMILIES and r.get("name") != name and r.get("comment") == self.mark]
+        left = [r for r in records if r.get("type") in FAMILIES and r.get("name") != name and r.get("comment") == self.comment]
         world = {}
         for other, rtype in sorted(set((r["name"], r["type"]) for r in left)):
             world.update(observed_rrset(zone, other, rtype, left))
@@ -163,7 +164,7 @@ class ServiceNames:
                 desired = DesiredRrset(zone, name, rtype, None, present=False, owner=self.params["name"],
                                        tag_prefix=self.params["tag_prefix"])
             else:
-                desired = DesiredRrset(zone, name, rtype, self.values[rtype], ttl=ttl, comment=self.mark, compare_comment=True,
+                desired = DesiredRrset(zone, name, rtype, self.values[rtype], ttl=ttl, comment=self.comment, compare_comment=True,
                                        owner=self.params["name"], tag_prefix=self.params["tag_prefix"])
             actions.extend(plan_rrset(world, desired))
         return actions

@@ -178,8 +178,8 @@ def test_a_service_s_predicted_names_are_seen_by_a_later_dns_record_and_the_serv
     first = view(engine)
     assert service_names(first)["changed"]
     assert not service_names(next_task(first))["changed"]
-    same = dns_record(next_task(first), name="shop", values=["127.0.0.5"], ttl=60, owner="shop")
-    assert not same["changed"] and same["rrset"]["records"][0]["comment"] == "anxlb-svc=shop"
+    same = dns_record(next_task(first), name="shop", values=["127.0.0.5"], ttl=60)
+    assert not same["changed"] and same["rrset"]["records"][0]["comment"] == "anxlb-svc=shop; dns name of the service"
     second = next_task(first)
     assert service_names(second, state="absent")["changed"]
     assert CloudDNS(next_task(second)).records(ZONE, name="shop") == []

@@ -35,13 +35,16 @@ def test_addresses_by_record_type():
         family_values(["127.0.10.5", "shop"])
 
 
-def record(rtype, value, comment="anxlb-svc=shop", ttl=60):
+SVC = "anxlb-svc=shop; dns name of the service"   # what the service writes: its mark, then its note
+
+
+def record(rtype, value, comment=SVC, ttl=60):
     return dict(name="shop", type=rtype, rdata=value, ttl=ttl, comment=comment, region="default")
 
 
 def planned(p, records):
     names = ServiceNames(None, p, check_mode=True, warn=None)
-    names.spec, names.mark, names.records = check_dns(p), "anxlb-svc=shop", records
+    names.spec, names.mark, names.comment, names.records = check_dns(p), "anxlb-svc=shop", SVC, records
     names.values = family_values(p["addresses"]) if p["state"] == "present" else None
     return names.plan(ZoneObservation(_world(names, records)))
 
@@ -60,7 +63,7 @@ def test_in_step_plans_nothing_and_a_new_address_is_one_change_per_type():
     by_type = dict((a.obj["type"], a) for a in plan)
     assert sorted(by_type) == ["A", "AAAA"]
     assert [r["value"] for r in by_type["A"].creates] == ["127.0.10.6"] and by_type["AAAA"].op == "delete"
-    assert by_type["A"].creates[0]["comment"] == "anxlb-svc=shop" and by_type["A"].creates[0]["ttl"] == 60
+    assert by_type["A"].creates[0]["comment"] == SVC and by_type["A"].creates[0]["ttl"] == 60
 
 
 def test_absent_deletes_what_carries_the_mark():
@@ -78,12 +81,13 @@ def test_gc_collects_only_marks_of_its_prefix_whose_owner_is_gone(comment, live,
 
 def test_a_renamed_service_deletes_its_records_at_other_names_of_the_zone_and_only_those():
     """dns.name shop -> shop2: our A and AAAA records at shop go (the deletes, sent before the creates), shop2's are
-    created; records at shop not ours, or whose comment says more than the mark (dns_record's owner with a comment),
-    or of another type, are not in the world and so never planned."""
+    created; records not ours, or whose comment is not the service's own (a dns_record of the same owner, with a
+    comment of its own or the mark alone), or of another type, are not in the world and so never planned."""
     p = params(dns=dict(zone="local.test", name="shop2", ttl=60))
     names = ServiceNames(None, p, check_mode=True, warn=None)
-    names.spec, names.mark, names.values = check_dns(p), "anxlb-svc=shop", family_values(p["addresses"])
-    zone = [record("A", "127.0.10.5"), record("AAAA", "fd00:10::5"), record("A", "127.0.0.9", comment="made by hand"),
+    names.spec, names.mark, names.comment, names.values = check_dns(p), "anxlb-svc=shop", SVC, family_values(p["addresses"])
+    zone = [dict(record("A", "127.0.0.6", comment="anxlb-svc=shop"), name="alias"),   # a dns_record alias of the owner
+            record("A", "127.0.10.5"), record("AAAA", "fd00:10::5"), record("A", "127.0.0.9", comment="made by hand"),
             record("A", "127.0.0.8", comment="anxlb-svc=shop; kept"), record("TXT", "x"),
             dict(record("A", "127.0.0.7", comment="anxlb-svc=cart"), name="cart")]
     assert names._others_wanted({})   # nothing at shop2 yet: this run writes, so it reads the zone
