@@ -107,8 +107,8 @@ def test_first_free_skips_taken_addresses_and_honours_range_exclusions_and_last(
 
 def test_count_grows_and_shrinks_and_v6_is_its_own_family(engine, module):
     play = module_tasks(module, [task()] + cycle_tasks({"count": 3}) + cycle_tasks({"count": 2})
-                       + cycle_tasks({"family": "v6", "pool": [V6]})
-                       + [task(count=2), task(state="absent", family=OMIT)])
+                        + cycle_tasks({"family": "v6", "pool": [V6]})
+                        + [task(count=2), task(state="absent", family=OMIT)])
     assert len(play.records) == 15 and not any(play.failed(i) for i in range(15)), play
     one = play[0]["addresses"]
     check, real = cycle(play, engine, 1)
@@ -173,12 +173,11 @@ def test_a_tiny_pool_runs_out_with_a_message_naming_its_prefixes_and_changes_not
                  "(2 of them taken, excluded: none)")
     # three wanted, two free (check mode, then for real): nothing is allocated, not even the two; then two
     # are; then a late owner finds the pool, and each prefix alone, exhausted; then the pool's usage
-    play = module_tasks(module, [dict(task(pool=["anxlb-pool=tiny"], count=3), check_mode=True, ignore_errors=True),
-                        dict(task(pool=["anxlb-pool=tiny"], count=3), ignore_errors=True)]
-                       + cycle_tasks({"pool": ["anxlb-pool=tiny"], "count": 2})
-                       + [dict(task(pool=["anxlb-pool=tiny"], owner="late"), ignore_errors=True),
-                          dict(task(pool=[id2], owner="late"), ignore_errors=True),
-                          {"anxcloud.lbaas.ip_pool_info": {"pool": ["anxlb-pool=tiny"]}}])
+    play = module_tasks(module, [dict(task(pool=["anxlb-pool=tiny"], count=3), check_mode=True),
+                                 task(pool=["anxlb-pool=tiny"], count=3)]
+                        + cycle_tasks({"pool": ["anxlb-pool=tiny"], "count": 2})
+                        + [task(pool=["anxlb-pool=tiny"], owner="late"), task(pool=[id2], owner="late"),
+                           {"anxcloud.lbaas.ip_pool_info": {"pool": ["anxlb-pool=tiny"]}}])
     assert len(play.records) == 9, play
     for index in (0, 1):
         assert play.failed(index) and play[index]["msg"] == exhausted, play[index]
@@ -203,7 +202,7 @@ def test_exhaustion_fails_naming_the_pool_and_changes_nothing(engine, module):
     engine.reset_requests()
     run = module_task(module, task(count=3, range_start="127.0.10.10", range_end="127.0.10.11"))
     assert run.message() == ("pool 127.0.10.0/24 is exhausted: no free address in 127.0.10.10-127.0.10.11 "
-                               "(2 of them taken, excluded: none)")
+                             "(2 of them taken, excluded: none)")
     assert engine.mutating_requests() == 0 and addresses(engine) == before
 
 
@@ -347,7 +346,7 @@ def test_a_prefix_with_an_object_per_address_is_claimed_not_refused_as_full(engi
     network = cidr.split("/")[0].rsplit(".", 1)
     second = "%s.%d" % (network[0], int(network[1]) + 2)   # +0 network, +1 gateway: the first unclaimed one
     play = module_tasks(module, cycle_tasks({"pool": [ident]}) + [task(owner="api", pool=[ident]),
-                                                         {"anxcloud.lbaas.ip_pool_info": {"pool": [ident]}}])
+                                                                  {"anxcloud.lbaas.ip_pool_info": {"pool": [ident]}}])
     check, real = cycle(play, engine)
     assert len(play.records) == 6 and not play.failed(4) and not play.failed(5), play
     assert [(a["action"], a["address"]) for a in check["plan"]] == [("allocate", second)]
