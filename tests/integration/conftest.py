@@ -304,3 +304,47 @@ def warning_texts(result):
             return warning
         return (warning.get("event") or warning).get("msg", json.dumps(warning))
     return [text(w) for w in result.get("warnings") or []]
+
+
+class Steps:
+    """Tasks of a play run as module processes one after another (``Module.tasks``), read as a ``Run`` is:
+    ``steps[i]`` is the i-th result, ``requests``/``writes``/``failed`` by index. For tests whose subject is the
+    modules' own behaviour task by task (plans, idempotence, check mode of each task, what is written), where the
+    controller adds nothing but its cost. Unlike a play, a failed step does not stop the ones after it, and a
+    check-mode step of a module with an action plugin gets no earlier step's predictions (as the first
+    check-mode task of a play)."""
+
+    def __init__(self, results):
+        self.records = list(results)
+
+    def __getitem__(self, index):
+        return self.records[index].result
+
+    def requests(self, engine, index):
+        return self.records[index].requests(engine)
+
+    def writes(self, engine, index):
+        return self.records[index].writes(engine)
+
+    @property
+    def last(self):
+        return self.records[-1].result
+
+    def failed(self, index=-1):
+        return self.records[index].failed
+
+    def __repr__(self):
+        return "Steps(\n%s)" % "\n".join(repr(r) for r in self.records)
+
+
+def module_task(module, task, check=False, diff=False):
+    """Runs one playbook task dict of a module of the collection (``{"anxcloud.lbaas.X": args}``, optionally
+    ``check_mode``/``diff``; ``ignore_errors`` needs nothing here) as a module process; a ``ModuleResult``."""
+    (key,) = [k for k in task if k.startswith("anxcloud.lbaas.")]
+    return module(key[len("anxcloud.lbaas."):], task[key], check=task.get("check_mode", check),
+                  diff=task.get("diff", diff))
+
+
+def module_tasks(module, tasks, check=False, diff=False):
+    """The playbook task dicts ``tasks`` run one after another as module processes (``module_task``); ``Steps``."""
+    return Steps(module_task(module, task, check=check, diff=diff) for task in tasks)

@@ -1,8 +1,12 @@
-"""Check mode predicts across the tasks of a play (issue 18, point 4): a play run with --check --diff
+"""Check mode predicts across the tasks of a play (issue 18, point 4): a play run in check mode with diff
 writes nothing, leaves the Engine as it was, and predicts per task exactly what the same play then
 does for real, read back from the Engine.
 
-Each scenario is one play, run twice: --check --diff, then for real. Later tasks of the check run
+Each scenario is one play, played twice: in check mode with diff (the play keywords ``check_mode`` and ``diff``,
+which do for a play what --check --diff do for a run), then for real. The subject is the controller (the
+action plugins carry the predictions from task to task), so the scenarios are the plays of ONE ansible-playbook
+run (``ansible.session``), the test reading the Engine between them; a real task clears what the check-mode
+tasks before it predicted, so each scenario's check play starts from nothing. Later tasks of the check play
 see what earlier ones predicted (the collection's action plugin keeps them in the controller's temporary
 directory, never in a result or a fact), so a teardown in dependency order, a release after the service that used the address, and
 allocations in a loop predict what the real run does instead of failing or colliding.
@@ -44,17 +48,22 @@ def writes(engine):
     return [(e["method"], e["path"]) for e in engine.requests()["log"] if e["method"] in MUTATING]
 
 
-def check_then_real(ansible, engine, tasks, play=None):
-    """The play with --check --diff (nothing written, nothing changed), then for real; both runs."""
+def twice(tasks, play=None):
+    """A scenario's two plays for ``ansible.session``: in check mode with diff, then for real with diff."""
+    return [(tasks, dict(play or {}, check_mode=True, diff=True)), (tasks, dict(play or {}, diff=True))]
+
+
+def check_then_real(engine, plays):
+    """Plays a scenario's ``twice``: the check play (nothing written, nothing changed), then the real one; both."""
     before = state(engine)
     engine.reset_requests()
-    check = ansible.run(tasks, check=True, diff=True, play=play)
-    assert check.rc == 0 and not any(r["status"] == "failed" for r in check.records), check
+    check = plays.next()
+    assert check.records and not any(r["status"] == "failed" for r in check.records), check
     assert writes(engine) == []
     assert state(engine) == before
     assert engine.token not in json.dumps(check.records)
-    real = ansible.run(tasks, diff=True, play=play)
-    assert real.rc == 0 and not any(r["status"] == "failed" for r in real.records), real
+    real = plays.next()
+    assert real.records and not any(r["status"] == "failed" for r in real.records), real
     assert len(check.records) == len(real.records)
     for text in (json.dumps(check.records), json.dumps(real.records), check.proc.stdout, real.proc.stdout):
         assert not [word for word in INTERNAL if word in text]   # the predictions travel outside the results
@@ -97,15 +106,17 @@ def seed_service(engine, owner="web", address="127.0.10.9"):
     return ids
 
 
-def test_teardown_in_dependency_order(engine, ansible):
-    """(a) bind, frontend, server, backend absent, one task each: the frontend task knows the bind task
-    predicted its delete, the backend task that the frontend and server are gone."""
-    ids = seed_service(engine)
-    tasks = [obj("bind", "v4.80.web", load_balancer="lb1", frontend="80.web"),
-             obj("frontend", "80.web", load_balancer="lb1"),
-             obj("server", "n1.80.web", load_balancer="lb1", backend="80.web"),
-             obj("backend", "80.web", load_balancer="lb1")]
-    check, real = check_then_real(ansible, engine, tasks)
+TEARDOWN = [obj("bind", "v4.80.web", load_balancer="lb1", frontend="80.web"),
+            obj("frontend", "80.web", load_balancer="lb1"),
+            obj("server", "n1.80.web", load_balancer="lb1", backend="80.web"),
+            obj("backend", "80.web", load_balancer="lb1")]
+
+
+def teardown_in_dependency_order(engine, plays, ids):
+    """(a) bind, frontend, server, backend absent, one task each (of the service ``seed_service`` made, ``ids``):
+    the frontend task knows the bind task predicted its delete, the backend task that the frontend and server
+    are gone."""
+    check, real = check_then_real(engine, plays)
     for index, kind in enumerate(("bind", "frontend", "server", "backend")):
         assert check[index]["plan"] == [dict(check[index]["plan"][0], action="delete", type=kind, id=ids[kind])]
         assert check[index][kind] == {}
@@ -117,23 +128,25 @@ def test_teardown_in_dependency_order(engine, ansible):
     assert not set(ids.values()) & set(left)
 
 
-def test_create_then_children_in_check_mode(engine, ansible):
+CREATE_THEN_CHILDREN = [
+    {"anxcloud.lbaas.backend": {"load_balancer": "lb1", "name": "80.new", "mode": "tcp", "owner": "new"}},
+    {"anxcloud.lbaas.frontend": {"load_balancer": "lb1", "name": "80.new", "mode": "tcp", "default_backend": "80.new",
+                                 "owner": "new"}},
+    {"anxcloud.lbaas.bind": {"load_balancer": "lb1", "frontend": "80.new", "name": "v4.80.new", "address": "127.0.10.8",
+                             "port": 80, "owner": "new"}},
+    {"anxcloud.lbaas.server": {"load_balancer": "lb1", "backend": "80.new", "name": "n1.80.new", "ip": "127.0.0.3",
+                               "port": 8080, "owner": "new"}},
+    # the same frontend again: it exists after the create above, so nothing to do
+    {"anxcloud.lbaas.frontend": {"load_balancer": "lb1", "name": "80.new", "mode": "tcp", "owner": "new"}},
+]
+
+
+def create_then_children_in_check_mode(engine, plays):
     """A backend and frontend created in check mode, then a bind and a server under them: the later
     tasks find the predicted parents (no "predicting as if" warning) and plan what the real run does."""
-    tasks = [
-        {"anxcloud.lbaas.backend": {"load_balancer": "lb1", "name": "80.new", "mode": "tcp", "owner": "new"}},
-        {"anxcloud.lbaas.frontend": {"load_balancer": "lb1", "name": "80.new", "mode": "tcp", "default_backend": "80.new",
-                                     "owner": "new"}},
-        {"anxcloud.lbaas.bind": {"load_balancer": "lb1", "frontend": "80.new", "name": "v4.80.new", "address": "127.0.10.8",
-                                 "port": 80, "owner": "new"}},
-        {"anxcloud.lbaas.server": {"load_balancer": "lb1", "backend": "80.new", "name": "n1.80.new", "ip": "127.0.0.3",
-                                   "port": 8080, "owner": "new"}},
-        # the same frontend again: it exists after the create above, so nothing to do
-        {"anxcloud.lbaas.frontend": {"load_balancer": "lb1", "name": "80.new", "mode": "tcp", "owner": "new"}},
-    ]
-    check, real = check_then_real(ansible, engine, tasks)
+    check, real = check_then_real(engine, plays)
     ids = dict((check[i][kind]["id"], real[i][kind]["id"]) for i, kind in enumerate(("backend", "frontend")))
-    for index in range(len(tasks)):
+    for index in range(len(CREATE_THEN_CHILDREN)):
         assert not check[index].get("warnings"), check[index]
         same_plan(check[index], real[index], ids)
     assert check[2]["bind"]["frontend"] == check[1]["frontend"]["id"] == "(new frontend 80.new)"
@@ -143,22 +156,25 @@ def test_create_then_children_in_check_mode(engine, ansible):
     assert stored["frontend"]["identifier"] == real[1]["frontend"]["id"]
 
 
-def test_service_absent_then_release_its_address(engine, ansible):
+SHOP_SETUP = [
+    {"anxcloud.lbaas.ip_address": {"pool": ["anxlb-pool=demo"], "owner": "shop", "family": "v4"}, "register": "ip"},
+    {"anxcloud.lbaas.service": {"name": "shop", "load_balancers": ["lb1"], "ports": [{"port": 443}],
+                                "addresses": ["{{ ip.addresses[0].address }}"],
+                                "servers": [{"name": "n1", "address": "127.0.0.4"}]}},
+]
+SHOP_AWAY = [
+    {"anxcloud.lbaas.service": {"name": "shop", "load_balancers": ["lb1"], "state": "absent"}},
+    {"anxcloud.lbaas.ip_address": {"owner": "shop", "state": "absent"}},
+]
+
+
+def service_absent_then_release_its_address(engine, plays):
     """(b) the service goes, then its address is released: the release knows the service's binds are
-    predicted gone."""
-    setup = ansible.run([
-        {"anxcloud.lbaas.ip_address": {"pool": ["anxlb-pool=demo"], "owner": "shop", "family": "v4"}, "register": "ip"},
-        {"anxcloud.lbaas.service": {"name": "shop", "load_balancers": ["lb1"], "ports": [{"port": 443}],
-                                    "addresses": ["{{ ip.addresses[0].address }}"],
-                                    "servers": [{"name": "n1", "address": "127.0.0.4"}]}},
-    ])
-    assert setup.rc == 0, setup
+    predicted gone. Its own play before sets the service up."""
+    setup = plays.next()
+    assert len(setup.records) == 2 and not any(r["status"] == "failed" for r in setup.records), setup
     ip = setup[0]["addresses"][0]["address"]
-    tasks = [
-        {"anxcloud.lbaas.service": {"name": "shop", "load_balancers": ["lb1"], "state": "absent"}},
-        {"anxcloud.lbaas.ip_address": {"owner": "shop", "state": "absent"}},
-    ]
-    check, real = check_then_real(ansible, engine, tasks)
+    check, real = check_then_real(engine, plays)
     for index in range(2):
         same_plan(check[index], real[index])
         assert side(check[index], "after") == side(real[index], "after")
@@ -169,25 +185,23 @@ def test_service_absent_then_release_its_address(engine, ansible):
     assert not [o for o in es.snapshot(engine).values() if "anxlb-svc=shop" in o["tags"]]
 
 
-def test_addresses_in_a_loop(engine, ansible, tmp_path, monkeypatch):
+LOOP_PLAY = {"module_defaults": {"group/anxcloud.lbaas.lbaas": {"pool": ["anxlb-pool=demo"], "family": "v4"}}}
+LOOP = [{"anxcloud.lbaas.ip_address": {"owner": "{{ item }}"}, "loop": ["one", "two"]}]
+
+
+def addresses_in_a_loop(engine, plays, ansible, cache):
     """(c) ip_address in a loop over two owners of one pool: the second item knows the first one's
     predicted allocation, so check mode predicts two different addresses, the ones the real run takes.
 
     The pool comes from module_defaults of the action group (through the action plugin), and facts are kept
     in a persistent cache: the predictions are not facts, so none lands there, and a second playbook run does
-    not start from the first one's predictions."""
-    cache = tmp_path / "facts"
-    monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN", "jsonfile")
-    monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN_CONNECTION", str(cache))
-    monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN_TIMEOUT", "3600")
-    play = {"module_defaults": {"group/anxcloud.lbaas.lbaas": {"pool": ["anxlb-pool=demo"], "family": "v4"}}}
-    tasks = [{"anxcloud.lbaas.ip_address": {"owner": "{{ item }}"}, "loop": ["one", "two"]}]
-    first = ansible.run(tasks, check=True, play=play)
+    not start from the first one's predictions (the first: an ansible-playbook run of its own, in check mode)."""
+    first = ansible.run(LOOP, check=True, play=LOOP_PLAY)
     assert first.rc == 0, first
     assert [r["addresses"][0]["address"] for r in first[0]["results"]][0] != first[0]["results"][1]["addresses"][0]["address"]
     assert not [word for word in INTERNAL if word in cached(cache)]
 
-    check, real = check_then_real(ansible, engine, tasks, play=play)
+    check, real = check_then_real(engine, plays)
     predicted = [r["addresses"][0]["address"] for r in check[0]["results"]]
     taken = [r["addresses"][0]["address"] for r in real[0]["results"]]
     assert predicted == [r["addresses"][0]["address"] for r in first[0]["results"]]   # not the cached ones
@@ -198,3 +212,21 @@ def test_addresses_in_a_loop(engine, ansible, tmp_path, monkeypatch):
         assert side(one, "after") == side(two, "after")
     stored = addresses(engine)
     assert [stored[a][0] for a in taken] == ["anxcloud.lbaas: one", "anxcloud.lbaas: two"]
+
+
+def test_check_mode_predicts_across_tasks_what_the_real_play_does(engine, ansible, tmp_path, monkeypatch):
+    """The scenarios (a) to (c) and the create of parents with children, as the plays of one run, facts kept in a
+    jsonfile cache for all of it; the run ends well and no prediction was cached."""
+    cache = tmp_path / "facts"
+    monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN", "jsonfile")
+    monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN_CONNECTION", str(cache))
+    monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN_TIMEOUT", "3600")
+    ids = seed_service(engine)
+    plays = ansible.session(twice(TEARDOWN) + twice(CREATE_THEN_CHILDREN) + [(SHOP_SETUP, {})] + twice(SHOP_AWAY)
+                            + twice(LOOP, play=LOOP_PLAY))
+    teardown_in_dependency_order(engine, plays, ids)
+    create_then_children_in_check_mode(engine, plays)
+    service_absent_then_release_its_address(engine, plays)
+    addresses_in_a_loop(engine, plays, ansible, cache)
+    assert plays.played == plays.plays and plays.proc.wait(60) == 0, plays.err.read_text()[-4000:]
+    assert not [word for word in INTERNAL if word in cached(cache)]

@@ -4,11 +4,13 @@ per-object modules, gc; check mode and real) adopt, change, move, tag or delete 
 other's objects read back byte-identical from the local Engine's admin dump, and its request log shows no
 write naming one of their ids (in the path or the body). The Engine's tag listing matches by substring
 here (``anxlb-svc=web`` is inside ``xanxlb-svc=web``), the lenient matching docs/engine-api-facts.md
-(Tag listings) cannot rule out."""
+(Tag listings) cannot rule out. The subject is each module's own ownership check, so every task runs as a
+module process of its own (``module_tasks``); a check-mode one gets no earlier task's predictions."""
 import json
 
 from localengine.testing import MUTATING
 
+from .conftest import module_tasks
 from .test_ip_address import V4
 from .test_service import objects_of
 
@@ -24,10 +26,6 @@ def service(decl, **extra):
 
 def ip(prefix, **extra):
     return {"anxcloud.lbaas.ip_address": dict({"pool": [V4], "owner": "web", "family": "v4", "tag_prefix": prefix}, **extra)}
-
-
-def failing(task):
-    return dict(task, ignore_errors=True)
 
 
 def carrying(engine, tag):
@@ -52,21 +50,20 @@ def writes_to(engine, ids):
             and any(i in e["path"] or i in json.dumps(e.get("body")) for i in ids)]
 
 
-def test_two_prefixes_same_service_name_never_touch_each_other(engine, ansible):
+def test_two_prefixes_same_service_name_never_touch_each_other(engine, module):
     engine.set_options(tag_match="substring")
     xanxlb = [
-        failing(dict(service(XWEB), check_mode=True)),
-        failing(service(XWEB)),
+        dict(service(XWEB), check_mode=True),
+        service(XWEB),
         service(XWEB, name_suffix="b"),
-        failing({"anxcloud.lbaas.frontend": {"load_balancer": "lb1", "name": "http.web", "client_timeout": "9000"}}),
-        failing({"anxcloud.lbaas.bind": {"load_balancer": "lb1", "frontend": "http.web", "name": "v4.extra",
-                                         "address": "127.0.10.41", "port": 8080, "owner": "web",
-                                         "tag_prefix": "xanxlb"}}),
-        failing({"anxcloud.lbaas.backend": {"load_balancer": "lb1", "name": "http.web", "state": "absent"}}),
-        failing(dict({"anxcloud.lbaas.backend": {"load_balancer": "lb1", "name": "http.web", "state": "absent",
-                                                 "owner": "web", "tag_prefix": "xanxlb"}}, check_mode=True)),
-        failing({"anxcloud.lbaas.server": {"load_balancer": "lb1", "backend": "http.web", "name": "n1.http.web",
-                                           "address": "127.0.0.3", "port": 18080}}),
+        {"anxcloud.lbaas.frontend": {"load_balancer": "lb1", "name": "http.web", "client_timeout": "9000"}},
+        {"anxcloud.lbaas.bind": {"load_balancer": "lb1", "frontend": "http.web", "name": "v4.extra",
+                                 "address": "127.0.10.41", "port": 8080, "owner": "web", "tag_prefix": "xanxlb"}},
+        {"anxcloud.lbaas.backend": {"load_balancer": "lb1", "name": "http.web", "state": "absent"}},
+        dict({"anxcloud.lbaas.backend": {"load_balancer": "lb1", "name": "http.web", "state": "absent",
+                                         "owner": "web", "tag_prefix": "xanxlb"}}, check_mode=True),
+        {"anxcloud.lbaas.server": {"load_balancer": "lb1", "backend": "http.web", "name": "n1.http.web",
+                                   "address": "127.0.0.3", "port": 18080}},
         dict(ip("xanxlb"), check_mode=True),   # the same owner name, the same description: not adopted
         ip("xanxlb"),
     ]
@@ -78,9 +75,8 @@ def test_two_prefixes_same_service_name_never_touch_each_other(engine, ansible):
         dict({"anxcloud.lbaas.gc": {"remove": ["web"]}}, check_mode=True),
         {"anxcloud.lbaas.gc": {"remove": ["web"]}},
     ]
-    plays = ansible.session([([service(WEB), ip("anxlb")], {}), (xanxlb, {}), (both, {})])
-    run = plays.next()
-    assert not run.failed(), run
+    run = module_tasks(module, [service(WEB), ip("anxlb")])
+    assert not run.failed(0) and not run.failed(1), run
     their_address = run[1]["addresses"][0]["address"]
     theirs = carrying(engine, "anxlb-svc=web")
     assert sorted(o["name"] for o in theirs.values()) == sorted(
@@ -92,7 +88,7 @@ def test_two_prefixes_same_service_name_never_touch_each_other(engine, ansible):
     # The xanxlb team: the same names are taken (check mode and real: a failure before any write, naming
     # the owner tag found and name_suffix); with name_suffix its own objects. The per-object modules
     # refuse the other team's objects with and without owner.
-    run = plays.next()
+    run = module_tasks(module, xanxlb)
     assert [run.failed(i) for i in range(10)] == [True, True, False, True, True, True, True, True, False, False], run
     assert run.writes(engine, 8) == 0 and run[8]["changed"] is True
     assert run[9]["addresses"][0]["address"] not in (their_address, None)
@@ -122,7 +118,7 @@ def test_two_prefixes_same_service_name_never_touch_each_other(engine, ansible):
     # The anxlb team reconciles (a no-op) and then collects web; the xanxlb team's run again is a no-op;
     # gc of xanxlb with web in its live set keeps everything. Neither writes the other's objects.
     engine.reset_requests()
-    run = plays.next()
+    run = module_tasks(module, both)
     assert not any(run.failed(i) for i in range(6)), run
     assert [run[i]["changed"] for i in range(4)] == [False, False, False, False]
     assert run.writes(engine, 0) == run.writes(engine, 1) == run.writes(engine, 3) == 0
@@ -133,19 +129,16 @@ def test_two_prefixes_same_service_name_never_touch_each_other(engine, ansible):
     assert carrying(engine, "anxlb-svc=web") == {}
 
 
-def test_gc_kept_counts_only_objects_carrying_the_owner_tag_exactly(engine, ansible):
+def test_gc_kept_counts_only_objects_carrying_the_owner_tag_exactly(engine, module):
     """The substring listing for ``anxlb-svc=web`` also returns ``xanxlb-svc=web``'s and ``anxlb-svc=web2``'s
     objects; gc's ``kept`` counts, of either prefix, in check mode and real, equal the truth of the admin dump."""
     engine.set_options(tag_match="substring")
     web2 = dict(WEB, name="web2", addresses=["127.0.10.42"], ports=[{"name": "http", "port": 8082}],
                 servers=[{"name": "n3", "address": "127.0.0.3"}])
     gc = {"keep": ["web", "web2"]}
-    plays = ansible.session([([service(WEB), ip("anxlb"), service(XWEB, name_suffix="b"), ip("xanxlb"), service(web2),
-                               {"anxcloud.lbaas.ip_address": {"pool": [V4], "owner": "gone", "family": "v4"}}], {}),
-                             ([dict({"anxcloud.lbaas.gc": gc}, check_mode=True), {"anxcloud.lbaas.gc": gc},
-                               {"anxcloud.lbaas.gc": dict(gc, tag_prefix="xanxlb", keep=["web"])}], {})])
-    run = plays.next()
-    assert not run.failed(), run
+    run = module_tasks(module, [service(WEB), ip("anxlb"), service(XWEB, name_suffix="b"), ip("xanxlb"), service(web2),
+                                {"anxcloud.lbaas.ip_address": {"pool": [V4], "owner": "gone", "family": "v4"}}])
+    assert not any(run.failed(i) for i in range(6)), run
 
     def truth(tag):
         return len([o for o in engine.dump()["objects"] if tag in o["_tags"]])
@@ -156,7 +149,8 @@ def test_gc_kept_counts_only_objects_carrying_the_owner_tag_exactly(engine, ansi
     before = dict((p + "-svc=" + o, truth(p + "-svc=" + o)) for p in ("anxlb", "xanxlb") for o in ("web", "web2"))
     assert lenient("anxlb-svc=web") > before["anxlb-svc=web"] > 0   # the scenario is the lenient one
     engine.reset_requests()
-    run = plays.next()
+    run = module_tasks(module, [dict({"anxcloud.lbaas.gc": gc}, check_mode=True), {"anxcloud.lbaas.gc": gc},
+                                {"anxcloud.lbaas.gc": dict(gc, tag_prefix="xanxlb", keep=["web"])}])
     assert not any(run.failed(i) for i in range(3)), run
     for index in (0, 1):
         assert run[index]["kept"] == {"web": before["anxlb-svc=web"], "web2": before["anxlb-svc=web2"]}

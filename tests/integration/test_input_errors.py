@@ -1,5 +1,7 @@
-"""Input and connection errors that name the fix (issue 18, points 7 and 8), with real ansible-playbook runs
-(and, for the matrix of the modules' own refusals, each module run as its own process: the ``module`` fixture).
+"""Input and connection errors that name the fix (issue 18, points 7 and 8). The modules' own refusals and
+convergence run each module as its own process (the ``module`` fixture); ansible-playbook runs only where the
+controller is part of the claim: what it shows of a templated secret, the environment (proxies, no token) it
+hands on, and the role's argument spec.
 
 Refused input sends no request at all (the local Engine's request log); health checks written in the
 structured form converge to exactly the Engine objects their fragment form gives; plain-http calls never
@@ -13,6 +15,7 @@ import time
 import requests
 
 from . import engine_state as es
+from .conftest import module_tasks
 
 HTTP_HEALTHZ = '"httpchk": { "method": "GET", "uri": "/healthz" }'
 TCP_CHECK = '"adv_check": "tcp-check"'
@@ -45,31 +48,17 @@ def service(name, **port):
             "servers": [{"name": "n1", "address": "127.0.0.1"}]}
 
 
-def test_input_that_cannot_be_right_is_refused_naming_the_fix_before_any_request(engine, ansible, module):
+def test_input_that_cannot_be_right_is_refused_naming_the_fix_before_any_request(engine, module):
+    """The module's own refusals, each module run as its own process (no controller); a URL the controller
+    templates is in test_connection_errors_name_the_url_and_the_fix_and_plain_http_skips_proxies."""
     engine.reset_requests()
-    port = engine.url.rsplit(":", 1)[1]
-    # through ansible-playbook: a plain case, and one the controller templates (a URL with a password in it)
-    tasks = [
-        failing("backend", {"load_balancer": "lb1", "name": "80.web", "health_check": "option httpchk GET /healthz"}),
-        failing("backend", {"load_balancer": "lb1", "name": "80.web", "api_url": "{{ url_with_password }}"}),
-    ]
-    # an extra var: ansible-core 2.19 shows a failed task's lines of the playbook (the user's own text)
-    play = ansible.run(tasks, extra_args=("-e", json.dumps({"url_with_password": "http://user:s3cret-pw@engine.localhost:%s"
-                                                                                 % port})))
-    assert len(play.records) == len(tasks), play
 
-    assert message(play, 0) == (
-        "health_check: 'option httpchk GET /healthz' is a HAProxy directive, which the Engine does not take; write "
-        + STRUCTURED + " (or the Engine's fragment form, for example '\"adv_check\": \"tcp-check\"')")
-    # *.localhost is not trusted as loopback, and the URL is shown without its userinfo
-    assert message(play, 1) == ("api_url http://engine.localhost:%s is plain http:// to a host that is not loopback: "
-                                "the API token would travel unencrypted; use https://, or set allow_insecure_http=true "
-                                "if the network is trusted" % port)
-    assert "s3cret-pw" not in play.proc.stdout + play.proc.stderr + repr(play.records)
-
-    # the module's own refusals, each module run as its own process (no controller)
     def refused(name, args):
         return module(name, args).message()
+
+    assert refused("backend", {"load_balancer": "lb1", "name": "80.web", "health_check": "option httpchk GET /healthz"}) == (
+        "health_check: 'option httpchk GET /healthz' is a HAProxy directive, which the Engine does not take; write "
+        + STRUCTURED + " (or the Engine's fragment form, for example '\"adv_check\": \"tcp-check\"')")
 
     bad = {"name": "t", "port": 18091, "health_check": "option tcp-check"}
     assert refused("service", dict(service("web"), ports=[bad])).startswith(
@@ -136,6 +125,7 @@ def test_connection_errors_name_the_url_and_the_fix_and_plain_http_skips_proxies
     proxy = Proxy()
     try:
         proxy_env = {"HTTP_PROXY": proxy.url, "http_proxy": proxy.url}
+        port = engine.url.rsplit(":", 1)[1]
         # The control: a client that honours the environment sends a plain-http call to the loopback Engine
         # through this proxy (which never answers), so a run that reaches the Engine did not use it.
         with monkeypatch.context() as patch:
@@ -167,9 +157,14 @@ def test_connection_errors_name_the_url_and_the_fix_and_plain_http_skips_proxies
             failing("loadbalancer_info", dict(token, api_url="{{ url_with_password }}"), name="unreachable"),
             failing("loadbalancer_info", dict(token, api_url=https), name="https to plain http"),
             {"name": "through no proxy", "anxcloud.lbaas.loadbalancer_info": dict(token, api_url=engine.url)},
+            # refused before any request: a URL the controller templates, with a password in it
+            failing("backend", dict(token, load_balancer="lb1", name="80.web", api_url="{{ engine_with_password }}"),
+                    name="not loopback"),
         ]
         started = time.monotonic()
-        secret_url = json.dumps({"url_with_password": down.replace("http://", "http://ops:pa55-word@")})
+        # extra vars: ansible-core 2.19 shows a failed task's lines of the playbook (the user's own text)
+        secret_url = json.dumps({"url_with_password": down.replace("http://", "http://ops:pa55-word@"),
+                                 "engine_with_password": "http://user:s3cret-pw@engine.localhost:%s" % port})
         play = ansible.run(tasks, token=False, extra_args=("-e", secret_url))
         assert time.monotonic() - started < 120
         assert len(play.records) == len(tasks), play
@@ -190,27 +185,34 @@ def test_connection_errors_name_the_url_and_the_fix_and_plain_http_skips_proxies
     assert not play.failed(3) and [lb["name"] for lb in play[3]["load_balancers"]][:1] == ["lb1"], play[3]
     assert proxy.connections == 1   # only the control's
     assert [e["method"] for e in play.requests(engine, 3)] and engine.token not in play.proc.stdout
+    # *.localhost is not trusted as loopback, and the URL is shown without its userinfo
+    assert message(play, 4) == ("api_url http://engine.localhost:%s is plain http:// to a host that is not loopback: "
+                                "the API token would travel unencrypted; use https://, or set allow_insecure_http=true "
+                                "if the network is trusted" % port)
+    assert play.requests(engine, 4) == []
+    assert "s3cret-pw" not in play.proc.stdout + play.proc.stderr + repr(play.records)
 
 
-def test_a_structured_health_check_converges_reruns_without_writes_and_equals_its_fragment(engine, ansible):
+def structured_checks():
+    """Service hc with an http and a tcp port, their health checks in the structured form."""
     structured = service("hc", health_check={"type": "http", "method": "GET", "uri": "/healthz"})
     structured["ports"].append({"name": "tcp", "port": 18094, "health_check": {"type": "tcp"}})
+    return structured
+
+
+def test_a_structured_health_check_converges_reruns_without_writes_and_equals_its_fragment(engine, module):
+    structured = structured_checks()
     raw = service("hc", health_check=HTTP_HEALTHZ)
     raw["ports"].append({"name": "tcp", "port": 18094, "health_check": TCP_CHECK})
     backend = {"load_balancer": "lb1", "name": "90.one", "mode": "http", "owner": "one"}
     engine.reset_requests()
-    play = ansible.run([
+    play = module_tasks(module, [
         {"anxcloud.lbaas.service": structured}, {"anxcloud.lbaas.service": structured}, {"anxcloud.lbaas.service": raw},
         {"anxcloud.lbaas.backend": dict(backend, health_check={"type": "http", "uri": "/healthz"})},
         {"anxcloud.lbaas.backend": dict(backend, health_check=HTTP_HEALTHZ)},
         {"anxcloud.lbaas.backend": dict(backend, name="90.two", owner="two", health_check=HTTP_HEALTHZ)},
-        # the role's argument spec takes the structured form too, and hands it to the module unchanged
-        {"ansible.builtin.include_role": {"name": "anxcloud.lbaas.service_loadbalancer"},
-         "vars": {"lbaas_services": [structured]}},
     ])
-    assert not [r for r in play.records if r["status"] == "failed"], play
-    role = play.task("Reconcile hc")
-    assert role["result"]["changed"] is False and play.writes(engine, play.records.index(role)) == 0, role
+    assert not any(play.failed(i) for i in range(6)), play
     assert play[0]["changed"] is True and play.writes(engine, 0) > 0
     for index in (1, 2, 4):   # the rerun, the fragment form of the same checks, the backend's fragment form
         assert play[index]["changed"] is False and play.writes(engine, index) == 0, (index, play[index])
@@ -336,12 +338,18 @@ def test_a_bind_outside_the_accounts_prefixes_is_made_with_a_warning_asked_only_
     assert same["changed"] is False and warned(same) == [] and prefix_listings(same, engine) == []
 
 
-def test_the_role_takes_a_boolean_check_as_the_module_does(engine, ansible):
-    """The role's argument spec repeats the module's servers options: check: false passes it too, and the Engine
-    holds the word."""
-    declared = dict(service("rolecheck"), servers=[{"name": "n1", "address": "127.0.0.1", "check": False}])
+def test_the_role_takes_structured_health_checks_and_a_boolean_check_as_the_module_does(engine, ansible, module):
+    """The role's argument spec repeats the module's options. The structured health checks pass it and reach the
+    module unchanged: service hc, made from them by the module, is no change through the role. And the servers'
+    check: false passes it too, and the Engine holds the word. One role run for both services."""
+    structured = structured_checks()
+    made = module("service", structured)
+    assert made["changed"] is True, made
+    declared = dict(service("rolecheck", port=18096), servers=[{"name": "n1", "address": "127.0.0.1", "check": False}])
     play = ansible.run([{"ansible.builtin.include_role": {"name": "anxcloud.lbaas.service_loadbalancer"},
-                         "vars": {"lbaas_services": [declared]}}])
+                         "vars": {"lbaas_services": [structured, declared]}}])
     assert not [r for r in play.records if r["status"] == "failed"], play
+    role = play.task("Reconcile hc")
+    assert role["result"]["changed"] is False and play.writes(engine, play.records.index(role)) == 0, role
     assert play.task("Reconcile rolecheck")["result"]["changed"] is True
     assert es.by_name(engine, "server")["n1.http.rolecheck"]["check"] == "disabled"

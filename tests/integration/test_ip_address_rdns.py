@@ -1,8 +1,9 @@
 """ip_address's rdns_name (go-anxcloud PR 504: the Engine keeps it on the IPAM address object;
 docs/user-guide.md, IP pools): set on a new address, updated and removed in place, idempotent although
 the Engine reads it back with a trailing dot; check mode predicts the real run and writes nothing; left
-alone when not set."""
-from .conftest import side
+alone when not set. Each task's own behaviour is run as module processes (``module_tasks``); the prediction
+across the tasks of a check-mode play needs the controller, one ansible-playbook run."""
+from .conftest import module_task, module_tasks, side
 from .test_ip_address import V4, cycle, cycle_tasks, task
 
 
@@ -15,12 +16,10 @@ def stored(engine, address):
     return obj["rdns_name"], obj["description_customer"], obj["role_text"]
 
 
-def test_rdns_name_set_updated_and_removed_in_place(engine, ansible):
+def test_rdns_name_set_updated_and_removed_in_place(engine, module):
     # created with the name; the same name in other case and with the dot is no change; unset: left alone
-    plays = ansible.session([(cycle_tasks({"rdns_name": "shop.example.com"})
-                              + [task(rdns_name="Shop.Example.COM."), task()], {}),
-                             (cycle_tasks({"rdns_name": "www.example.com"}), {}), (cycle_tasks({"rdns_name": ""}), {})])
-    play = plays.next()
+    play = module_tasks(module, cycle_tasks({"rdns_name": "shop.example.com"})
+                        + [task(rdns_name="Shop.Example.COM."), task()])
     _check, real = cycle(play, engine)
     (address,) = real["address_list"]
     assert real["addresses"][0]["rdns_name"] == "shop.example.com"
@@ -33,7 +32,7 @@ def test_rdns_name_set_updated_and_removed_in_place(engine, ansible):
 
     # update in place: same object, same description and role
     ident = real["addresses"][0]["id"]
-    check, real = cycle(plays.next(), engine)
+    check, real = cycle(module_tasks(module, cycle_tasks({"rdns_name": "www.example.com"})), engine)
     assert real["plan"] == [{"action": "update", "address": address, "prefix": "127.0.10.0/24", "id": ident,
                              "reason": "rdns_name differs"}]
     assert side(check, "before")["rdns_name"] == {address: "shop.example.com"}
@@ -42,44 +41,46 @@ def test_rdns_name_set_updated_and_removed_in_place(engine, ansible):
     assert stored(engine, address) == ("www.example.com.", description, role)
 
     # removed
-    _check, real = cycle(plays.next(), engine)
+    _check, real = cycle(module_tasks(module, cycle_tasks({"rdns_name": ""})), engine)
     assert [a["action"] for a in real["plan"]] == ["update"] and real["addresses"][0]["rdns_name"] == ""
     assert stored(engine, address) == ("", description, role)
 
 
-def test_rdns_name_in_check_mode_writes_nothing_and_absent_ignores_it(engine, ansible):
-    plays = ansible.session([([task(rdns_name="old.example.com")], {}),
-                             ([task(rdns_name="shop.example.com")], {"check_mode": True, "diff": True}),
-                             ([task(state="absent", rdns_name="shop.example.com")], {"diff": True})])
-    real = plays.next()
-    (address,) = real[0]["address_list"]
+def test_rdns_name_in_check_mode_writes_nothing_and_absent_ignores_it(engine, module):
+    real = module_task(module, task(rdns_name="old.example.com"))
+    (address,) = real["address_list"]
     before = stored(engine, address)
-    check = plays.next()
-    assert check[0]["changed"] is True and check.writes(engine, 0) == 0
-    assert [a["action"] for a in check[0]["plan"]] == ["update"]
-    assert check[0]["addresses"][0]["rdns_name"] == "shop.example.com"
-    assert side(check[0], "after")["rdns_name"] == {address: "shop.example.com"}
+    check = module_task(module, task(rdns_name="shop.example.com"), check=True, diff=True)
+    assert check["changed"] is True and check.writes(engine) == 0
+    assert [a["action"] for a in check["plan"]] == ["update"]
+    assert check["addresses"][0]["rdns_name"] == "shop.example.com"
+    assert side(check, "after")["rdns_name"] == {address: "shop.example.com"}
     assert stored(engine, address) == before   # read back: nothing written
 
-    gone = plays.next()
-    assert [a["action"] for a in gone[0]["plan"]] == ["release"] and gone[0]["address_list"] == []
-    assert "rdns_name" not in side(gone[0], "before")   # ignored with state=absent
+    gone = module_task(module, task(state="absent", rdns_name="shop.example.com"), diff=True)
+    assert [a["action"] for a in gone["plan"]] == ["release"] and gone["address_list"] == []
+    assert "rdns_name" not in side(gone, "before")   # ignored with state=absent
 
 
 def test_rdns_name_predicted_across_tasks_of_a_check_mode_play(engine, ansible):
     """A later task of a --check play sees the name an earlier one would set (docs/user-guide.md, check mode):
-    for a new address and for one changed in place, the same task again is no change."""
-    fresh = ansible.run([task(owner="api", rdns_name="api.example.com"), task(owner="api", rdns_name="api.example.com")],
-                        check=True)
+    for a new address and for one changed in place, the same task again is no change. One ansible-playbook run:
+    a check-mode play, a real one that allocates the address the last (check-mode) play changes."""
+    check = {"check_mode": True}
+    plays = ansible.session([([task(owner="api", rdns_name="api.example.com"),
+                               task(owner="api", rdns_name="api.example.com")], check),
+                             ([task()], {}),
+                             ([task(rdns_name="www.example.com"), task(rdns_name="WWW.example.com."), task(rdns_name="")],
+                              check)])
+    fresh = plays.next()
     assert [fresh[0]["plan"][0]["action"], fresh[0]["changed"], fresh[1]["changed"], fresh[1]["plan"]] == [
         "allocate", True, False, []]
     assert fresh[1]["addresses"][0]["rdns_name"] == "api.example.com" and fresh.writes(engine, 0) == 0
     assert fresh.writes(engine, 1) == 0
 
-    held = ansible.run(task())[0]["address_list"][0]
+    held = plays.next()[0]["address_list"][0]
     before = stored(engine, held)
-    play = ansible.run([task(rdns_name="www.example.com"), task(rdns_name="WWW.example.com."), task(rdns_name="")],
-                       check=True)
+    play = plays.next()
     assert [play[i]["changed"] for i in range(3)] == [True, False, True]
     assert [a["action"] for a in play[2]["plan"]] == ["update"] and play[2]["addresses"][0]["rdns_name"] == ""
     assert all(play.writes(engine, i) == 0 for i in range(3)) and stored(engine, held) == before

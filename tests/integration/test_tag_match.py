@@ -1,11 +1,13 @@
 """The Engine's ``tag_name`` listing is not documented to match exactly. Under every matching the local
 Engine offers, services ``shop`` and ``shop2`` (and their addresses) on one load balancer never touch
 each other's objects: ownership found through the listing is confirmed on each object's own tags
-before anything is written to it."""
+before anything is written to it. The subject is each module's own reading of ownership, so every task runs
+as a module process of its own (``module_tasks``), the check-mode ones without earlier predictions."""
 import pytest
 from localengine.testing import MUTATING
 
 from . import engine_state as es
+from .conftest import module_task, module_tasks
 from .test_ip_address import V4, addresses
 
 SHOP = {"name": "shop", "load_balancers": ["lb1"], "ports": [{"name": "http", "port": 8080}],
@@ -27,27 +29,25 @@ def ids_of(engine, suffix):
 
 
 @pytest.mark.parametrize("mode", ["exact", "substring", "prefix", "casefold"])
-def test_shop_never_touches_shop2(engine, ansible, mode):
+def test_shop_never_touches_shop2(engine, module, mode):
     engine.set_options(tag_match=mode)
     # reconcile shop again, smaller, then remove it and its address: in check mode and for real
     again = [service(dict(SHOP, servers=[])), service(SHOP, state="absent"), ip("shop", state="absent")]
-    plays = ansible.session([([service(SHOP2), ip("shop2"), service(SHOP), ip("shop")], {}),
-                             (again, {"check_mode": True}), (again, {}), ([ip("shop2")], {"check_mode": True})])
-    run = plays.next()
-    assert not run.failed(), run
+    run = module_tasks(module, [service(SHOP2), ip("shop2"), service(SHOP), ip("shop")])
+    assert not any(run.failed(i) for i in range(4)), run
     shop2 = ids_of(engine, ".shop2")
     assert len(shop2) == 4
     shop2_address = [a["address"] for a in run[1]["addresses"]]
     engine.reset_requests()
-    for _check_then_real in range(2):
-        run = plays.next()
-        assert not run.failed(), run
+    for check in (True, False):
+        run = module_tasks(module, again, check=check)
+        assert not any(run.failed(i) for i in range(3)), run
     written = " ".join(r["path"] for r in engine.requests()["log"] if r["method"] in MUTATING)
     assert not [i for i in shop2 if i in written], "shop's runs wrote to shop2's objects"
     assert ids_of(engine, ".shop2") == shop2 and ids_of(engine, ".shop") == []
     # shop2's tags as written: on its backend and frontend; its bind and server are its by containment (untagged)
     parents = set(o["identifier"] for kind in ("backend", "frontend") for o in es.objects(engine, kind))
     assert all(es.tags(engine, i) == (["anxlb-svc=shop2"] if i in parents else []) for i in shop2)
-    run = plays.next()
-    assert [a["address"] for a in run.last["addresses"]] == shop2_address and run.last["changed"] is False
+    run = module_task(module, ip("shop2"), check=True)
+    assert [a["address"] for a in run["addresses"]] == shop2_address and run["changed"] is False
     assert shop2_address[0] in addresses(engine, V4)
