@@ -501,7 +501,8 @@ dns:
     - The plan (RV(plan)) has an entry per record type that changes, with the records it creates and deletes.
   returned: when dns is given and the run did not fail
   type: dict
-  sample: {zone: example.com, name: shop, fqdn: shop.example.com., records: {A: [{value: 203.0.113.10, ttl: 300, comment: 'anxlb-svc=shop; dns name of the service'}]}}
+  sample: {zone: example.com, name: shop, fqdn: shop.example.com.,
+           records: {A: [{value: 203.0.113.10, ttl: 300, comment: 'anxlb-svc=shop; dns name of the service'}]}}
 dns_conflicts:
   description: Records of the name of O(dns) that the service does not own (no mark, or another owner's); with O(state=present) the run fails.
   returned: when dns is given

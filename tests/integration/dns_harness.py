@@ -3,7 +3,8 @@ and the reads the tests check the Engine with: its stored records, and knot's an
 
 The Engine fixtures are the contract tests' (``dns_engine``, one Engine per ``dns_seed``): a test module imports
 ``dns_engine, dns_local_engines`` (and ``dns_seed``, or its own override) from here."""
-from ..contract.conftest import DNS_SEED as SEED  # noqa: F401  pylint: disable=unused-import  (test_dns_record's slow Engine)
+# SEED: test_dns_record's slow Engine starts from it
+from ..contract.conftest import DNS_SEED as SEED  # noqa: F401  pylint: disable=unused-import
 from ..contract.conftest import ZONE
 from ..contract.conftest import dns_engine, dns_local_engines, dns_seed, knotd, wait_editable  # noqa: F401  pylint: disable=unused-import
 from ..contract.conftest import resolve as contract_resolve

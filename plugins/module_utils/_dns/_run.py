@@ -47,8 +47,8 @@ def desired_from(params):
         raise Failure("ttl must be between 1 and %d seconds, got %d (leave it out for the zone's default)" % (TTL_MAX, ttl))
     full = _comment(p)
     return DesiredRrset(zone, name, rtype, values, present=present, ttl=ttl, comment=full,
-                   compare_comment=p.get("comment") is not None or p.get("owner") is not None,
-                   owner=p.get("owner"), tag_prefix=p["tag_prefix"])
+                        compare_comment=p.get("comment") is not None or p.get("owner") is not None,
+                        owner=p.get("owner"), tag_prefix=p["tag_prefix"])
 
 
 def _comment(params):
