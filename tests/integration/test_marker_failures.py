@@ -5,6 +5,7 @@ name, ``anxlb-reconciled.web=...``); everything is read back through the Engine'
 import copy
 
 from . import engine_state as es
+from .conftest import warning_texts
 from .test_service import SERVICE, names
 
 SMALLER = dict(copy.deepcopy(SERVICE), servers=SERVICE["servers"][:1])
@@ -13,11 +14,6 @@ SMALLER = dict(copy.deepcopy(SERVICE), servers=SERVICE["servers"][:1])
 def refuse_marker_writes(engine, *methods):
     """Every marker tag write of these methods answers 503, retries included (the leases and owner tags pass)."""
     engine.set_faults({"script": [{"method": m, "path": "reconciled", "status": 503, "count": 100} for m in methods]})
-
-
-def warning_texts(result):
-    """A module process's warnings as text (ansible-core 2.19 hands them on as {"event": {"msg": ...}})."""
-    return [w["event"]["msg"] if isinstance(w, dict) else w for w in result.get("warnings") or []]
 
 
 def markers(engine, lb):

@@ -2,6 +2,7 @@
 own refusals run as module processes; the token's, which the controller must not show, through ansible-playbook."""
 
 from . import engine_state as es
+from .conftest import warning_texts
 
 
 def backend(**args):
@@ -26,20 +27,14 @@ def failing(task):
     return dict(task, ignore_errors=True)
 
 
-def warnings_of(run):
-    """A module process's warnings as text (ansible-core 2.19 writes them as events, {"event": {"msg": ...}}; the
-    controller shows the text)."""
-    return [w["event"]["msg"] if isinstance(w, dict) else w for w in run.result.get("warnings", [])]
-
-
 def test_unknown_parent(engine, module):
     server = {"backend": "nope", "load_balancer": "lb1", "name": "s", "ip": "127.0.0.1", "port": 80}
     engine.reset_requests()
     check = module("server", server, check=True)
     # check mode predicts as if an earlier task of the play created the parent
     assert not check.failed and check["changed"] is True, check
-    assert warnings_of(check) == ["backend: no backend named 'nope' exists yet; predicting as if an earlier "
-                                  "task created it"]
+    assert warning_texts(check.result) == ["backend: no backend named 'nope' exists yet; predicting as if an earlier "
+                                           "task created it"]
     assert check.writes(engine) == 0
     real, other = module("server", server), module("backend", backend(load_balancer="nope")["anxcloud.lbaas.backend"])
     assert real.message() == "backend: no backend named 'nope' exists on load balancer 'lb1'"
@@ -89,8 +84,8 @@ def test_a_task_the_engine_throttled_says_what_to_set(engine, module):
     engine.set_faults({"retry_after": 0, "script": [{"method": "GET", "path": "/api/", "status": 429, "count": 2}]})
     run = module("frontend_info", {"load_balancer": "lb1"})
     assert not run.failed and run["frontends"] == [], run
-    assert warnings_of(run) == ["the Engine rate-limited this task (HTTP 429), so it sent at most 4 requests at once "
-                                "from then on instead of 16; set api_concurrency to 4 or run fewer forks"]
+    assert warning_texts(run.result) == ["the Engine rate-limited this task (HTTP 429), so it sent at most 4 requests at once "
+                                         "from then on instead of 16; set api_concurrency to 4 or run fewer forks"]
     assert [e["status"] for e in run.requests(engine)][:3] == [429, 429, 200]
 
 

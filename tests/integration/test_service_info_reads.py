@@ -8,6 +8,7 @@ Engine, its requests read from the Engine's log:
 * with ``only_undeclared``, the declared owners are found but not read, and the others are named in one warning.
 """
 from ..bench.chain import label
+from .conftest import warning_texts
 from .test_ip_address import V4
 
 WEB = {"name": "web", "load_balancers": ["lb1"], "ports": [{"name": "http", "port": 8080, "target_port": 18080}],
@@ -24,11 +25,6 @@ API = dict(WEB, name="api", addresses=["127.0.10.43"], ports=[{"name": "grpc", "
 def ok(run):
     assert not run.failed, run
     return run
-
-
-def warnings(run):
-    """The warnings of a module process (ansible-core 2.19 wraps each in an event)."""
-    return [w["event"]["msg"] if isinstance(w, dict) else w for w in run.result.get("warnings", [])]
 
 
 def paths(run, engine):
@@ -78,7 +74,7 @@ def test_allow_list_listings_follow_the_marker_and_only_undeclared_reads_only_th
     api = every["services"][0]
     assert api["allow_sources"] == {"lb1": {"grpc.api": ["10.0.0.0/8"]}}
     assert (api["objects"]["lb1"]["acls"], api["objects"]["lb1"]["rules"]) == (3, 3)   # one network: allow, deny v4, deny v6
-    assert warnings(every) == [] and "undeclared" not in every.result
+    assert warning_texts(every.result) == [] and "undeclared" not in every.result
 
     # only_undeclared: web and web2 are found (tag entities, markers) but not read; api is, as in the full inventory
     engine.reset_requests()
@@ -86,7 +82,7 @@ def test_allow_list_listings_follow_the_marker_and_only_undeclared_reads_only_th
     assert report["services"] == [api]
     assert [u["name"] for u in report["undeclared"]] == ["api"]
     assert report["undeclared"][0]["message"] == "api: not declared, still on lb1 with 127.0.10.43:9090"
-    assert warnings(report) == [
+    assert warning_texts(report.result) == [
         "1 service of tag prefix 'anxlb' is not declared: api (still on lb1 with 127.0.10.43:9090). A renamed service's "
         "old name keeps listening until it is collected (anxcloud.lbaas.gc). Services other playbooks manage are left "
         "out of this warning once named in declared (the role service_loadbalancer: lbaas_keep_owners)."]
@@ -101,7 +97,7 @@ def test_allow_list_listings_follow_the_marker_and_only_undeclared_reads_only_th
     # nothing declared but api: nothing to report, and the three found cost what finding owners costs
     engine.reset_requests()
     quiet = ok(module("service_info", {"declared": ["web", "web2", "api"], "only_undeclared": True}))
-    assert quiet["services"] == [] and quiet["undeclared"] == [] and warnings(quiet) == []
+    assert quiet["services"] == [] and quiet["undeclared"] == [] and warning_texts(quiet.result) == []
     assert len(quiet.requests(engine)) <= 8, paths(quiet, engine)
 
     engine.reset_requests()
