@@ -146,6 +146,23 @@ def test_moving_a_server_by_name_with_recreate_creates_before_it_deletes(engine,
     assert [(s["name"], s["backend"]["name"]) for s in servers] == [("n1", "81.web")]   # moved, not copied
 
 
+def test_moving_a_frontend_to_another_load_balancer_deletes_it_where_it_was(engine, module):
+    """recreate=true by id across load balancers: the plan creates the copy on lb2 and labels the old one's delete
+    with lb1, where it is (it used to say lb2 for both), in check mode as in the real run."""
+    old = es.create(engine, "frontend", name="80.web", mode="tcp", load_balancer=es.lb_id(engine))
+    args = {"id": old, "load_balancer": "lb2", "recreate": True}
+    before = engine.dump()
+    engine.reset_requests()
+    check = module("frontend", args, check=True)
+    assert check.writes(engine) == 0 and engine.dump() == before
+    real = module("frontend", args)
+    for run in (check, real):
+        assert not run.failed, run
+        assert [(a["action"], a["load_balancer"], a["id"] == old) for a in run["plan"]] == [
+            ("create", "lb2", False), ("delete", "lb1", True)]
+    assert [(f["name"], f["load_balancer"]["name"]) for f in es.objects(engine, "frontend")] == [("80.web", "lb2")]
+
+
 def acl_body(name, parent_type, parent, index=0, value="10.0.0.0/8"):
     return {"name": name, "parent_type": parent_type, parent_type: parent, "criterion": "src", "value": value,
             "index": index}

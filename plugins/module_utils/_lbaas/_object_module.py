@@ -309,7 +309,8 @@ class LbaasObjectModule(AnxcloudModule):
         merged.update(desired)
         self.recreated = self.params["name"] or obj["name"]
         new = self.create(self.recreated, parent_id, merged, "recreated under the new %s" % kind.parent, lb)
-        old = Action(DELETE, kind, obj, reason="recreate=true: moved to another %s" % kind.parent, lb=lb)
+        old = Action(DELETE, kind, obj, reason="recreate=true: moved to another %s" % kind.parent,
+                     lb=self.old_lb(obj, lb))
         old.after = new   # the new object exists before the old one goes
         return Plan([new, old])
 
@@ -321,6 +322,14 @@ class LbaasObjectModule(AnxcloudModule):
             raise Failure("%s required to create %s '%s'" % (" and ".join(missing) + (" are" if len(missing) > 1 else " is"),
                                                              noun(kind.name), name))
         return create(kind, name, parent_id, fields, reason, tags=self.owner_tags(), lb=lb)
+
+    def old_lb(self, obj, lb):
+        """The load balancer a moved object is on before the move: its parent, for a frontend or backend moved to
+        another load balancer (the plan labels its delete there, not on the new one); else the new one's."""
+        if self.kind.parent != "load_balancer" or obj[self.kind.parent] == lb.get("id"):
+            return lb
+        old = find_one(self.client, "loadbalancer", obj[self.kind.parent], missing_ok=True)
+        return {"id": obj[self.kind.parent], "name": (old or {}).get("name") or obj[self.kind.parent]}
 
     def lb_of(self, state):
         """The load balancer the object is on, for the plan: the parent itself, or the parent's load balancer."""
