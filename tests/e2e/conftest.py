@@ -9,6 +9,8 @@ import pytest
 from localengine.testing import LocalEngine
 
 from ..conftest import DEFAULT_SEED
+from ..integration.conftest import Module
+from .playbooks import Playbooks
 
 
 def haproxy_binary():
@@ -31,3 +33,17 @@ def hengine(haproxy_engine):
     """The module's HAProxy-mode Engine, wiped and reseeded for this test."""
     haproxy_engine.reset()
     yield haproxy_engine
+
+
+@pytest.fixture
+def playbooks(hengine, tmp_path):
+    """The collection's playbooks run against ``hengine``, one run or several plays of one run (playbooks.py)."""
+    harness = Playbooks(hengine, tmp_path)
+    yield harness
+    harness.close()
+
+
+@pytest.fixture
+def module(hengine):
+    """The collection's modules, each run as its own process against ``hengine`` (the integration harness's)."""
+    return Module(hengine)

@@ -5,21 +5,18 @@ Every node serves traffic; a rerun writes nothing; a removed port stops listenin
 gets no traffic; an established connection survives the reloads of a playbook run; a stopped node is
 taken out by the health checks; after removal nothing listens and the address is back in the pool.
 Loopback only; every wait and every request is bounded.
+
+The two previews (the plan, the garbage collection's) are ansible-playbook runs with --check --diff of their own, as
+a user runs them; the four runs that write (apply, rerun, shrink, collect) are the plays of one ansible-playbook run,
+each played when the story gets there (playbooks.py), which pays one start-up of ansible-playbook instead of four.
 """
-import os
 import socket
-import subprocess
-import sys
 
-import yaml
-
-from ..conftest import ROOT, SHARED_PAYLOADS
 from .backends import Node, free_port, refused, sample, wait_for
+from .playbooks import GC, SERVICES
 
-PLAYBOOK = os.path.join(ROOT, "playbooks", "service_loadbalancer.yml")
 V4_POOL = "0a11ce11000000000000000000000001"
 NODES = [("node1", "127.0.0.1"), ("node2", "127.0.0.2"), ("node3", "127.0.0.3")]
-MUTATING = ("POST", "PUT", "PATCH", "DELETE")
 REQUESTS = 9
 
 
@@ -29,26 +26,6 @@ def service(ports, nodes, state="present"):
         return dict(declared, state="absent")
     return dict(declared, ports=[{"name": name, "port": port, "target_port": target} for name, port, target in ports],
                 servers=[{"name": name, "address": host} for name, host in nodes])
-
-
-def playbook(engine, tmp_path, declared, *args, output=False, path=None):
-    """Runs playbooks/service_loadbalancer.yml (or ``path``) for a vars file declaring ``declared`` (a
-    service, or a list of them: the live set); the Engine's writes during the run (and the output, with
-    ``output``: stdout then stderr, where the controller prints warnings)."""
-    vars_file = tmp_path / ("vars-%d.yml" % len(list(tmp_path.iterdir())))
-    vars_file.write_text(yaml.safe_dump({"lbaas_services": declared if isinstance(declared, list) else [declared]}))
-    env = dict(os.environ, ANEXIA_API_URL=engine.url, ANEXIA_TOKEN=engine.token, ANSIBLE_NOCOLOR="1",
-               ANSIBLE_PYTHON_INTERPRETER=sys.executable, ANSIBLE_LOCALHOST_WARNING="0",
-               ANSIBLE_INVENTORY_UNPARSED_WARNING="0", **SHARED_PAYLOADS,
-               ANSIBLE_COLLECTIONS_PATH=subprocess.check_output([os.path.join(ROOT, "scripts", "collection-path.sh")],
-                                                                text=True).strip())
-    engine.reset_requests()
-    done = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,",
-                           "-c", "local", path or PLAYBOOK, "-e", "lbaas_vars_file=%s" % vars_file] + list(args),
-                          env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, check=False)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    writes = sum(n for method, n in engine.requests()["by_method"].items() if method in MUTATING)
-    return (done.stdout + done.stderr, writes) if output else writes
 
 
 def bound(engine):
@@ -75,21 +52,28 @@ def pool_holds(engine, address):
     return address in [a["name"] for a in resp.json()["data"]["data"]]
 
 
-def test_a_service_carries_traffic_from_plan_to_removal(hengine, tmp_path):
+def test_a_service_carries_traffic_from_plan_to_removal(hengine, playbooks):
     engine = hengine
     http, admin = free_port(), free_port()
     targets = (free_port(), free_port())
     ports = [("http", http, targets[0]), ("admin", admin, targets[1])]
+    smaller = [p for p in ports if p[0] == "http"]
     nodes = dict((name, Node(name, host, targets).start()) for name, host in NODES)
     held = None
     try:
-        # the plan writes nothing and listens nowhere
-        out, writes = playbook(engine, tmp_path, service(ports, NODES), "--check", "--diff", output=True)
-        assert writes == 0 and "would change" in out
+        # the plan writes nothing and listens nowhere (a run of its own: the role words check mode from --check)
+        plan, writes = playbooks.run(service(ports, NODES), "--check", "--diff", output=True)
+        assert writes == 0 and "would change" in plan.proc.stdout + plan.proc.stderr
         assert engine.haproxy()["servers"] == []
 
+        # the runs that write, as the plays of one ansible-playbook run, each played when the story gets there:
+        # apply, rerun, shrink (node2 and the admin port removed), then garbage collection of the dropped service
+        runs = playbooks.session((service(ports, NODES), SERVICES, {}), (service(ports, NODES), SERVICES, {}),
+                                 (service(smaller, [n for n in NODES if n[0] != "node2"]), SERVICES, {}),
+                                 ([], GC, {"garbage_collection_allow_empty": True}))
+
         # applied: every node answers on both ports of the allocated address
-        writes = playbook(engine, tmp_path, service(ports, NODES))
+        writes = runs.play()
         address, listening = bound(engine)
         assert writes > 0 and listening == sorted([http, admin])
         assert address.startswith("127.0.10.") and pool_holds(engine, address)
@@ -98,8 +82,7 @@ def test_a_service_carries_traffic_from_plan_to_removal(hengine, tmp_path):
             assert answers == {"node1": 3, "node2": 3, "node3": 3}, answers   # round robin, one per connection
 
         # a rerun writes nothing
-        writes = playbook(engine, tmp_path, service(ports, NODES))
-        assert writes == 0
+        assert runs.play() == 0
 
         # an established connection, half-way through its request, while the next run reloads HAProxy
         held = socket.create_connection((address, http), timeout=5)
@@ -107,8 +90,7 @@ def test_a_service_carries_traffic_from_plan_to_removal(hengine, tmp_path):
         reloads = engine.haproxy()["reloads"]
 
         # node2 and the admin port removed: no traffic to node2, the admin port refused
-        smaller = [p for p in ports if p[0] == "http"]
-        playbook(engine, tmp_path, service(smaller, [n for n in NODES if n[0] != "node2"]))
+        runs.play()
         assert wait_for(lambda: served_by(engine) == ["node1", "node3"], timeout=5), served_by(engine)
         assert wait_for(lambda: refused(address, admin), timeout=5)
         answers = sample(address, http, REQUESTS)
@@ -126,13 +108,11 @@ def test_a_service_carries_traffic_from_plan_to_removal(hengine, tmp_path):
                                     if s["name"].startswith("node3.")) == {"DOWN"}, timeout=10), engine.haproxy()
         assert sample(address, http, REQUESTS) == {"node1": REQUESTS}
 
-        # dropped from the live set: garbage collection previews (no write), then removes it; nothing
-        # listens, HAProxy has no server left, the address is free again
-        gc = os.path.join(ROOT, "playbooks", "garbage_collection.yml")
-        empty = ("-e", "garbage_collection_allow_empty=true")
-        assert playbook(engine, tmp_path, [], "--check", "--diff", *empty, path=gc) == 0
+        # dropped from the live set: garbage collection previews (no write; a run of its own, with --check), then
+        # removes it; nothing listens, HAProxy has no server left, the address is free again
+        assert playbooks.run([], "--check", "--diff", "-e", "garbage_collection_allow_empty=true", path=GC) == 0
         assert not refused(address, http) and pool_holds(engine, address)
-        writes = playbook(engine, tmp_path, [], *empty, path=gc)
+        writes = runs.play()
         assert writes > 0
         assert wait_for(lambda: refused(address, http), timeout=5)
         # HAProxy is re-rendered after each delete the Engine carries out: under load the last one (the servers)
