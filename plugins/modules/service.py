@@ -263,6 +263,8 @@ notes:
   - A marker write that fails after the plan was applied does not undo the run, which reports C(changed=true) with a
     warning naming the tag (the next writing run writes the marker again). Only when a replaced marker could be
     neither replaced nor removed does the run fail, still C(changed=true), naming the tag to remove by hand.
+  - The marker is written once the objects of its load balancer are written and tagged, while the run waits for their
+    deployment; a run that then fails (an object that does not deploy, a timeout) takes its marker back.
   - After a rate limit answer (HTTP 429) from the Engine the module sends no further request and fails with
     a message saying so; the Engine expects clients to back off for a long time.
 extends_documentation_fragment:
@@ -441,8 +443,8 @@ plan:
     - The actions the task decided on, each naming its load balancer, with the fields that differ and why.
     - Every write of a real run is here, tag adoptions and redeploys included.
     - A plan that writes objects ends with one line per load balancer for the service's marker (C(type=marker),
-      C(action=mark)), written once the objects are deployed; it is bookkeeping, not counted in RV(summary) nor
-      shown in the diff.
+      C(action=mark)), written once the objects are written and tagged, while the run waits for their deployment
+      (a run that then fails takes it back); it is bookkeeping, not counted in RV(summary) nor shown in the diff.
   returned: always
   type: list
   elements: dict

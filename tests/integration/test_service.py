@@ -93,7 +93,7 @@ def test_fresh_create_and_noop_rerun(engine, module):
     assert check["changed"] is True and len(check["plan"]) == 2 + 2 + 2 + 4 + 1 and len(objects_of(check)) == 10
     assert check["plan"][-1] == dict(
         load_balancer="lb1", action="mark", type="marker", name="anxlb-reconciled.web", id=None, changes={}, tags=[],
-        reason="records that the objects of declaration %s are deployed here (written once the objects are deployed)"
+        reason="records that declaration %s is applied here (written once its objects are written and tagged, during the wait)"
         % check["declaration_hash"])
     lb1 = side(check, "after")["lb1"]
     assert list(lb1) == ["http.web", "https.web"]

@@ -30,6 +30,11 @@ This module imports nothing of the collection: every layer may declare kinds.
 """
 
 CREATE, UPDATE, DELETE, REDEPLOY, TAG = "create", "update", "delete", "redeploy", "tag"
+# When an operation declared in ``Kind.runs`` runs, past the order of dependencies (a record of what the plan
+# achieved, such as a service's marker): AFTER_WRITES once every other write of the plan returned and the tag writes
+# of its load balancer succeeded, alongside the wait; AFTER_WAIT once the wait read everything back and every tag
+# write ended.
+AFTER_WRITES, AFTER_WAIT = "after writes", "after wait"
 # The state check mode shows for an object a plan creates or changes (docs/engine-api-facts.md).
 PREDICTED_STATE = {CREATE: "NewlyCreated", UPDATE: "Updating", REDEPLOY: "Updating"}
 
@@ -140,6 +145,9 @@ class Kind:
     # counted in its summary, not in the state check mode predicts, not recorded across tasks, and no object a
     # wait must read back.
     bookkeeping = False
+    # operation -> AFTER_WRITES or AFTER_WAIT, for the operations that run after the plan's other writes (see
+    # there); nothing waits for them in turn. An operation not named runs by its dependencies, as any object's.
+    runs = {}
 
     def __init__(self, name, parent=None, parent_kind=None, fields=None, links=None, resource_type=None):
         self.name = name
@@ -153,6 +161,10 @@ class Kind:
     def effect(self, op):
         """The generic effect of ``op`` (an operation of this kind)."""
         return self.effects.get(op, op)
+
+    def runs_after(self, op):
+        """AFTER_WRITES or AFTER_WAIT when ``op`` runs after the plan's other writes (``runs``), else None."""
+        return self.runs.get(op)
 
     @property
     def delete_level(self):

@@ -15,7 +15,7 @@ from .._engine._errors import (
     ConflictError, EngineConnectionError, EngineError, NotFoundError, RateLimitedError, ServerError)
 from .._model._failure import Failure
 from .._model._kind import (
-    CREATE, DELETE, REDEPLOY, TAG, UPDATE, Operations)
+    AFTER_WAIT, AFTER_WRITES, CREATE, DELETE, REDEPLOY, TAG, UPDATE, Operations)
 from ._plan import is_placeholder, placeholders_of
 from ._wait import Target
 
@@ -100,11 +100,13 @@ class Applier:
     soon as the object it links to exists (a server when its backend's create returned, not when
     every frontend or bind did) and the writes it ``needs`` returned (a rule after the ACL it names by
     name); the writes of a ``sequential`` kind one after another in plan order;
-    then the deletes that wait for a create (a move); last, once the wait read everything back and the tag
-    lane is empty, the actions that come ``after_wait`` (a record of what the plan achieved, such as a
-    service's marker: it must not claim a state that is not live yet). Tag writes go one at a time in their own lane
+    then the deletes that wait for a create (a move). Tag writes go one at a time in their own lane
     (the cloud controller's ENGSUP-5902 lock), so creates and reads go on while they queue; the round
-    ends only when the lane is empty.
+    ends only when the lane is empty. What runs after the other writes, as its kind declares
+    (``Kind.runs``, a record of what the plan achieved): an ``AFTER_WRITES`` action (a service's marker) is
+    queued in the tag lane once every other write returned, behind the tag writes of its load balancer, and
+    runs there, alongside the wait, only if those all succeeded (``_alongside``); an ``AFTER_WAIT`` action
+    once the wait read everything back and the lane is empty.
 
     Deletes run in bounded, paced passes (the cloud controller's destroy loop retries at once, without
     bound): a delete that failed with a retryable error is looked at again after a growing pause (gone
@@ -157,13 +159,30 @@ class Applier:
         """Queues the action's tag writes in the tag lane; the outcome is collected by ``_settle_tags``."""
         if not action.tags:
             return
-        if self._lane is None:
-            self._lane = ThreadPoolExecutor(max_workers=1)
 
         def write():
             for tag in action.tags:
                 self.client.tag_add(ident, tag)
-        self._tagging.append((action, self._lane.submit(write)))
+        self._queue(action, write)
+
+    def _queue(self, action, job):
+        if self._lane is None:
+            self._lane = ThreadPoolExecutor(max_workers=1)
+        self._tagging.append((action, self._lane.submit(job)))
+
+    def _alongside(self, actions):
+        """The ``AFTER_WRITES`` actions, once every other write of the plan returned: each queued in the tag lane
+        behind the tag writes asked for so far, and run there only if those of its load balancer succeeded (the
+        lane runs one job at a time: they have all ended by then). So it overlaps the wait; an action whose load
+        balancer's tag writes failed is not run (the round is interrupted, ``_settle_tags``)."""
+        for action in actions:
+            where = (action.lb or {}).get("id")
+            before = [f for a, f in self._tagging if (a.lb or {}).get("id") == where]
+
+            def run(action=action, before=before):
+                if not any(f.exception() is not None for f in before):
+                    self._one(action)
+            self._queue(action, run)
 
     def _settle_tags(self):
         """Waits for the tag lane; a failed tag write of a created object interrupts the round (the next
@@ -292,20 +311,11 @@ class Applier:
     # ---- a plan ------------------------------------------------------------------------------------
     def apply(self, plan, wait=None):
         """Runs the plan (see the class); ``wait(targets)``, when given, is called once every write but
-        the queued tag writes has returned, so the wait's polls overlap the tag lane. The actions that
-        come ``after_wait`` run once the wait ended and the tag lane is empty (``_after_wait``)."""
+        the queued tag writes (and the ``AFTER_WRITES`` actions queued behind them) has returned, so the
+        wait's polls overlap the tag lane. The ``AFTER_WAIT`` actions run once the wait ended and the lane is empty."""
         if self.isolate is not None:
             return self._isolated(plan)
-        targets = self.apply_group([a for a in plan if not a.after_wait], wait)
-        self._after_wait(plan)
-        return targets
-
-    def _after_wait(self, plan):
-        """The plan's ``after_wait`` actions, once everything else is written, deployed and tagged: nothing
-        they record can be ahead of the Engine. Nothing waits for them (what they target is not returned)."""
-        later = [a for a in plan if a.after_wait]
-        if later:
-            self.apply_group(later)
+        return self.apply_group(plan, wait)
 
     def _writes(self, plan):
         early = [a for a in plan if a.effect == DELETE and a.after is None]
@@ -326,8 +336,7 @@ class Applier:
         for key in groups:
             group = [a for a in plan if self.isolate(a) == key]
             try:
-                self.waiter.wait(self.apply_group([a for a in group if not a.after_wait]))
-                self._after_wait(group)
+                self.apply_group(group, self.waiter.wait)
             except RateLimitedError:
                 raise
             except (Failure, EngineError, Interrupted) as exc:
@@ -337,14 +346,27 @@ class Applier:
     def apply_group(self, actions, wait=None):
         """Writes ``actions`` (and waits, see ``apply``); on any error the tag writes asked for end first."""
         try:
-            targets = self._writes(actions)
+            targets = self._writes([a for a in actions if not a.later])
+            self._alongside([a for a in actions if a.later == AFTER_WRITES])
             if wait is not None:
                 wait(targets)
         except BaseException:
             self._drain()
             raise
         self._settle_tags()
+        last = [a for a in actions if a.later == AFTER_WAIT]
+        if last:   # a record that must not be ahead of the wait; nothing waits for it in turn
+            self._settled_writes(last)
         return targets
+
+    def _settled_writes(self, actions):
+        """``actions`` written, their tag writes ended (on any error too)."""
+        try:
+            self._writes(actions)
+        except BaseException:
+            self._drain()
+            raise
+        self._settle_tags()
 
     def _drain(self):
         """Lets the tag writes already asked for end before the error travels on (nothing is left

@@ -14,7 +14,7 @@ import copy
 # Importing the LBaaS kinds registers them: an Action may name its kind as text.
 from .._model import _kinds  # noqa: F401  pylint: disable=unused-import
 from .._model._kind import (  # noqa: F401  pylint: disable=unused-import
-    CREATE, DELETE, PREDICTED_STATE, REDEPLOY, TAG, UPDATE, kind_named)
+    AFTER_WAIT, AFTER_WRITES, CREATE, DELETE, PREDICTED_STATE, REDEPLOY, TAG, UPDATE, kind_named)
 
 
 class Placeholder(str):
@@ -68,14 +68,16 @@ class Action:
         self.premise = None       # the object whose ownership this write relies on (its own tag or its parent's)
         self.after = None         # another action that must have run first (a move creates before it deletes)
         self.needs = []           # actions of the plan a create/update waits for besides the creates it names
-        # Runs once every other write of the plan returned, was waited for (deployed, or gone) and had its tags
-        # written: a record of what the plan achieved, which must not claim it before it is live. Nothing waits
-        # for it in turn; in a run without a wait (wait: false) it follows the other writes.
-        self.after_wait = False
 
     @property
     def id(self):
         return self.obj["id"]
+
+    @property
+    def later(self):
+        """AFTER_WRITES or AFTER_WAIT when the action runs after the plan's other writes, as its kind declares for
+        its operation (``Kind.runs``: a record of what the plan achieved, such as a service's marker); else None."""
+        return self.kind.runs_after(self.op)
 
     @property
     def effect(self):
@@ -112,15 +114,15 @@ class Plan(list):
     def ordered(self):
         """Deletes first, children before parents; then creates/updates, parents before children; then
         the deletes that must wait for a create (a move: the new object exists before the old one goes);
-        last, in plan order, what runs after the wait (``Action.after_wait``), as the applier runs it.
+        last, in plan order, what runs after the other writes (``Action.later``), as the applier runs it.
         Within a rank, the actions of one owner stay together."""
-        now = [a for a in self if not a.after_wait]
+        now = [a for a in self if not a.later]
 
         def deletes(late):
             return sorted((a for a in now if a.effect == DELETE and (a.after is not None) == late),
                           key=lambda a: (a.kind.rank(a), a.owner or ""))
         rest = sorted((a for a in now if a.effect != DELETE), key=lambda a: (a.kind.rank(a), a.owner or ""))
-        return self._new(deletes(False) + rest + deletes(True) + [a for a in self if a.after_wait])
+        return self._new(deletes(False) + rest + deletes(True) + [a for a in self if a.later])
 
     def summary(self, lbs=(), done=False):
         """Terraform's plan line per load balancer: "lb1: 3 to add, 1 to change, 0 to destroy"; ``done`` (a real

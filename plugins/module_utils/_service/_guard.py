@@ -12,10 +12,14 @@ its marker, so that comparison costs one read per load balancer instead of a sec
 
 The marker writes are actions of a writing run's plan (``marker_actions``: one ``mark`` of the
 ``MarkerKind`` per load balancer, bookkeeping that no summary counts), which the applier runs
-``after_wait``: once the objects are deployed and tagged, so that a marker never vouches for a state
-that is not live yet (a later run trusts it, e.g. to skip listing the ACLs and rules of ports without an
-allow-list). ``MarkerWrites`` sends them; the lease release and the clean-up of the markers they
-replaced follow the run (``finish``).
+``AFTER_WRITES``: once every object write of the plan returned and the tag writes of that load balancer
+succeeded, alongside the wait for the deployments. What a marker vouches for is configuration, not
+deployment (``_marker``): later runs trust it to skip listing the ACLs and rules of ports without an
+allow-list, which rests on this run's writes and deletes having been accepted, while a deployment that
+fails shows on the object itself, which every later run reads. A marker is never written for a load
+balancer where a write or tag write of the plan failed. ``MarkerWrites`` sends them; the lease release and
+the clean-up of the markers they replaced follow the run (``finish``, also when the wait failed after the
+markers were written).
 
 A marker write that fails after the plan was applied leaves the run changed (the objects were written)
 and says what it means (``_marker.marker_outcome``): the next writing run writes the marker again.
@@ -82,7 +86,7 @@ class ServiceGuard:
     def marker_actions(self, marks):
         """The ``mark`` actions of ``marks`` ([(lbs, absent)]), one per load balancer with something to write:
         each records there which declaration this run applied (absent: removes the service's marker). They run
-        ``after_wait`` (see the module)."""
+        ``AFTER_WRITES`` (see the module)."""
         writes, _replaced = self._marker_writes(marks)
         head = Marker.head(self.prefix, self.service).rstrip("=")
         out = []
@@ -90,12 +94,10 @@ class ServiceGuard:
             if lb_marks.new is None and not lb_marks.olds:
                 continue   # absent, and no marker of the service there: nothing to write
             lb = lb_marks.lb
-            reason = ("records that the objects of declaration %s are deployed here" % self.digest if lb_marks.new
+            reason = ("records that declaration %s is applied here" % self.digest if lb_marks.new
                       else "the service's marker goes: nothing of the service is left here")
-            action = Action(MARK, MARKER_KIND, dict(kind=MARKER, id="%s/%s" % (lb["id"], head), name=head, marks=lb_marks),
-                            reason=reason + " (written once the objects are deployed)", lb=lb)
-            action.after_wait = True
-            out.append(action)
+            out.append(Action(MARK, MARKER_KIND, dict(kind=MARKER, id="%s/%s" % (lb["id"], head), name=head, marks=lb_marks),
+                              reason=reason + " (written once its objects are written and tagged, during the wait)", lb=lb))
         self.unwritten = set(a.id for a in out)
         return out
 
@@ -121,7 +123,7 @@ class ServiceGuard:
         return out, replaced
 
     def finish(self, release=True):
-        """The end of a run, after its markers were written (``write``, the plan's actions after the wait): the
+        """The end of a run, after its markers were written (``write``, the plan's actions after its writes): the
         release of the leases, overlapped: while the lease tags are removed one after another, the tag entities
         to delete are looked up; then the released leases' entities and the replaced markers' (once no load
         balancer carries them) are deleted together.
@@ -188,11 +190,38 @@ class ServiceGuard:
     def release(self):
         self.leases.warn_left(self.leases.release())
 
+    def abandon(self):
+        """The end of a run that failed: the markers it wrote (``AFTER_WRITES``: alongside a wait that then failed,
+        or before a later round failed) are taken back, so that none vouches for a run that did not end well: the
+        next run reads everything, as if no marker were there (the replaced ones are gone already). Then the tag
+        entities of the markers taken back and replaced are deleted where no load balancer carries them, and the
+        leases are released (``finish``). Never raises: what could not be done is a warning."""
+        writes, self.writes = self.writes, []
+        if not writes:
+            self.release()
+            return
+        for lb_marks in writes:
+            if lb_marks.new is None or lb_marks.not_attached():
+                continue
+            try:
+                self.client.tag_remove(lb_marks.lb["id"], lb_marks.new)
+            except EngineError as exc:
+                self.warn("service %s: the run failed after the marker tag '%s' was attached to load balancer %s, and "
+                          "it could not be taken back (%s); it stays until a run that writes replaces it"
+                          % (self.service, lb_marks.new, lb_marks.lb["name"] or lb_marks.lb["id"], exc))
+                continue
+            if lb_marks.new not in self.replaced:
+                self.replaced.append(lb_marks.new)
+        try:
+            self.finish()
+        except (Failure, EngineError) as exc:
+            self.warn(str(exc))
+
 
 class MarkerWrites(Operations):
-    """How a service run's ``mark`` reaches the Engine: after the wait (``Action.after_wait``), one load balancer
-    after another (``sequential``: tag writes go one at a time). A failed write is recorded, not raised: the
-    objects are written, the marker is bookkeeping (``ServiceGuard.finish`` reports it)."""
+    """How a service run's ``mark`` reaches the Engine: in the applier's tag lane behind the tag writes of its load
+    balancer (``MarkerKind.runs``: ``AFTER_WRITES``), so one tag write at a time. A failed write is recorded, not
+    raised: the objects are written, the marker is bookkeeping (``ServiceGuard.finish`` reports it)."""
 
     sequential = True
 

@@ -28,7 +28,7 @@ import time
 from .._engine._errors import EngineError
 from .._model._failure import Failure
 from .._lbaas._lease import when
-from .._model._kind import DELETE, TAG, Kind
+from .._model._kind import AFTER_WRITES, DELETE, TAG, Kind
 from .._model._kinds import KINDS
 from .._model._names import TAG_MAX
 from .._model._ownership import marker_head
@@ -43,12 +43,25 @@ class MarkerKind(Kind):
     """The marker as a plan's bookkeeping (``Kind.bookkeeping``): shown in a plan, not counted as an object nor
     predicted. Identity: the load balancer and the tag. Two operations:
 
-    * a service run's ``mark``, one per load balancer, which runs ``after_wait``: once the objects it vouches
-      for are deployed and tagged (``_service._guard.MarkerWrites``);
-    * gc's ``delete``, once the objects it vouches for are gone (``deleted_after``: a level of its own)."""
+    * a service run's ``mark``, one per load balancer, which runs ``AFTER_WRITES``: once every object write of
+      the plan returned and the tag writes of its load balancer succeeded, alongside the wait
+      (``_service._guard.MarkerWrites``);
+    * gc's ``delete``, once the objects it vouches for are gone (``deleted_after``: a level of its own).
+
+    Why not after the wait: what a marker vouches for is configuration written and tagged, not deployed. A later
+    run of the same declaration (or after an ``open`` one) skips listing the ACLs and rules of the frontends of ports
+    without an allow-list (``_service._observe``): that rests on this run having created none there and having
+    had the DELETE of every one it found accepted (the Engine then removes it, docs/engine-api-facts.md,
+    "Asynchronous writes"). Nothing else is skipped: the frontends, backends, binds and servers, and the ACLs and
+    rules of ports with an allow-list, are read on every run with their state, so an object whose deployment
+    failed (DeploymentError, the configuration kept) is seen and redeployed by the next run whether a marker was
+    written or not. gc reads the marker's time, which is the planning time either way. The one thing a wait
+    would add is seeing a deleted ACL or rule actually gone: an accepted DELETE that the Engine never carries
+    out is not a documented behaviour; the run's wait then fails (timed out waiting for it to be gone), loudly."""
 
     bookkeeping = True
     effects = {MARK: TAG, DELETE: DELETE}
+    runs = {MARK: AFTER_WRITES}
     deleted_after = tuple(KINDS)   # every LBaaS kind: removed after the objects it vouches for
 
     def identity(self, obj):

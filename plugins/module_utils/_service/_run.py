@@ -117,10 +117,10 @@ class ServiceRun:
         try:
             outcome = self.reconciler.run(self.observe, self.plan)
         except BaseException:
-            self.guard.release()
+            self.guard.abandon()   # the markers written before the failure taken back, the leases released (_guard)
             raise
         try:
-            self.guard.finish()   # the markers were written after the wait: the leases released (_guard)
+            self.guard.finish()   # the markers were written with the plan: the leases released (_guard)
         except (Failure, EngineError) as exc:
             # the plan was applied: a marker that failed after it does not make the run unchanged
             exc.partial_result = dict(changed=outcome.changed, plan=outcome.plan.to_list())
@@ -148,8 +148,8 @@ class ServiceRun:
         return Applier(client, waiter, operations={MARKER: MarkerWrites(self.guard)})
 
     def _marked(self, state, plan):
-        """``plan`` with the service's marker writes (``ServiceGuard.marker_actions``), which run after the wait:
-        when it writes objects, or when a round of this run wrote and ended before its markers ran (an
+        """``plan`` with the service's marker writes (``ServiceGuard.marker_actions``), which run after its other
+        writes, alongside the wait: when it writes objects, or when a round of this run wrote and ended before its markers ran (an
         interrupted round whose next plan has nothing left to write). A run that writes nothing writes no
         marker; gc (``anywhere``) removes markers itself."""
         wrote = self.reconciler is not None and self.reconciler.wrote
