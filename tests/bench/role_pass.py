@@ -9,8 +9,10 @@ Each pass is a real `ansible-playbook playbooks/service_loadbalancer.yml -e lbaa
 declare theirs. The modules run under a small interpreter wrapper that starts the real Python and writes the CPU
 time of that module process (and its own, which is counted on the controller's side, where ansible-core's
 `/bin/sh -c` around it is too); the whole run's CPU time is that of the ansible-playbook process and every process
-below it. CPU seconds, not wall time: other work on the machine changes them little. Asserts nothing but that every
-run succeeded; the lowest figure of the repeats is printed.
+below it. CPU seconds, not wall time; still, on a machine busy with other work they vary by up to a third from one
+run to the next: compare variants run one after the other, several times each (the lowest figure of the repeats is
+printed). With $ROLE_PASS_OUTPUT set, each run's output and its module processes are appended to that file. Asserts
+nothing but that every run succeeded.
 """
 import argparse
 import os
@@ -120,8 +122,8 @@ def main():
                         if phase not in best or got[0] < best[phase][0]:
                             best[phase] = got
             for phase, (total, module, processes, requests, writes) in best.items():
-                print("%-9d %-11s %8.2f %10.2f %8.2f %8d %9d %7d" % (count, phase, total, total - module, module,
-                                                                   processes, requests, writes), flush=True)
+                print("%-9d %-11s %8.2f %10.2f %8.2f %8d %9d %7d"
+                      % (count, phase, total, total - module, module, processes, requests, writes), flush=True)
 
 
 if __name__ == "__main__":
