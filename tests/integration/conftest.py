@@ -177,10 +177,9 @@ class Ansible:
     def playbooks(self, paths, extra_args=(), cwd=None):
         """The playbook files ``paths`` (one play each, e.g. playbooks/service_loadbalancer.yml more than once) by one
         ansible-playbook run, played one at a time as a ``session``'s plays are; ``extra_args`` as on the command line.
-        With --check there, a role's ``ansible_check_mode`` is true: the check-mode passes of a lifecycle can share one
-        run while its real passes share another, the two sessions played in turn. Extra vars hold for the whole run,
-        but a vars file the playbook reads (``-e lbaas_vars_file=...``) is read when its play runs: the test may
-        write it between plays."""
+        Extra vars hold for the whole run, but a vars file the playbook reads (``-e lbaas_vars_file=...``) is read when
+        its play runs: the test may write it between plays. Not for several --check passes of the same service: check
+        mode's predictions last for the rest of a run, so the second pass would start from the first's."""
         return self.started(Session(self, [str(p) for p in paths], len(paths), extra_args, cwd))
 
     def started(self, session):
