@@ -89,8 +89,9 @@ class Session:
     # takes seconds; looking every 5 ms all along cost the test's process seconds of CPU in a long session)
     POLL, POLL_MAX = 0.005, 0.1
 
-    def __init__(self, ansible, plays):
-        self.plays = len(plays)
+    def __init__(self, ansible, paths, plays, extra_args=(), cwd=None):
+        """``paths``: the playbooks of the run, ``plays`` plays in all; ``extra_args`` follow them on the command line."""
+        self.plays = plays
         self.played = 0
         self.record, env = ansible.recorded()
         self.pause = self.record.with_suffix(".pause")
@@ -98,8 +99,8 @@ class Session:
         self.out, self.err = self.record.with_suffix(".out"), self.record.with_suffix(".err")
         env["RECORD_PAUSE"] = str(self.pause)
         with open(self.out, "w") as out, open(self.err, "w") as err:
-            self.proc = subprocess.Popen(ansible.command(ansible.write(plays)), env=env, stdout=out, stderr=err,
-                                         stdin=subprocess.DEVNULL, text=True)
+            self.proc = subprocess.Popen(ansible.command(*paths) + list(extra_args), env=env, stdout=out, stderr=err,
+                                         stdin=subprocess.DEVNULL, text=True, cwd=cwd)
 
     def next(self):
         assert self.played < self.plays, "all %d plays were played" % self.plays
@@ -171,14 +172,24 @@ class Ansible:
         ``plays`` are (tasks, play keywords), e.g. ``(tasks, {"check_mode": True, "diff": True})``; the keywords
         do for one play what --check and --diff do for a run (but ``ansible_check_mode`` stays false, which roles
         read: a role in check mode needs a run with --check)."""
-        session = Session(self, plays)
+        return self.started(Session(self, [self.write(plays)], len(plays)))
+
+    def playbooks(self, paths, extra_args=(), cwd=None):
+        """The playbook files ``paths`` (one play each, e.g. playbooks/service_loadbalancer.yml more than once) by one
+        ansible-playbook run, played one at a time as a ``session``'s plays are; ``extra_args`` as on the command line.
+        Extra vars hold for the whole run, but a vars file the playbook reads (``-e lbaas_vars_file=...``) is read when
+        its play runs: the test may write it between plays. Not for several --check passes of the same service: check
+        mode's predictions last for the rest of a run, so the second pass would start from the first's."""
+        return self.started(Session(self, [str(p) for p in paths], len(paths), extra_args, cwd))
+
+    def started(self, session):
         self.sessions.append(session)
         return session
 
     @staticmethod
-    def command(path):
-        return [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,", "-c", "local",
-                path]
+    def command(*paths):
+        return [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,", "-c", "local"] + list(
+            paths)
 
     def recorded(self, token=True):
         """The path of a new record file and the environment of a run whose ``record`` callback writes it."""

@@ -19,16 +19,38 @@ API = {"name": "api", "load_balancers": ["lb1", "lb2"], "address_pool": POOL,
        "ports": [{"name": "grpc", "port": 9090}], "servers": [{"name": "n1", "address": "127.0.0.3"}]}
 
 
-def playbook(ansible, tmp_path, path, services, check=False, diff=False, extra=None, then=()):
-    """Runs playbook ``path`` with ``services`` in a vars file; ``then``: more playbooks run after it by the
-    same ansible-playbook process (one start-up less each; their records follow the first's)."""
+def live(path, services, extra=None):
+    """Writes ``services`` (and the variables ``extra``) to the vars file ``path``."""
+    path.write_text(yaml.safe_dump(dict({"lbaas_services": services}, **(extra or {})), sort_keys=False))
+
+
+def playbook(ansible, tmp_path, path, services, check=False, diff=False, extra=None):
+    """Runs playbook ``path`` with ``services`` in a vars file, by an ansible-playbook process of its own (each
+    --check pass needs one: check mode's predictions last for the rest of a run)."""
     vars_file = tmp_path / ("vars%d.yml" % ansible.count)
-    vars_file.write_text(yaml.safe_dump(dict({"lbaas_services": services}, **(extra or {})), sort_keys=False))
-    # the other playbooks go right after the first (ansible-playbook takes its playbooks before the options)
-    args = list(then) + (["--check"] if check else []) + (["--diff"] if diff else [])
+    live(vars_file, services, extra)
+    args = (["--check"] if check else []) + (["--diff"] if diff else [])
     out = ansible.playbook(path, extra_args=args + ["-e", "lbaas_vars_file=%s" % vars_file])
     assert out.rc == 0, out
     return out
+
+
+class Passes:
+    """The real passes of a test: the playbooks ``paths`` by one ansible-playbook process, played one at a time
+    (``Ansible.playbooks``), each with -e lbaas_vars_file=FILE; ``next(services)`` writes FILE before the pass (the
+    playbook reads it when its play runs). Variables a pass's file sets stay set for the passes after it."""
+
+    def __init__(self, ansible, tmp_path, paths, diff=False):
+        self.path = tmp_path / "passes.yml"
+        self.session = ansible.playbooks(paths, extra_args=(["--diff"] if diff else []) + [
+            "-e", "lbaas_vars_file=%s" % self.path])
+
+    def next(self, services=None, extra=None):
+        if services is not None:
+            live(self.path, services, extra)
+        out = self.session.next()
+        assert out.rc in (None, 0) and out.records and not [r for r in out.records if r["status"] == "failed"], out
+        return out
 
 
 def inventory_playbook(tmp_path):
@@ -76,14 +98,17 @@ def writes(engine):
 
 
 def test_from_shop_and_api_to_shop_with_distinct_predicted_addresses_and_the_inventory(engine, ansible, tmp_path):
+    # the real passes by one ansible-playbook process: the services, service_info, gc, service_info, gc again
+    inventory_play = inventory_playbook(tmp_path)
+    passes = Passes(ansible, tmp_path, [SERVICES, inventory_play, GC, inventory_play, GC], diff=True)
     # Two pool-backed services: check mode predicts the addresses the real run then gets, and the fact carries them.
     engine.reset_requests()
     check = playbook(ansible, tmp_path, SERVICES, [SHOP, API], check=True, diff=True)
     assert writes(engine) == []
     predicted = results(check)
     assert predicted["shop"]["addresses"] == ["127.0.10.2"] and predicted["api"]["addresses"] == ["127.0.10.3"]
-    # for real, then the inventory gc users check first (service_info, by the same ansible-playbook process)
-    real = playbook(ansible, tmp_path, SERVICES, [SHOP, API], diff=True, then=[inventory_playbook(tmp_path)])
+    # for real, then the inventory gc users check first (service_info)
+    real = passes.next([SHOP, API])
     got = results(real)
     assert dict((n, r["addresses"]) for n, r in got.items()) == dict((n, r["addresses"]) for n, r in predicted.items())
     assert got["api"] == {"state": "present", "load_balancers": ["lb1", "lb2"], "addresses": ["127.0.10.3"],
@@ -94,7 +119,7 @@ def test_from_shop_and_api_to_shop_with_distinct_predicted_addresses_and_the_inv
     assert pool(engine) == ["127.0.10.2", "127.0.10.3"]
 
     # The inventory.
-    before = inventory(real, engine)
+    before = inventory(passes.next(), engine)
     assert sorted(before) == ["api", "shop"]
     api = before["api"]
     assert api["load_balancers"] == ["lb1", "lb2"] and api["addresses"] == ["127.0.10.3"] and api["ports"] == [9090]
@@ -125,27 +150,28 @@ def test_from_shop_and_api_to_shop_with_distinct_predicted_addresses_and_the_inv
 
     # The real run removes exactly those, and writes nothing of shop's.
     engine.reset_requests()
-    done = playbook(ansible, tmp_path, GC, [SHOP], diff=True, then=[inventory_playbook(tmp_path)])   # then service_info
+    done = passes.next([SHOP])
     removed = done.task("Collect services not in the live set")["result"]
     assert removed["removed"] == planned["removed"]
     assert removed["diff"]["prepared"] == planned["diff"]["prepared"].replace("to remove", "removed")
     assert removed["summary"].startswith("lb1: 4 destroyed; lb2: 4 destroyed; 127.0.10.0/24: 1 released | owners")
     assert owned(engine, "api") == {} and owned(engine, "shop") == shop_objects and pool(engine) == ["127.0.10.2"]
     assert not [w for w in writes(engine) if any(i in w[1] for i in shop_objects)]
-    after = inventory(done, engine)
+    after = inventory(passes.next(), engine)   # then service_info
     assert sorted(after) == ["shop"] and after["shop"] == before["shop"]
 
     # Again: nothing left to collect, nothing written.
     engine.reset_requests()
-    again = playbook(ansible, tmp_path, GC, [SHOP])
+    again = passes.next([SHOP])
     assert again.task("Collect services not in the live set")["result"]["changed"] is False and writes(engine) == []
 
 
 def test_a_dropped_family_and_an_absent_service_without_its_pool_leave_no_address_and_prune_collects(
-        engine, ansible, tmp_path):
+        engine, ansible, module, tmp_path):
+    passes = Passes(ansible, tmp_path, [SERVICES] * 4)   # the real passes by one ansible-playbook process
     web = {"name": "web", "load_balancers": ["lb1"], "address_pool": POOL, "address_families": ["v4", "v6"],
            "ports": [{"name": "http", "port": 8080, "target_port": 18080}], "servers": [{"name": "n1", "address": "127.0.0.1"}]}
-    out = playbook(ansible, tmp_path, SERVICES, [web])
+    out = passes.next([web])
     assert sorted(results(out)["web"]["addresses"]) == ["127.0.10.2", "fd00:10::2"]
     assert pool(engine, V6) == ["fd00:10::2"]
     # both families declared: no family dropped, so no release task runs and the summary says nothing of one
@@ -159,7 +185,7 @@ def test_a_dropped_family_and_an_absent_service_without_its_pool_leave_no_addres
     engine.reset_requests()
     check = playbook(ansible, tmp_path, SERVICES, [v4_only], check=True)
     assert writes(engine) == [] and results(check)["web"]["released"] == ["fd00:10::2"]
-    out = playbook(ansible, tmp_path, SERVICES, [v4_only])
+    out = passes.next([v4_only])
     assert results(out)["web"]["released"] == ["fd00:10::2"] and results(out)["web"]["addresses"] == ["127.0.10.2"]
     assert "released: fd00:10::2" in out.task("Summary of web")["result"]["msg"]
     assert pool(engine, V6) == [] and pool(engine, V4) == ["127.0.10.2"]
@@ -170,15 +196,12 @@ def test_a_dropped_family_and_an_absent_service_without_its_pool_leave_no_addres
     engine.reset_requests()
     check = playbook(ansible, tmp_path, SERVICES, [gone], check=True)
     assert writes(engine) == [] and results(check)["web"]["released"] == ["127.0.10.2"]
-    # for real; then, by the same ansible-playbook process, a service made outside the role's list (for
-    # lbaas_prune below: it is collected after the declared ones)
-    legacy = tmp_path / "legacy.yml"
-    legacy.write_text(yaml.safe_dump([{"hosts": "localhost", "gather_facts": False, "tasks": [{
-        "name": "Legacy", "anxcloud.lbaas.service": {
-            "name": "legacy", "load_balancers": ["lb2"], "addresses": ["127.0.10.77"],
-            "ports": [{"name": "http", "port": 8088}], "servers": [{"name": "n1", "address": "127.0.0.1"}]}}]}]))
-    out = playbook(ansible, tmp_path, SERVICES, [gone], then=[str(legacy)])
-    assert out.task("Legacy")["status"] == "ok", out
+    # for real; then a service made outside the role's list, by a module process (set-up for lbaas_prune below:
+    # it is collected after the declared ones)
+    out = passes.next([gone])
+    legacy = module("service", {"name": "legacy", "load_balancers": ["lb2"], "addresses": ["127.0.10.77"],
+                                "ports": [{"name": "http", "port": 8088}], "servers": [{"name": "n1", "address": "127.0.0.1"}]})
+    assert not legacy.failed, legacy
     assert results(out)["web"]["released"] == ["127.0.10.2"] and pool(engine, V4) == [] and owned(engine, "web") == {}
 
     # lbaas_prune
@@ -189,6 +212,6 @@ def test_a_dropped_family_and_an_absent_service_without_its_pool_leave_no_addres
     predicted = check.task("Collect services not in lbaas_services")["result"]
     assert sorted(r["name"] for r in predicted["removed"] if r["type"] != "marker") == [
         "http.legacy", "http.legacy", "n1.http.legacy", "v4.http.legacy"]
-    out = playbook(ansible, tmp_path, SERVICES, [dict(SHOP, load_balancers=["lb1"])], extra={"lbaas_prune": True})
+    out = passes.next([dict(SHOP, load_balancers=["lb1"])], extra={"lbaas_prune": True})
     assert out.task("Collect services not in lbaas_services")["result"]["removed"] == predicted["removed"]
     assert owned(engine, "legacy") == {} and len(owned(engine, "shop")) == 4

@@ -12,7 +12,7 @@ import yaml
 from localengine.testing import MUTATING
 
 from . import engine_state as es
-from .conftest import ROOT, sent
+from .conftest import ROOT, sent, warning_texts
 
 PLAYBOOK = os.path.join(ROOT, "playbooks", "service_loadbalancer.yml")
 POOL = ["anxlb-pool=demo"]
@@ -65,8 +65,9 @@ def role(name, check=False, **variables):
     return {"block": [task], "rescue": [{"name": "Rescued", "ansible.builtin.debug": {"msg": "refused"}}]}
 
 
-def gc(check=False, **options):
-    return {"anxcloud.lbaas.gc": options, "check_mode": check, "ignore_errors": True}
+def gc(module, check=False, **options):
+    """The gc module as its own process (its refusals, warnings and plans are the module's own: no controller needed)."""
+    return module("gc", options, check=check)
 
 
 def records(out, name):
@@ -84,16 +85,6 @@ def test_empty_unset_or_misspelt_live_sets_are_refused_before_any_write(engine, 
         role("service_loadbalancer", lbaas_services=[], lbaas_prune=True),
         role("service_loadbalancer", lbaas_service=[WEB, SHOP, API, PG], lbaas_prune=True),
         role("service_loadbalancer", lbaas_servics=[WEB, SHOP, API, PG], lbaas_services_list=[WEB], lbaas_prune=True),
-        # gc with strict_keep: false: a typo in keep, in check mode, is warned about, and the plan shows what it
-        # would cost (api)
-        gc(check=True, keep=["web", "shop", "apii", "pg", "reserved"], strict_keep=False),
-        # for real, a name that matches nothing while every owner is kept: a warning, nothing written
-        gc(keep=["web", "shop", "api", "pg", "reserved", "ghost"], strict_keep=False),
-        # strict_keep (the default): the typo fails before any write
-        gc(keep=["web", "shop", "apii", "pg", "reserved"]),
-        # a live set that keeps none of the owners found: empty, or every name misspelt (in check mode too)
-        gc(keep=[]),
-        gc(check=True, keep=["wbe", "shpo"], strict_keep=False),
         # the garbage_collection role: strict_keep by default (the extra owner by the old name of lbaas_keep_owners);
         # lbaas_services unset
         role("garbage_collection", lbaas_services=[{"name": n} for n in ("web", "shop", "apii", "pg")],
@@ -101,6 +92,16 @@ def test_empty_unset_or_misspelt_live_sets_are_refused_before_any_write(engine, 
         role("garbage_collection", lbaas_service=[{"name": "web"}]),
     ])
     assert out.rc == 0, out
+    # gc with strict_keep: false: a typo in keep, in check mode, is warned about, and the plan shows what it would
+    # cost (api)
+    typo = gc(module, check=True, keep=["web", "shop", "apii", "pg", "reserved"], strict_keep=False)
+    # for real, a name that matches nothing while every owner is kept: a warning, nothing written
+    ghost = gc(module, keep=["web", "shop", "api", "pg", "reserved", "ghost"], strict_keep=False)
+    # strict_keep (the default): the typo fails before any write
+    strict = gc(module, keep=["web", "shop", "apii", "pg", "reserved"])
+    # a live set that keeps none of the owners found: empty, or every name misspelt (in check mode too)
+    empty = gc(module, keep=[])
+    misspelt = gc(module, check=True, keep=["wbe", "shpo"], strict_keep=False)
 
     # Nothing was written, and everything reads back as it was.
     assert writes(engine) == [] and es.snapshot(engine) == before
@@ -118,23 +119,22 @@ def test_empty_unset_or_misspelt_live_sets_are_refused_before_any_write(engine, 
     # not one of the role's other tasks ran
     assert not records(out, "Validate each service declaration") and len(records(out, "Rescued")) == 5
 
-    typo, ghost, strict, empty, misspelt = [r for r in out.records if r["task"] == "anxcloud.lbaas.gc"]
-    assert typo["status"] == "ok" and typo["result"]["keep_unmatched"] == ["apii"]
-    assert typo["result"]["warnings"] == [
+    assert not typo.failed and typo["keep_unmatched"] == ["apii"], typo
+    assert warning_texts(typo.result) == [
         "keep names owner(s) that tag prefix 'anxlb' does not have: apii (did you mean api?); if a name is misspelt, "
         "the owner it meant is collected"]
-    assert set(r["owner"] for r in typo["result"]["removed"]) == {"api"}
-    assert ghost["status"] == "ok" and ghost["result"]["changed"] is False and ghost["result"]["removed"] == []
-    assert ghost["result"]["keep_unmatched"] == ["ghost"] and "ghost" in ghost["result"]["warnings"][0]
-    assert strict["status"] == "failed" and strict["result"]["keep_unmatched"] == ["apii"]
-    assert strict["result"]["msg"].startswith("keep names owner(s) that tag prefix 'anxlb' does not have: apii (did you mean api?)")
-    assert "Nothing was deleted (strict_keep: true, the default)" in strict["result"]["msg"]
-    assert empty["status"] == "failed" and empty["result"]["msg"] == (
+    assert set(r["owner"] for r in typo["removed"]) == {"api"}
+    assert not ghost.failed and ghost["changed"] is False and ghost["removed"] == [], ghost
+    assert ghost["keep_unmatched"] == ["ghost"] and "ghost" in warning_texts(ghost.result)[0]
+    assert strict["keep_unmatched"] == ["apii"]
+    assert strict.message().startswith("keep names owner(s) that tag prefix 'anxlb' does not have: apii (did you mean api?)")
+    assert "Nothing was deleted (strict_keep: true, the default)" in strict.message()
+    assert empty.message() == (
         "gc would collect every owner of tag prefix 'anxlb' it found (api, pg, reserved, shop, web): keep is empty. "
         "Nothing was deleted. Check the live set (keep); to collect every owner, set collect_all: true")
-    assert misspelt["status"] == "failed" and misspelt["result"]["removed"] == []
-    assert "keep names none of them (shpo, wbe match no owner)" in misspelt["result"]["msg"]
-    assert "shpo (did you mean shop?), wbe (did you mean web?)" in misspelt["result"]["warnings"][0]
+    assert misspelt["removed"] == []
+    assert "keep names none of them (shpo, wbe match no owner)" in misspelt.message()
+    assert "shpo (did you mean shop?), wbe (did you mean web?)" in warning_texts(misspelt.result)[0]
 
     gc_strict, gc_unset = [r for r in out.records if r["task"] in ("Collect services not in the live set", "Check the live set")
                            and r["status"] == "failed"]
@@ -170,12 +170,12 @@ def test_a_renamed_service_is_named_with_its_address_and_prune_keeps_the_extra_l
         # the garbage_collection role keeps reserved through lbaas_keep_owners too (without it, its address goes)
         role("garbage_collection", check=True, lbaas_services=renamed, lbaas_keep_owners=["reserved"],
              garbage_collection_max_delete=20),
-        gc(check=True, keep=["web", "shop", "api", "postgres"]),
-        # collect_all: everything goes, check mode first
-        gc(check=True, collect_all=True, max_delete=200),
-        gc(collect_all=True, max_delete=200),
     ])
     assert out.rc == 0 and not records(out, "Rescued"), out
+    without = gc(module, check=True, keep=["web", "shop", "api", "postgres"])
+    # collect_all: everything goes, check mode first
+    collect_check = gc(module, check=True, collect_all=True, max_delete=200)
+    collect = gc(module, collect_all=True, max_delete=200)
     report = records(out, "Services on these load balancers that lbaas_services does not declare")
     facts = [r["result"]["ansible_facts"]["service_loadbalancer_undeclared"] for r in records(out, "Record the services not declared")]
     line = "pg: not declared, still on lb1 with 127.0.10.3:6432"
@@ -204,16 +204,15 @@ def test_a_renamed_service_is_named_with_its_address_and_prune_keeps_the_extra_l
     gc_role = [r for r in out.records if r["task"] == "Collect services not in the live set"][0]
     assert gc_role["result"]["removed"] == [] and gc_role["result"]["kept"]["reserved"] == 1
     assert gc_role["result"]["invocation"]["module_args"]["max_delete"] == 20   # by its old name
-    without, collect_check, collect = [r for r in out.records if r["task"] == "anxcloud.lbaas.gc"]
-    assert [(r["type"], r["name"], r["owner"]) for r in without["result"]["removed"]] == [("address", "127.0.10.2", "reserved")]
-    assert collect_check["status"] == "ok" and collect["status"] == "ok", out
-    assert collect["result"]["removed"] == collect_check["result"]["removed"]
-    assert set(r["owner"] for r in collect["result"]["removed"]) == {"web", "shop", "api", "postgres", "reserved"}
+    assert [(r["type"], r["name"], r["owner"]) for r in without["removed"]] == [("address", "127.0.10.2", "reserved")]
+    assert not without.failed and not collect_check.failed and not collect.failed, (without, collect_check, collect)
+    assert collect["removed"] == collect_check["removed"]
+    assert set(r["owner"] for r in collect["removed"]) == {"web", "shop", "api", "postgres", "reserved"}
 
     # Read back: reserved's address was released by collect_all only (its DELETE came after that task started),
     # and then nothing of any owner is left.
-    address = [r["id"] for r in collect["result"]["removed"] if r["type"] == "address"]
-    touched = [e["start"] >= collect["start"] for e in engine.requests()["log"]
+    address = [r["id"] for r in collect["removed"] if r["type"] == "address"]
+    touched = [e["start"] >= collect.start for e in engine.requests()["log"]
                if e["method"] in MUTATING and address[0] in e["path"]]
     assert touched and all(touched)
     for owner in OWNERS + ("postgres",):
