@@ -80,7 +80,7 @@ records:
 
 from ..module_utils._dns._clouddns import CloudDNS
 from ..module_utils._dns._plan import flat_record, mark_of
-from ..module_utils._dns._values import HAS_DNSPYTHON, fqdn, normal_name, normal_zone
+from ..module_utils._dns._values import fqdn, has_dnspython, normal_name, normal_zone
 from ..module_utils._model._failure import Failure
 from ..module_utils._model._names import check_tag_prefix
 from ..module_utils._model._ownership import owner_tag_head
@@ -107,7 +107,7 @@ class DnsRecordInfoModule(AnxcloudModule):
     ))
 
     def run(self):
-        if not HAS_DNSPYTHON:
+        if not has_dnspython():
             from ansible.module_utils.basic import missing_required_lib
             raise Failure(missing_required_lib("dnspython"))
         p = self.params

@@ -72,6 +72,7 @@ options:
         one changeset per name and type; records without a mark, with another prefix's or a live owner's are left alone.
       - Records carry no tags, so gc finds them only in the zones named here (one request per zone), never by listing
         every zone of the account. The role C(anxcloud.lbaas.garbage_collection) passes the zones of its declared services.
+      - Needs the Python library C(dnspython) on the host that runs the module (only when zones are given).
       - "Each record deleted counts as one removal against O(max_delete) (an rrset of two addresses is two), read before
         the first write of the run, so that a run over the cap deletes nothing, DNS or LBaaS; the C(--diff) preview
         lists them, one line each (C(- zone example.com: A api.example.com. 203.0.113.7))."
@@ -297,11 +298,10 @@ diff:
         - pool 127.0.10.0/24: address 127.0.10.3
 """
 
+from ansible.module_utils.basic import missing_required_lib
+
+from ..module_utils._model._failure import Failure
 from ..module_utils._module._base import AnxcloudModule
-from ..module_utils._dns._gc import DnsCollection
-from ..module_utils._gc._live import live_set
-from ..module_utils._gc._request import GcRequest
-from ..module_utils._gc._run import GcRun
 from ..module_utils._module._group_options import with_ignored_wait
 
 
@@ -325,15 +325,27 @@ class GcModule(AnxcloudModule):
     ), only=["wait"])
 
     def run(self):
+        # Imported here, not with the module: a task refused for its arguments never loads (under Ansible: compiles)
+        # the collection's code, and a run without dns_zones never loads the DNS part.
+        from ..module_utils._gc._request import GcRequest
+        from ..module_utils._gc._run import GcRun
         req = GcRequest.from_params(self.params)
-        names = DnsCollection(self.client, req.dns_zones, req.tag_prefix, live_set(req), req.remove, self.check_mode,
-                              wait_timeout=req.wait_timeout)   # zones checked before any request
+        names = None
+        if req.dns_zones:
+            from ..module_utils._dns._gc import DnsCollection
+            from ..module_utils._dns._values import has_dnspython
+            from ..module_utils._gc._live import live_set
+            if not has_dnspython():   # the records' values are compared with it: said before any request
+                raise Failure(missing_required_lib("dnspython") + " (for the option dns_zones)")
+            names = DnsCollection(self.client, req.dns_zones, req.tag_prefix, live_set(req), req.remove, self.check_mode,
+                                  wait_timeout=req.wait_timeout)   # zones checked before any request
         run = GcRun(self.client, req, self.check_mode, warn=self.module.warn, dns=names)   # its records count in max_delete
         self.result = run.result
         self.result["dns_removed"] = []
         run.run(diff=self.module._diff)
-        changed, self.result["dns_removed"] = names.run()   # after the objects: the name goes last
-        self.result["changed"] = self.result["changed"] or changed
+        if names is not None:
+            changed, self.result["dns_removed"] = names.run()   # after the objects: the name goes last
+            self.result["changed"] = self.result["changed"] or changed
 
 
 def main():

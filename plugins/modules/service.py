@@ -518,23 +518,28 @@ declaration_hash:
   sample: 5f0c1e9a3b7d2c44
 """
 
-from ..module_utils._addresses._outside import OutsidePrefixes
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._reconcile._predicting import Predicting
-from ..module_utils._service._dns_names import ServiceNames
-from ..module_utils._service._declaration import ServiceDeclaration
-from ..module_utils._service._run import ServiceRun
+
+# The run's code (the service layer, the address check, the DNS part) is imported in ``run``, not here: a task
+# refused for its arguments never loads (under Ansible: compiles) it, and a service without dns never loads the
+# DNS part. Ansible's packager ships imports inside functions too.
 
 
-class CheckedServiceRun(ServiceRun):
+def checked_service_run(client, declaration, check_mode, warn):
     """The service's run, warning when a bind it creates or moves is on an address in no IPAM prefix of the account."""
+    from ..module_utils._addresses._outside import OutsidePrefixes
+    from ..module_utils._service._run import ServiceRun
 
-    def __init__(self, client, declaration, check_mode, warn):
-        super().__init__(client, declaration, check_mode, warn)
-        self.outside = OutsidePrefixes(client, warn, "addresses")
+    class CheckedServiceRun(ServiceRun):
+        def __init__(self):
+            super().__init__(client, declaration, check_mode, warn)
+            self.outside = OutsidePrefixes(client, warn, "addresses")
 
-    def plan(self, state):
-        return self.outside.check(super().plan(state))
+        def plan(self, state):
+            return self.outside.check(super().plan(state))
+
+    return CheckedServiceRun()
 
 
 def predicted_families():
@@ -584,13 +589,18 @@ class ServiceModule(AnxcloudModule):
     )
 
     def run(self):
-        service = CheckedServiceRun(self.client, ServiceDeclaration.from_params(self.params), self.check_mode,
-                                    warn=self.module.warn)
+        from ..module_utils._service._declaration import ServiceDeclaration
+        service = checked_service_run(self.client, ServiceDeclaration.from_params(self.params), self.check_mode,
+                                      warn=self.module.warn)
         self.result = service.result   # partly filled when it fails: conflicts, the hash
-        names = ServiceNames(self.client, self.params, self.check_mode, warn=self.module.warn)
-        names.prepare(self.result)   # the DNS kind: its conflicts fail before any write
+        names = None
+        if self.params.get("dns"):
+            from ..module_utils._service._dns_names import ServiceNames
+            names = ServiceNames(self.client, self.params, self.check_mode, warn=self.module.warn)
+            names.prepare(self.result)   # the DNS kind: its conflicts fail before any write
         service.run(diff=self.module._diff)
-        names.apply(self.result, diff=self.module._diff)
+        if names is not None:
+            names.apply(self.result, diff=self.module._diff)
 
 
 def main():

@@ -65,6 +65,7 @@ options:
     description:
       - CloudDNS zones to find the services' names in; each service then has RV(services[].dns). Records carry no tags,
         so only these zones are read (one request each), never every zone of the account.
+      - Needs the Python library C(dnspython) on the host that runs the module (only when zones are given).
     type: list
     elements: str
     default: []
@@ -168,12 +169,12 @@ services:
 
 import time
 
+from ansible.module_utils.basic import missing_required_lib
+
 from ..module_utils._model._failure import Failure
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._module._group_options import with_ignored_wait
 from ..module_utils._model._names import check_owner, check_tag_prefix
-from ..module_utils._dns._owners import names_by_owner
-from ..module_utils._service._info import inventory, undeclared, warning
 
 
 class ServiceInfoModule(AnxcloudModule):
@@ -193,10 +194,18 @@ class ServiceInfoModule(AnxcloudModule):
             check_owner(name, "names[%d]" % index)
         if p["only_undeclared"] and p["declared"] is None:
             raise Failure("only_undeclared: true needs declared, the owners not to read; nothing was read")
+        if p["dns_zones"]:
+            from ..module_utils._dns._values import has_dnspython
+            if not has_dnspython():   # the records' values are compared with it: said before any request
+                raise Failure(missing_required_lib("dnspython") + " (for the option dns_zones)")
         skip = p["declared"] if p["only_undeclared"] else ()
+        # Imported here, not with the module: a task refused for its arguments never loads (under Ansible: compiles)
+        # the service layer, and a run without dns_zones never loads the DNS part.
+        from ..module_utils._service._info import inventory, undeclared, warning
         self.result["services"] = inventory(self.client, p["tag_prefix"], p["load_balancers"], p["names"], now=time.time(),
                                             skip=skip)
         if p["dns_zones"]:   # the services' names: records carry no tags, so only the zones asked for are read
+            from ..module_utils._dns._owners import names_by_owner
             names = names_by_owner(self.client, p["dns_zones"], p["tag_prefix"])
             for service in self.result["services"]:
                 service["dns"] = names.get(service["name"], [])

@@ -17,10 +17,8 @@ Whether a bind still listens on an address is read from every bind of the accoun
 then each bind), so that a release never hands out an address a load balancer still serves.
 """
 
-try:
-    import netaddr
-except ImportError:  # pragma: no cover - reported by the module base class
-    netaddr = None
+# netaddr is imported in the functions that parse addresses, not with this file: a module refused for its
+# arguments never pays for it (AnxcloudModule.main imports it, or reports it missing, before a run starts).
 
 from ._pool import (
     Prefix, address_int, flat, observe, owned, pools_for, resolve)
@@ -114,6 +112,7 @@ def _live_address(obj):
 
 def _held(resource, obj, cidrs, owner):
     """The flat address of an owner's address object, or None for one whose name is no address."""
+    import netaddr
     prefix_id = link_id(obj["prefix"])
     try:
         prefix = Prefix({"identifier": prefix_id, "name": cidrs.get(prefix_id) or _host_cidr(obj["name"])})

@@ -12,10 +12,8 @@ when a plan creates a bind or moves one to another address, once per run, and ne
 everything in place.
 """
 
-try:
-    import netaddr
-except ImportError:  # pragma: no cover - reported by the module base class
-    netaddr = None
+# netaddr is imported in the functions that parse addresses, not with this file: a module refused for its
+# arguments never pays for it (AnxcloudModule.main imports it, or reports it missing, before a run starts).
 
 from .._engine._errors import AccessDeniedError, NotFoundError
 from .._model._kind import CREATE, UPDATE
@@ -33,6 +31,7 @@ def bind_addresses(plan):
 
 
 def _network(prefix):
+    import netaddr
     try:
         return netaddr.IPNetwork(str(prefix.get("name")))
     except (netaddr.AddrFormatError, ValueError, TypeError):
@@ -52,6 +51,7 @@ class OutsidePrefixes:
 
     def check(self, plan):
         """``plan``, unchanged, after the warnings for the addresses it binds."""
+        import netaddr
         addresses = [a for a in bind_addresses(plan) if a not in self.seen]
         if not addresses or self.networks is False:   # nothing new, or the listing was refused already
             return plan

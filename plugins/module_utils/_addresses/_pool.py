@@ -19,10 +19,8 @@ Every address object of a prefix (network, gateway, other owners, untagged) coun
 The allocator itself (``_ippool``) is pure; this file does the reading.
 """
 
-try:
-    import netaddr
-except ImportError:  # pragma: no cover - reported by the module base class
-    netaddr = None
+# netaddr is imported in the functions that parse addresses, not with this file: a module refused for its
+# arguments never pays for it (AnxcloudModule.main imports it, or reports it missing, before a run starts).
 
 from .._engine._errors import gone_as_none
 from .._model._failure import Failure
@@ -40,6 +38,7 @@ LOCAL_MARKERS = (NEW, REFUSED)
 
 
 def address_int(address):
+    import netaddr
     return int(netaddr.IPAddress(address))
 
 
@@ -59,6 +58,7 @@ class Prefix:
     """One IPAM prefix of a pool, with the address objects it holds (``{ip: [summary, ...]}``)."""
 
     def __init__(self, engine_prefix):
+        import netaddr
         self.id = engine_prefix["identifier"]
         self.cidr = str(netaddr.IPNetwork(engine_prefix["name"]).cidr)
         self.version = netaddr.IPNetwork(self.cidr).version
@@ -71,6 +71,7 @@ class Prefix:
         return "v%d" % self.version
 
     def holds(self, address):
+        import netaddr
         return netaddr.IPAddress(address) in netaddr.IPNetwork(self.cidr)
 
     def taken(self):
@@ -90,6 +91,7 @@ class Prefix:
 def cidr_or_none(entry):
     """The netaddr network a pool entry in CIDR form writes (it holds a ``/``, which a tag cannot), else None:
     an identifier, a tag, or no network at all (``resolve`` names which)."""
+    import netaddr
     text = str(entry or "").strip()
     if "/" not in text:
         return None
@@ -100,6 +102,7 @@ def cidr_or_none(entry):
 
 
 def _matches(listing, index, entry, client):
+    import netaddr
     if not entry:
         # an empty tag_name would list every resource, so every prefix would join the pool
         raise Failure("pool[%d]: an entry must not be empty" % index)
@@ -149,6 +152,8 @@ def observe(client, prefixes):
     """Fills each prefix's address objects, read concurrently: per prefix the filtered listing, the
     listing of its objects being deleted, and, only where objects look unclaimed, of its Inactive ones
     (summaries carry no status)."""
+    import netaddr
+
     def read(prefix):
         listing = client.address_list(prefix=prefix.id)
         deleting = set(s["identifier"] for s in client.address_list(prefix=prefix.id, status=DELETING))
@@ -255,6 +260,7 @@ def pools_for(prefixes, range_start=None, range_end=None, exclude=()):
 
 
 def _version(entry):
+    import netaddr
     try:
         return netaddr.IPNetwork(str(entry).strip()).version
     except (netaddr.AddrFormatError, ValueError, TypeError):

@@ -11,10 +11,8 @@ handed out again and no owner holds it; an adopted address carries its new tags;
 back changed. The mechanism (recording, the view that refuses writes) is ``_reconcile._predictions``.
 """
 
-try:
-    import netaddr
-except ImportError:  # pragma: no cover - reported by the module base class
-    netaddr = None
+# netaddr is imported in the functions that parse addresses, not with this file: a module refused for its
+# arguments never pays for it (AnxcloudModule.main imports it, or reports it missing, before a run starts).
 
 from ._plan import ADOPT, ALLOCATE, CHANGE, RELEASE
 from .._model._ipam import DELETING, canonical, description, looks_unclaimed
@@ -28,6 +26,7 @@ def _with_rdns(summaries, rdns):
 
 
 def _address_of(summary):
+    import netaddr
     try:
         return canonical(summary.get("name"))
     except (netaddr.AddrFormatError, ValueError, TypeError):

@@ -13,7 +13,7 @@ from ._clouddns import CloudDNS
 from ._plan import (
     COMMENT_MAX, SERVICE_NOTE, DesiredRrset, comment_text, observed_rrset, plan_rrset, rrset_key, view)
 from ._values import (
-    HAS_DNSPYTHON, check_type, fqdn, normal_name, normal_values, normal_zone)
+    check_type, fqdn, has_dnspython, normal_name, normal_values, normal_zone)
 from .._model._failure import Failure
 from .._model._names import check_owner, check_tag_prefix
 from .._reconcile._loop import Reconciler
@@ -75,7 +75,7 @@ class DnsRecordRun:
         self.desired = None
 
     def run(self, diff=False):
-        if not HAS_DNSPYTHON:
+        if not has_dnspython():
             from ansible.module_utils.basic import missing_required_lib
             raise Failure(missing_required_lib("dnspython"))
         self.desired = desired_from(self.params)

@@ -17,17 +17,6 @@ shown and sent as quoted strings of at most 255 bytes, which is how the Engine s
 
 import re
 
-try:
-    import dns.exception
-    import dns.name
-    import dns.rdata
-    import dns.rdataclass
-    import dns.rdatatype
-    import dns.tokenizer
-    HAS_DNSPYTHON = True
-except ImportError:  # pragma: no cover - reported by the modules (missing_required_lib)
-    HAS_DNSPYTHON = False
-
 from .._model._failure import Failure
 
 # The types a record module writes; SOA and NS are the zone's own (the Engine refuses them at the apex).
@@ -36,6 +25,27 @@ ZONE_OWN = ("SOA", "NS")
 HOST_TYPES = ("CNAME", "MX", "SRV", "PTR", "NS")
 TXT_CHUNK = 255
 LABEL = re.compile(r"^(\*|[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)$")
+
+
+def _dnspython():
+    """The dnspython package, with the parts this file uses. Imported on first use, not with this file: a module
+    refused for its arguments, and a service without the option dns, never load it."""
+    import dns.exception
+    import dns.name
+    import dns.rdata
+    import dns.rdataclass
+    import dns.rdatatype
+    import dns.tokenizer
+    return dns
+
+
+def has_dnspython():
+    """Whether dnspython imports (it is imported then); the modules that need it say so before any request."""
+    try:
+        _dnspython()
+    except ImportError:
+        return False
+    return True
 
 
 def check_type(rtype, option="type"):
@@ -89,6 +99,7 @@ def txt_strings(value):
     """The strings of a TXT value: those of a value made only of quoted strings, else the text as one string."""
     text = value.strip()
     if text.startswith('"'):
+        dns = _dnspython()
         try:
             tokens = []
             tok = dns.tokenizer.Tokenizer(text)
@@ -122,6 +133,7 @@ def normal_value(rtype, value, option="values"):
         if any(ord(c) < 32 or ord(c) == 127 for c in text):
             raise Failure("%s %r: a TXT value holds no control characters (no line breaks)" % (option, text))
         return txt_text(b"".join(txt_strings(text)))
+    dns = _dnspython()
     try:
         rdata = dns.rdata.from_text(dns.rdataclass.IN, dns.rdatatype.from_text(rtype), text.strip(),
                                     origin=dns.name.root, relativize=False)

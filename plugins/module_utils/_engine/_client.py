@@ -23,18 +23,7 @@ import json
 import platform
 import re
 import threading
-import traceback
 from urllib.parse import quote, urlencode, urlsplit
-
-try:
-    import requests
-    from requests.adapters import HTTPAdapter
-    from urllib3.exceptions import NewConnectionError
-    HAS_REQUESTS = True
-    REQUESTS_IMPORT_ERROR = None
-except ImportError:
-    HAS_REQUESTS = False
-    REQUESTS_IMPORT_ERROR = traceback.format_exc()
 
 from ._errors import (
     EngineConnectionError, EngineError, NotFoundError, RateLimitedError, UnexpectedResponseError, UnsafeRequestError,
@@ -174,8 +163,10 @@ class EngineClient:
 
     def __init__(self, api_url=DEFAULT_API_URL, token=None, timeout=DEFAULT_TIMEOUT, validate_certs=True, retries=3,
                  page_size=DEFAULT_PAGE_SIZE, max_workers=DEFAULT_MAX_WORKERS, policy=None, allow_insecure_http=False):
-        if not HAS_REQUESTS:
-            raise EngineError("the Python library requests is required to talk to the Engine")
+        # requests (and urllib3 under it) is imported here, when a client is built, not with this file: a module
+        # refused for its arguments never pays for it (AnxcloudModule.main reports it missing before this).
+        import requests
+        from requests.adapters import HTTPAdapter
         if int(page_size) < 1 or int(max_workers) < 1:
             raise ValueError("page_size and max_workers must be at least 1")
         self.base_url = normalize_api_url(api_url, allow_insecure_http)
@@ -187,6 +178,7 @@ class EngineClient:
         self._secrets = ((token,) if token else ()) + url_secrets(self.base_url)
         self.shown_url = display_url(self.base_url)
         self.session = requests.Session()
+        self._transport_errors = requests.exceptions.RequestException
         if self.base_url.startswith("http://"):
             # A plain-http call goes to loopback (or where allow_insecure_http allows): never through a
             # proxy from HTTP_PROXY/ALL_PROXY (the token would travel in clear to the proxy), nor ~/.netrc.
@@ -338,7 +330,7 @@ class EngineClient:
                 return self.session.request(method, url, params=params, data=data, headers=headers,
                                             timeout=self.timeout, verify=self.validate_certs,
                                             allow_redirects=False), None
-        except requests.exceptions.RequestException as exc:
+        except self._transport_errors as exc:
             return None, _transport_failure(exc, self.timeout, self.shown_url)
 
     def _retried(self, method, status, tag_write, retry_after, tries):
@@ -840,7 +832,8 @@ def _transport_failure(exc, timeout, url=None):
 
 
 def _transport_reason(exc, timeout, url):
-    errors = requests.exceptions
+    from requests import exceptions as errors   # imported already: only a client that sent a request gets here
+    from urllib3.exceptions import NewConnectionError
     if isinstance(exc, errors.SSLError):
         cause = _root_cause(exc)
         if PLAIN_HTTP.search(str(cause)):

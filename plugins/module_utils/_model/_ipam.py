@@ -8,10 +8,8 @@ description says, and the statuses that make an object neither held nor free (be
 addresses through these, so a prediction looks like what the Engine answers.
 """
 
-try:
-    import netaddr
-except ImportError:  # pragma: no cover - reported by the module base class
-    netaddr = None
+# netaddr is imported in the functions that parse addresses, not with this file: a module refused for its
+# arguments never pays for it (AnxcloudModule.main imports it, or reports it missing, before a run starts).
 
 # An object being deleted (Terraform treats it as gone, anxcloud/resource_ip_address.go).
 DELETING = "Marked for deletion"
@@ -21,6 +19,7 @@ UNCLAIMED_ROLES = ("", "Default")
 
 
 def canonical(address):
+    import netaddr
     return str(netaddr.IPAddress(address))
 
 

@@ -4,6 +4,7 @@
 
 """The module base class: connection options, one Engine client per run, every error as ``fail_json``."""
 
+import importlib
 import traceback
 
 from ansible.module_utils.basic import env_fallback, missing_required_lib
@@ -13,26 +14,14 @@ from .._model._diff_text import readable_diff
 from .._model._durations import to_seconds
 from .._model._failure import Failure
 
-try:
-    from .._engine._client import (
-        DEFAULT_MAX_WORKERS, EngineClient, HAS_REQUESTS, REQUESTS_IMPORT_ERROR, normalize_api_url)
-    from .._engine._errors import EngineError
-except ImportError:  # pragma: no cover - only when the collection itself is broken
-    HAS_REQUESTS = False
-    REQUESTS_IMPORT_ERROR = traceback.format_exc()
-    EngineClient = normalize_api_url = None
-    DEFAULT_MAX_WORKERS = 16
+from .._engine._client import DEFAULT_MAX_WORKERS, EngineClient, normalize_api_url
+from .._engine._errors import EngineError
 
-    class EngineError(Exception):
-        pass
-
-try:
-    # Every module compares and validates addresses with netaddr (_objects.normalize_ip and the pools);
-    # without it a module must say so before it parses any address, not fail later with a NameError.
-    import netaddr  # noqa: F401  pylint: disable=unused-import
-    NETADDR_IMPORT_ERROR = None
-except ImportError:
-    NETADDR_IMPORT_ERROR = traceback.format_exc()
+# The libraries every run needs, imported by ``main`` once the arguments are valid rather than with this file:
+# a task refused for its arguments (or a module only imported, as ansible-test's import sanity test does)
+# never loads them. requests talks to the Engine; netaddr compares and validates addresses (_kinds.normalize_ip,
+# the pools), and a missing one must be reported before any request, not later as an ImportError.
+REQUIRED_LIBRARIES = ("requests", "netaddr")
 
 DEFAULT_API_URL = "https://engine.anexia-it.com"
 
@@ -110,10 +99,6 @@ class AnxcloudModule:
     @classmethod
     def main(cls):
         module = ArgumentsModule(argument_spec=cls.full_argument_spec(), supports_check_mode=True, **cls.module_kwargs)
-        if not HAS_REQUESTS:
-            module.fail_json(msg=missing_required_lib("requests"), exception=REQUESTS_IMPORT_ERROR)
-        if NETADDR_IMPORT_ERROR:
-            module.fail_json(msg=missing_required_lib("netaddr"), exception=NETADDR_IMPORT_ERROR)
         bad = _out_of_bounds(module.params)
         if bad:
             module.fail_json(msg=bad)
@@ -124,6 +109,9 @@ class AnxcloudModule:
             insecure = exc.message
         if insecure:
             module.fail_json(msg=insecure)
+        missing = _missing_library()
+        if missing:
+            module.fail_json(msg=missing_required_lib(missing[0]), exception=missing[1])
         failure = None
         instance = None
         try:
@@ -162,6 +150,16 @@ OPTION_BOUNDS = {
     "lease_timeout": (1, LEASE_TIMEOUT_MAX, "seconds", "a lease left by a crashed run blocks other runs on its load "
                                                        "balancers until it expires"),
 }
+
+
+def _missing_library():
+    """(name, traceback) of the first of REQUIRED_LIBRARIES that cannot be imported, else None; imports them."""
+    for name in REQUIRED_LIBRARIES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            return name, traceback.format_exc()
+    return None
 
 
 def _out_of_bounds(params):

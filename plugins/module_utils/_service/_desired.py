@@ -11,10 +11,8 @@ import (and, from a module's zip, compile on every run) the whole declaration.
 
 import re
 
-try:
-    import netaddr
-except ImportError:  # pragma: no cover - reported by the module base class
-    netaddr = None
+# netaddr is imported in the functions that parse addresses, not with this file: a module refused for its
+# arguments never pays for it (AnxcloudModule.main imports it, or reports it missing, before a run starts).
 
 from ._managed import MANAGED
 
@@ -24,6 +22,7 @@ NAME_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$")
 
 def network_key(text):
     """Sort key of a network: IPv4 first, then by first address and prefix length."""
+    import netaddr
     network = netaddr.IPNetwork(text)
     return (network.version, network.first, network.prefixlen)
 

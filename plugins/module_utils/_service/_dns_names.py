@@ -29,7 +29,7 @@ so those records stay until the service is removed (gc collects them from the zo
 
 from .._dns._clouddns import CloudDNS
 from .._dns._plan import DesiredRrset, ZoneObservation, mark_of, service_comment, observed_rrset, plan_rrset, view
-from .._dns._values import HAS_DNSPYTHON, fqdn, normal_name, normal_values, normal_zone
+from .._dns._values import fqdn, has_dnspython, normal_name, normal_values, normal_zone
 from .._model._diff_text import as_text
 from .._model._failure import Failure
 from .._model._kinds import normalize_ip
@@ -86,7 +86,7 @@ class ServiceNames:
         self.spec = check_dns(p)
         if self.spec is None:
             return
-        if not HAS_DNSPYTHON:
+        if not has_dnspython():
             from ansible.module_utils.basic import missing_required_lib
             raise Failure(missing_required_lib("dnspython") + " (for the option dns)")
         zone, name, _ttl = self.spec
