@@ -590,13 +590,13 @@ class ServiceModule(AnxcloudModule):
 
     def run(self):
         from ..module_utils._service._declaration import ServiceDeclaration
-        service = checked_service_run(self.client, ServiceDeclaration.from_params(self.params), self.check_mode,
-                                      warn=self.module.warn)
+        declaration = ServiceDeclaration.from_params(self.params)
+        service = checked_service_run(self.client, declaration, self.check_mode, warn=self.module.warn)
         self.result = service.result   # partly filled when it fails: conflicts, the hash
         names = None
-        if self.params.get("dns"):
+        if declaration.dns:
             from ..module_utils._service._dns_names import ServiceNames
-            names = ServiceNames(self.client, self.params, self.check_mode, warn=self.module.warn)
+            names = ServiceNames(self.client, declaration, self.check_mode, warn=self.module.warn)
             names.prepare(self.result)   # the DNS kind: its conflicts fail before any write
         service.run(diff=self.module._diff)
         if names is not None:

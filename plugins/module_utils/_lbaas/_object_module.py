@@ -61,6 +61,7 @@ class ObjectState:
         self.obj = obj
         self.links = links
         self.blockers = []        # (kind, {identifier, name}) still attached to an object to delete
+        self.old_lb = None        # {id, name}: the load balancer a frontend or backend moved to another one is on
         self.world = {obj["id"]: obj} if obj else {}
 
 
@@ -192,7 +193,16 @@ class LbaasObjectModule(AnxcloudModule):
         state = ObjectState(parent, obj, self.resolve_links(parent))
         if self.deletes(parent, obj):
             state.blockers = self.blockers(obj)
+            state.old_lb = self.old_lb(parent, obj)
         return state
+
+    def old_lb(self, parent, obj):
+        """The load balancer a frontend or backend moved to another one (recreate=true) is on, {id, name}: the
+        plan labels the old object's delete there, not on the new one (one read, on such a move only)."""
+        if self.kind.parent != "load_balancer" or parent is None or obj[self.kind.parent] == parent["id"]:
+            return None
+        old = find_one(self.client, "loadbalancer", obj[self.kind.parent], missing_ok=True)
+        return {"id": obj[self.kind.parent], "name": (old or {}).get("name") or obj[self.kind.parent]}
 
     def deletes(self, parent, obj):
         """Whether the plan would delete ``obj``: state=absent, or recreate=true under another parent (a delete
@@ -310,7 +320,7 @@ class LbaasObjectModule(AnxcloudModule):
         self.recreated = self.params["name"] or obj["name"]
         new = self.create(self.recreated, parent_id, merged, "recreated under the new %s" % kind.parent, lb)
         old = Action(DELETE, kind, obj, reason="recreate=true: moved to another %s" % kind.parent,
-                     lb=self.old_lb(obj, lb))
+                     lb=state.old_lb or lb)
         old.after = new   # the new object exists before the old one goes
         return Plan([new, old])
 
@@ -322,14 +332,6 @@ class LbaasObjectModule(AnxcloudModule):
             raise Failure("%s required to create %s '%s'" % (" and ".join(missing) + (" are" if len(missing) > 1 else " is"),
                                                              noun(kind.name), name))
         return create(kind, name, parent_id, fields, reason, tags=self.owner_tags(), lb=lb)
-
-    def old_lb(self, obj, lb):
-        """The load balancer a moved object is on before the move: its parent, for a frontend or backend moved to
-        another load balancer (the plan labels its delete there, not on the new one); else the new one's."""
-        if self.kind.parent != "load_balancer" or obj[self.kind.parent] == lb.get("id"):
-            return lb
-        old = find_one(self.client, "loadbalancer", obj[self.kind.parent], missing_ok=True)
-        return {"id": obj[self.kind.parent], "name": (old or {}).get("name") or obj[self.kind.parent]}
 
     def lb_of(self, state):
         """The load balancer the object is on, for the plan: the parent itself, or the parent's load balancer."""

@@ -98,7 +98,7 @@ class ServiceDeclaration:
 
     def __init__(self, name, load_balancers=(), ports=(), addresses=(), servers=(), name_suffix=None,
                  allow_sources=None, allow_sources_bypass="warn", tag_prefix="anxlb", lease_timeout=1800,
-                 lease_holder=None, state="present", wait=True, wait_timeout=600, anywhere=False):
+                 lease_holder=None, state="present", wait=True, wait_timeout=600, anywhere=False, dns=None):
         self.name = name
         self.load_balancers = list(load_balancers or [])
         self.ports = list(ports or [])
@@ -115,9 +115,10 @@ class ServiceDeclaration:
         self.wait_timeout = wait_timeout
         # no load balancer declared: the owner's objects are found wherever its tag is, and removed (gc)
         self.anywhere = anywhere
+        self.dns = dns   # {zone, name, ttl}: the service's DNS name (_dns_names.ServiceNames), None without one
 
     OPTIONS = ("name", "load_balancers", "ports", "addresses", "servers", "name_suffix", "allow_sources",
-               "allow_sources_bypass", "tag_prefix", "lease_timeout", "lease_holder", "state", "wait", "wait_timeout")
+               "allow_sources_bypass", "tag_prefix", "lease_timeout", "lease_holder", "state", "wait", "wait_timeout", "dns")
 
     @classmethod
     def from_params(cls, params):

@@ -42,9 +42,8 @@ CLASHING = ("A", "AAAA", "CNAME")   # a CNAME cannot stand beside the service's 
 TTL_MIN, TTL_MAX = 60, 604800   # what CloudDNS takes (else null: the zone's default); checked before any write
 
 
-def check_dns(params):
+def check_dns(dns):
     """The ``dns`` option as (zone, name, ttl), None without one; a Failure naming the bad key (no request yet)."""
-    dns = params.get("dns")
     if not dns:
         return None
     if not dns.get("zone") or not dns.get("name"):
@@ -69,11 +68,11 @@ def family_values(addresses):
 
 
 class ServiceNames:
-    """The DNS names of one service run; inert (no request) for a service without ``dns``."""
+    """The DNS names of one service run (a ``ServiceDeclaration``); inert (no request) for a service without ``dns``."""
 
-    def __init__(self, client, params, check_mode, warn):
+    def __init__(self, client, declaration, check_mode, warn):
         self.client = client
-        self.params = params
+        self.declaration = declaration
         self.check_mode = check_mode
         self.warn = warn
         self.spec = None
@@ -82,17 +81,17 @@ class ServiceNames:
 
     def prepare(self, result):
         """Checks the option, reads the name's records and fails on a conflict: all before any write."""
-        p = self.params
-        self.spec = check_dns(p)
+        d = self.declaration
+        self.spec = check_dns(d.dns)
         if self.spec is None:
             return
         if not has_dnspython():
             from ansible.module_utils.basic import missing_required_lib
             raise Failure(missing_required_lib("dnspython") + " (for the option dns)")
         zone, name, _ttl = self.spec
-        self.mark = owner_tag(p["name"], p["tag_prefix"])
-        self.comment = service_comment(p["name"], p["tag_prefix"])   # the mark, and that the service wrote it
-        self.values = family_values(p.get("addresses")) if p["state"] == "present" else None
+        self.mark = owner_tag(d.name, d.tag_prefix)
+        self.comment = service_comment(d.name, d.tag_prefix)   # the mark, and that the service wrote it
+        self.values = family_values(d.addresses) if d.state == "present" else None
         self.first = self._observe_all()
         foreign = [r for r in self.records if r["type"] in CLASHING and mark_of(r.get("comment")) != self.mark]
         conflicts = [dict(zone=zone, name=name, fqdn=fqdn(name, zone), type=r["type"], value=r.get("rdata"),
@@ -102,12 +101,12 @@ class ServiceNames:
             return
         held = "; ".join("%s %s %s (%s)" % (c["fqdn"], c["type"], c["value"],
                                             "owner mark %s" % c["owner"] if c["owner"] else "no owner mark") for c in conflicts)
-        if p["state"] == "absent":
+        if d.state == "absent":
             self.warn("dns: records of %s not carrying %s are left alone: %s" % (fqdn(name, zone), self.mark, held))
             return
         raise Failure("service %s: dns name %s is held by records it does not own: %s. The service never changes or deletes "
                       "a record without its mark %s in the comment; remove them (or give the service another dns.name)"
-                      % (p["name"], fqdn(name, zone), held, self.mark), dns_conflicts=conflicts)
+                      % (d.name, fqdn(name, zone), held, self.mark), dns_conflicts=conflicts)
 
     def _observe_all(self):
         """One GET of the name's records; the world of our rrsets (the records carrying our mark). When those are
@@ -150,8 +149,8 @@ class ServiceNames:
         actions = self._plan_name(state.world)
         for key, obj in sorted(state.world.items()):
             if obj["name"] != name:
-                gone = DesiredRrset(zone, obj["name"], obj["type"], None, present=False, owner=self.params["name"],
-                                    tag_prefix=self.params["tag_prefix"])
+                gone = DesiredRrset(zone, obj["name"], obj["type"], None, present=False, owner=self.declaration.name,
+                                    tag_prefix=self.declaration.tag_prefix)
                 actions.extend(plan_rrset({key: obj}, gone))
         return Plan(actions)
 
@@ -161,11 +160,11 @@ class ServiceNames:
         actions = []
         for rtype in FAMILIES:
             if self.values is None:
-                desired = DesiredRrset(zone, name, rtype, None, present=False, owner=self.params["name"],
-                                       tag_prefix=self.params["tag_prefix"])
+                desired = DesiredRrset(zone, name, rtype, None, present=False, owner=self.declaration.name,
+                                       tag_prefix=self.declaration.tag_prefix)
             else:
                 desired = DesiredRrset(zone, name, rtype, self.values[rtype], ttl=ttl, comment=self.comment, compare_comment=True,
-                                       owner=self.params["name"], tag_prefix=self.params["tag_prefix"])
+                                       owner=self.declaration.name, tag_prefix=self.declaration.tag_prefix)
             actions.extend(plan_rrset(world, desired))
         return actions
 
@@ -173,8 +172,8 @@ class ServiceNames:
         """Reconciles the records (after the load balancers) and adds them to ``result``."""
         if self.spec is None:
             return
-        p = self.params
-        reconciler = Reconciler(self.client, self.check_mode, wait=p["wait"], wait_timeout=p["wait_timeout"],
+        d = self.declaration
+        reconciler = Reconciler(self.client, self.check_mode, wait=d.wait, wait_timeout=d.wait_timeout,
                                 applier=self._applier)
         outcome = reconciler.run(self.observe, self.plan)
         zone, name, _ttl = self.spec
@@ -210,5 +209,5 @@ class ServiceNames:
     def _applier(self, client, waiter):
         from .._dns._apply import RrsetOperations
         from .._reconcile._apply import Applier
-        operations = RrsetOperations(client, wait=self.params["wait"], timeout=self.params["wait_timeout"])
+        operations = RrsetOperations(client, wait=self.declaration.wait, timeout=self.declaration.wait_timeout)
         return Applier(client, waiter, operations={"dns_record": operations})

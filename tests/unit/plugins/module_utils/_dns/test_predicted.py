@@ -167,7 +167,8 @@ def service_names(client, state="present", addresses=("127.0.0.5", "fd00::5")):
     from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._dns_names import ServiceNames
     params = dict(name="shop", tag_prefix="anxlb", state=state, addresses=list(addresses), wait=True, wait_timeout=600,
                   dns=dict(zone=ZONE, name="shop", ttl=60))
-    names, result = ServiceNames(client, params, check_mode=True, warn=lambda msg: None), {}
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import ServiceDeclaration
+    names, result = ServiceNames(client, ServiceDeclaration.from_params(params), check_mode=True, warn=lambda msg: None), {}
     names.prepare(result)
     names.apply(result)
     return result

@@ -5,6 +5,7 @@ import pytest
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._gc import collected_owner
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._plan import ZoneObservation
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import ServiceDeclaration
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._dns_names import (
     ServiceNames, check_dns, family_values)
 
@@ -15,8 +16,8 @@ def params(**extra):
 
 
 def test_the_option_is_checked_and_normalised():
-    assert check_dns(params()) == ("local.test", "shop", 60)
-    assert check_dns(params(dns=None)) is None
+    assert check_dns(params()["dns"]) == ("local.test", "shop", 60)
+    assert check_dns(params(dns=None)["dns"]) is None
 
 
 @pytest.mark.parametrize("dns,named", [(dict(zone="local.test", name="shop", ttl=59), "dns.ttl"),
@@ -24,7 +25,7 @@ def test_the_option_is_checked_and_normalised():
                                        (dict(zone="local.test", name=""), "dns needs zone and name")])
 def test_a_bad_option_names_itself(dns, named):
     with pytest.raises(Failure) as exc:
-        check_dns(params(dns=dns))
+        check_dns(params(dns=dns)["dns"])
     assert named in exc.value.msg
 
 
@@ -43,8 +44,8 @@ def record(rtype, value, comment=SVC, ttl=60):
 
 
 def planned(p, records):
-    names = ServiceNames(None, p, check_mode=True, warn=None)
-    names.spec, names.mark, names.comment, names.records = check_dns(p), "anxlb-svc=shop", SVC, records
+    names = ServiceNames(None, ServiceDeclaration.from_params(p), check_mode=True, warn=None)
+    names.spec, names.mark, names.comment, names.records = check_dns(p["dns"]), "anxlb-svc=shop", SVC, records
     names.values = family_values(p["addresses"]) if p["state"] == "present" else None
     return names.plan(ZoneObservation(_world(names, records)))
 
@@ -84,8 +85,8 @@ def test_a_renamed_service_deletes_its_records_at_other_names_of_the_zone_and_on
     created; records not ours, or whose comment is not the service's own (a dns_record of the same owner, with a
     comment of its own or the mark alone), or of another type, are not in the world and so never planned."""
     p = params(dns=dict(zone="local.test", name="shop2", ttl=60))
-    names = ServiceNames(None, p, check_mode=True, warn=None)
-    names.spec, names.mark, names.comment, names.values = check_dns(p), "anxlb-svc=shop", SVC, family_values(p["addresses"])
+    names = ServiceNames(None, ServiceDeclaration.from_params(p), check_mode=True, warn=None)
+    names.spec, names.mark, names.comment, names.values = check_dns(p["dns"]), "anxlb-svc=shop", SVC, family_values(p["addresses"])
     zone = [dict(record("A", "127.0.0.6", comment="anxlb-svc=shop"), name="alias"),   # a dns_record alias of the owner
             record("A", "127.0.10.5"), record("AAAA", "fd00:10::5"), record("A", "127.0.0.9", comment="made by hand"),
             record("A", "127.0.0.8", comment="anxlb-svc=shop; kept"), record("TXT", "x"),
