@@ -114,7 +114,7 @@ def main():
             with open(vars_file, "w") as handle:
                 yaml.safe_dump({"lbaas_services": services(count), "lbaas_prune": args.prune}, handle, sort_keys=False)
             best = {}
-            for _ in range(args.repeat):
+            for _round in range(args.repeat):
                 with LocalEngine(seed=SEED) as engine:
                     env = env_for(engine, tmp)
                     for phase in ("first apply", "no-op"):

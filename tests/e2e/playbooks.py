@@ -66,8 +66,8 @@ class Playbooks:
     def recorded(self):
         return self.ansible.recorded()
 
-    def command(self, path):
-        return self.ansible.command(path)
+    def command(self, *paths):
+        return self.ansible.command(*paths)
 
     def close(self):
         for session in self.sessions:
@@ -79,7 +79,7 @@ class Plays(Session):
 
     def __init__(self, playbooks, plays):
         self.engine = playbooks.engine
-        super().__init__(playbooks, plays)
+        super().__init__(playbooks, [playbooks.write(plays)], len(plays))
 
     def play(self):
         """Plays the next play; the Engine's writes during it. The play must have run every task it reached without

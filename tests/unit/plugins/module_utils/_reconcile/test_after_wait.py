@@ -51,7 +51,8 @@ class RecordWrites(Operations):
         self.client.calls.append((action.op.upper(), action.obj["name"], ident))
 
 
-def record(kind, op, lb=LB):
+def record(kind, op, lb=None):
+    lb = lb or LB
     return Action(op, kind, {"kind": kind.name, "id": "%s/%s" % (op, lb["name"]), "name": lb["name"]}, lb=lb,
                   reason="a record")
 
@@ -60,11 +61,12 @@ def note():
     return record(NOTE, "note")
 
 
-def stamp(lb=LB):
+def stamp(lb=None):
     return record(STAMP, "stamp", lb)
 
 
-def backend(name="80.web", lb=LB):
+def backend(name="80.web", lb=None):
+    lb = lb or LB
     return Action(CREATE, BACKEND, {"kind": "backend", "id": placeholder("backend", name), "name": name,
                                     "load_balancer": lb["id"], "mode": "tcp"}, tags=["anxlb-svc=web"], lb=lb)
 
