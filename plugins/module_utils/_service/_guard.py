@@ -221,9 +221,9 @@ class ServiceGuard:
 class MarkerWrites(Operations):
     """How a service run's ``mark`` reaches the Engine: in the applier's tag lane behind the tag writes of its load
     balancer (``MarkerKind.runs``: ``AFTER_WRITES``), so one tag write at a time. A failed write is recorded, not
-    raised: the objects are written, the marker is bookkeeping (``ServiceGuard.finish`` reports it)."""
-
-    sequential = True
+    raised: the objects are written, the marker is bookkeeping (``ServiceGuard.finish`` reports it). Not
+    ``sequential``: the lane is what sends the marks one at a time (an ``AFTER_WRITES`` action never goes through
+    the applier's sequential writes)."""
 
     def __init__(self, guard):
         self.guard = guard
