@@ -37,9 +37,7 @@ def run_module(module, args, check=False, diff=False, env=None, collections=None
     environ = dict(os.environ, PYTHONPATH=collections or collections_path())
     environ.pop("ANEXIA_TOKEN", None)
     environ.update(env or {})
-    payload = {"ANSIBLE_MODULE_ARGS": dict(args, _ansible_check_mode=check, _ansible_diff=diff,
-                                           _ansible_tmpdir=tempfile.gettempdir(),
-                                           _ansible_module_name="anxcloud.lbaas." + module)}
+    payload = module_payload(module, args, check, diff)
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump(payload, handle)
         path = handle.name
@@ -56,8 +54,19 @@ def run_module(module, args, check=False, diff=False, env=None, collections=None
     finally:
         out.close()
         os.unlink(path)
+    return ModuleRun(result_of(text), seconds, usage.ru_maxrss / 1024.0, proc.returncode, text)
+
+
+def module_payload(module, args, check=False, diff=False):
+    """The arguments file's content for ``module``: ``args`` with the internal options (see ``run_module``)."""
+    return {"ANSIBLE_MODULE_ARGS": dict(args, _ansible_check_mode=check, _ansible_diff=diff,
+                                        _ansible_tmpdir=tempfile.gettempdir(),
+                                        _ansible_module_name="anxcloud.lbaas." + module)}
+
+
+def result_of(text):
+    """The module's JSON answer in its output ``text``; a failure quoting the output if it wrote none."""
     try:
-        result = json.loads(text[text.index("{"):])
+        return json.loads(text[text.index("{"):])
     except ValueError:
-        result = {"failed": True, "msg": text[-2000:]}
-    return ModuleRun(result, seconds, usage.ru_maxrss / 1024.0, proc.returncode, text)
+        return {"failed": True, "msg": text[-2000:]}

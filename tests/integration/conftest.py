@@ -16,13 +16,15 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 
 import pytest
 import yaml
 from localengine.testing import MUTATING
 
-from ..bench.module_process import run_module
+from ..bench.module_process import ModuleRun, module_payload, result_of, run_module
 from ..conftest import COLLECTIONS, SHARED_PAYLOADS   # the collections path, made once for the session
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -305,6 +307,75 @@ class Module:
 @pytest.fixture
 def module(engine):
     return Module(engine)
+
+
+class ForkedModule(Module):
+    """``Module``, but each module process is forked from a server process (tests/bench/module_forks.py) that has
+    imported Ansible's module base and the libraries once: a module process then costs a fraction of the CPU time of
+    a fresh ``python -m`` (most of which is those imports), and does the same. For matrices and sequences of module
+    runs. Not for what a fresh process imports (``pythonpath``, lazy imports: use ``module``); runs from several
+    threads take turns (for module processes that must overlap, use ``module``). ``close()`` ends the server, so
+    that its CPU time and its children's count for the test that used it (the ``forked_module`` fixture does)."""
+
+    SERVER = os.path.join(ROOT, "tests", "bench", "module_forks.py")
+
+    def __init__(self, engine):
+        super().__init__(engine)
+        self.server = None
+        self.lock = threading.Lock()
+
+    def __call__(self, name, args, check=False, diff=False, token=True, pythonpath=None):
+        assert pythonpath is None, "a forked module process imports from the server's path: use ``module``"
+        args = dict(args)
+        if check and os.path.exists(os.path.join(self.ACTIONS, name + ".py")):
+            args["check_mode_predictions"] = []
+        env = {"ANEXIA_API_URL": self.engine.url}
+        if token:
+            env["ANEXIA_TOKEN"] = self.engine.token
+        with tempfile.TemporaryDirectory() as tmp, self.lock:
+            request = {"module": name, "args": os.path.join(tmp, "args.json"), "out": os.path.join(tmp, "out"), "env": env}
+            with open(request["args"], "w") as handle:
+                json.dump(module_payload(name, args, check, diff), handle)
+            start, started = time.time(), time.monotonic()
+            answer = self.ask(request)
+            end = time.time()
+            with open(request["out"], encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        run = ModuleRun(result_of(text), time.monotonic() - started, answer["peak_mb"], answer["rc"], text)
+        return ModuleResult(run, start, end)
+
+    def ask(self, request):
+        if self.server is None:
+            environ = dict(os.environ, PYTHONPATH=COLLECTIONS)
+            environ.pop("ANEXIA_TOKEN", None)
+            self.server = subprocess.Popen([sys.executable, self.SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                           env=environ, cwd=tempfile.gettempdir(), text=True)
+        self.server.stdin.write(json.dumps(request) + "\n")
+        self.server.stdin.flush()
+        line = self.server.stdout.readline()
+        assert line, "the module fork server ended (rc %s)" % self.server.poll()
+        return json.loads(line)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        if self.server is not None:
+            self.server.stdin.close()
+            self.server.wait(timeout=60)
+            self.server.stdout.close()
+            self.server = None
+
+
+@pytest.fixture
+def forked_module(engine):
+    """A ``ForkedModule`` against the test's Engine, its server ended after the test."""
+    forked = ForkedModule(engine)
+    yield forked
+    forked.close()
 
 
 def warning_texts(result):
