@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from .conftest import Module, module_task, module_tasks, side
+from .conftest import ForkedModule, Module, module_task, module_tasks, side
 
 V4 = "0a11ce11000000000000000000000001"   # 127.0.10.0/24, tagged anxlb-pool=demo (seeds/default.yml)
 V6 = "0a11ce11000000000000000000000002"   # fd00:10::/64, same tag
@@ -33,6 +33,13 @@ OMIT = object()
 def task(**options):
     args = dict({"pool": ["anxlb-pool=demo"], "owner": "web", "family": "v4"}, **options)
     return {"anxcloud.lbaas.ip_address": dict((k, v) for k, v in args.items() if v is not OMIT)}
+
+
+@pytest.fixture
+def module(forked_module):
+    """The module processes of this file are forked from a server that has imported Ansible's module base once
+    (``ForkedModule``); the concurrent allocations need processes that overlap, and start their own."""
+    return forked_module
 
 
 def parallel(module, tasks):
@@ -127,12 +134,13 @@ def test_count_grows_and_shrinks_and_v6_is_its_own_family(engine, module):
     assert addresses(engine, V6) == ["fd00:10::", "fd00:10::1"]
 
 
-def test_owners_allocating_at_the_same_time_get_different_addresses(engine, module):
+def test_owners_allocating_at_the_same_time_get_different_addresses(engine):
     # Every POST waits 3 s in the Engine, so module processes started together all observe the pool before any
     # address exists: they plan the same address, and only the Engine's refusal tells them apart.
     seeded = addresses(engine)
     engine.set_faults({"latency": {"POST": 3}})
     owners = ("blue", "green", "red")
+    module = Module(engine)   # processes of their own: a ForkedModule runs one at a time
     runs = dict(zip(owners, parallel(module, [task(owner=owner) for owner in owners])))
     for owner, run in runs.items():
         assert not run.failed, run
@@ -309,21 +317,22 @@ def engine_delays():
 
 
 def test_an_address_being_deleted_is_neither_held_nor_reused(slow_engine):
-    engine, module = slow_engine, Module(slow_engine)
-    first = module_task(module, task())["addresses"][0]
-    assert first["address"] == "127.0.10.2"
-    engine.api("DELETE", "/api/ipam/v1/address.json/" + first["id"]).raise_for_status()   # someone deletes it
-    assert engine.api("GET", "/api/ipam/v1/address.json/" + first["id"]).json()["status"] == "Marked for deletion"
-    play = module_tasks(module, [dict(task(), check_mode=True, diff=True), task(),
-                        {"anxcloud.lbaas.ip_pool_info": {"pool": [V4]}}])
-    assert len(play.records) == 3 and not any(play.failed(i) for i in range(3)), play
-    check, real = play[0], play[1]
-    assert side(check, "before")["addresses"] == []   # not held: Terraform treats it as gone
-    assert [(a["action"], a["address"]) for a in check["plan"]] == [("allocate", "127.0.10.3")]   # not free either
-    assert [a["address"] for a in real["addresses"]] == ["127.0.10.3"]
-    info = play[2]["prefixes"][0]
-    assert info["allocations"] == {"web": ["127.0.10.3"]} and info["deleting"] == ["127.0.10.2"]
-    assert info["used"] == 5 and info["free"] == 254 - 3   # gateway, .2 (deleting), .3
+    engine = slow_engine
+    with ForkedModule(slow_engine) as module:
+        first = module_task(module, task())["addresses"][0]
+        assert first["address"] == "127.0.10.2"
+        engine.api("DELETE", "/api/ipam/v1/address.json/" + first["id"]).raise_for_status()   # someone deletes it
+        assert engine.api("GET", "/api/ipam/v1/address.json/" + first["id"]).json()["status"] == "Marked for deletion"
+        play = module_tasks(module, [dict(task(), check_mode=True, diff=True), task(),
+                            {"anxcloud.lbaas.ip_pool_info": {"pool": [V4]}}])
+        assert len(play.records) == 3 and not any(play.failed(i) for i in range(3)), play
+        check, real = play[0], play[1]
+        assert side(check, "before")["addresses"] == []   # not held: Terraform treats it as gone
+        assert [(a["action"], a["address"]) for a in check["plan"]] == [("allocate", "127.0.10.3")]   # not free either
+        assert [a["address"] for a in real["addresses"]] == ["127.0.10.3"]
+        info = play[2]["prefixes"][0]
+        assert info["allocations"] == {"web": ["127.0.10.3"]} and info["deleting"] == ["127.0.10.2"]
+        assert info["used"] == 5 and info["free"] == 254 - 3   # gateway, .2 (deleting), .3
 
 
 def full_prefix(engine, netmask=29):
