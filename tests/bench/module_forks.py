@@ -1,5 +1,5 @@
 """A process that runs modules of the collection as processes forked from it: ``python module_forks.py`` with the
-collection on PYTHONPATH reads one request a line on stdin (JSON: module, args file, output file, environment),
+collection on PYTHONPATH reads one request a line on stdin (JSON: module, args file, output file, its whole environment),
 forks, and the child runs the module as ``python -m ansible_collections.anxcloud.lbaas.plugins.modules.X args.json``
 would (``runpy`` as ``__main__``, the args file in ``sys.argv[1]``, its stdout and stderr to the output file); the
 server answers a line (JSON: exit status, the child's peak memory) when the child has ended.
@@ -27,8 +27,6 @@ UTILS = "ansible_collections.anxcloud.lbaas.plugins.module_utils"
 # the DNS modules import when they check a value (plugins/module_utils/_dns/_values.py)
 PRELOADED = ("ansible.module_utils.basic", "requests", "netaddr", "dns.exception", "dns.name", "dns.rdata",
              "dns.rdataclass", "dns.rdatatype", "dns.tokenizer")
-# the variables a request's environment replaces: the Engine's address and token a module falls back to
-REPLACED = ("ANEXIA_API_URL", "ANEXIA_TOKEN")
 
 
 def child(request):
@@ -37,8 +35,7 @@ def child(request):
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)
-    for name in REPLACED:
-        os.environ.pop(name, None)
+    os.environ.clear()
     os.environ.update(request["env"])
     sys.argv = [request["module"], request["args"]]
     code = 0

@@ -34,9 +34,7 @@ def run_module(module, args, check=False, diff=False, env=None, collections=None
     ``collections``: the collections path, if already known. The internal options are those the
     controller adds that the module's behaviour or messages depend on (``_ansible_module_name`` names
     the module in Ansible's own messages, as "Unsupported parameters for (anxcloud.lbaas.X) module")."""
-    environ = dict(os.environ, PYTHONPATH=collections or collections_path())
-    environ.pop("ANEXIA_TOKEN", None)
-    environ.update(env or {})
+    environ = module_environ(env, collections or collections_path())
     payload = module_payload(module, args, check, diff)
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump(payload, handle)
@@ -55,6 +53,15 @@ def run_module(module, args, check=False, diff=False, env=None, collections=None
         out.close()
         os.unlink(path)
     return ModuleRun(result_of(text), seconds, usage.ru_maxrss / 1024.0, proc.returncode, text)
+
+
+def module_environ(env, collections):
+    """The environment of a module process: this process's, the collection on PYTHONPATH, ANEXIA_TOKEN only if
+    ``env`` (variables added) has it."""
+    environ = dict(os.environ, PYTHONPATH=collections)
+    environ.pop("ANEXIA_TOKEN", None)
+    environ.update(env or {})
+    return environ
 
 
 def module_payload(module, args, check=False, diff=False):

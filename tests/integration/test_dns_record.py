@@ -8,10 +8,9 @@ from .dns_harness import RECORDS, ZONE, dns_engine, dns_local_engines, dns_seed,
 
 
 @pytest.fixture
-def dns_module(dns_engine):
+def dns_module(dns_engine, module_fork_server):
     """Module processes forked from a server that imported Ansible's module base once (``ForkedModule``)."""
-    with ForkedModule(dns_engine) as forked:
-        yield forked
+    return ForkedModule(dns_engine, module_fork_server)
 
 
 def record(**args):

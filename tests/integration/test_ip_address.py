@@ -316,23 +316,22 @@ def engine_delays():
     return {"delete_delay": 600}
 
 
-def test_an_address_being_deleted_is_neither_held_nor_reused(slow_engine):
-    engine = slow_engine
-    with ForkedModule(slow_engine) as module:
-        first = module_task(module, task())["addresses"][0]
-        assert first["address"] == "127.0.10.2"
-        engine.api("DELETE", "/api/ipam/v1/address.json/" + first["id"]).raise_for_status()   # someone deletes it
-        assert engine.api("GET", "/api/ipam/v1/address.json/" + first["id"]).json()["status"] == "Marked for deletion"
-        play = module_tasks(module, [dict(task(), check_mode=True, diff=True), task(),
-                            {"anxcloud.lbaas.ip_pool_info": {"pool": [V4]}}])
-        assert len(play.records) == 3 and not any(play.failed(i) for i in range(3)), play
-        check, real = play[0], play[1]
-        assert side(check, "before")["addresses"] == []   # not held: Terraform treats it as gone
-        assert [(a["action"], a["address"]) for a in check["plan"]] == [("allocate", "127.0.10.3")]   # not free either
-        assert [a["address"] for a in real["addresses"]] == ["127.0.10.3"]
-        info = play[2]["prefixes"][0]
-        assert info["allocations"] == {"web": ["127.0.10.3"]} and info["deleting"] == ["127.0.10.2"]
-        assert info["used"] == 5 and info["free"] == 254 - 3   # gateway, .2 (deleting), .3
+def test_an_address_being_deleted_is_neither_held_nor_reused(slow_engine, module_fork_server):
+    engine, module = slow_engine, ForkedModule(slow_engine, module_fork_server)
+    first = module_task(module, task())["addresses"][0]
+    assert first["address"] == "127.0.10.2"
+    engine.api("DELETE", "/api/ipam/v1/address.json/" + first["id"]).raise_for_status()   # someone deletes it
+    assert engine.api("GET", "/api/ipam/v1/address.json/" + first["id"]).json()["status"] == "Marked for deletion"
+    play = module_tasks(module, [dict(task(), check_mode=True, diff=True), task(),
+                        {"anxcloud.lbaas.ip_pool_info": {"pool": [V4]}}])
+    assert len(play.records) == 3 and not any(play.failed(i) for i in range(3)), play
+    check, real = play[0], play[1]
+    assert side(check, "before")["addresses"] == []   # not held: Terraform treats it as gone
+    assert [(a["action"], a["address"]) for a in check["plan"]] == [("allocate", "127.0.10.3")]   # not free either
+    assert [a["address"] for a in real["addresses"]] == ["127.0.10.3"]
+    info = play[2]["prefixes"][0]
+    assert info["allocations"] == {"web": ["127.0.10.3"]} and info["deleting"] == ["127.0.10.2"]
+    assert info["used"] == 5 and info["free"] == 254 - 3   # gateway, .2 (deleting), .3
 
 
 def full_prefix(engine, netmask=29):
