@@ -11,6 +11,9 @@ against the same Engine, without the controller (a third of a playbook task's CP
 matrices of bad input, where each case only checks the module's own refusal. What the controller
 does (templating, no_log masking of its output, module_defaults, the action plugins' carrying of
 predictions between tasks, the environment it hands on) is proved on ``ansible``.
+``forked_module`` does what ``module`` does, each process forked from a server that imported Ansible's module base,
+the libraries and the collection's module_utils once per test file (a fifth of a fresh process's CPU time or less);
+``module`` stays for what a fresh process imports and for processes that must run at the same time.
 """
 import json
 import os
