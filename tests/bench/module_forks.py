@@ -35,15 +35,19 @@ def child(request):
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)
+    null = os.open(os.devnull, os.O_RDONLY)   # not the server's requests
+    os.dup2(null, 0)
+    os.close(null)
     os.environ.clear()
     os.environ.update(request["env"])
     sys.argv = [request["module"], request["args"]]
+    sys.path[0] = os.getcwd()   # as ``python -m`` has it (a script's own directory for this server)
     code = 0
     try:
         runpy.run_module(MODULES + request["module"], run_name="__main__", alter_sys=True)
     except SystemExit as exc:
         code = exc.code
-    except BaseException:   # what the interpreter would print for an uncaught exception, and its exit status
+    except BaseException:   # pylint: disable=broad-exception-caught  # as the interpreter prints an uncaught one, exit 1
         traceback.print_exc()
         code = 1
     exit_as_the_interpreter_does(code)

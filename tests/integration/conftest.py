@@ -368,7 +368,7 @@ class ForkedModule(Module):
         with tempfile.TemporaryDirectory() as tmp:
             request = {"module": name, "args": os.path.join(tmp, "args.json"), "out": os.path.join(tmp, "out"),
                        "env": module_environ(env, COLLECTIONS)}
-            with open(request["args"], "w") as handle:
+            with open(request["args"], "w", encoding="utf-8") as handle:
                 json.dump(module_payload(name, args, check, diff), handle)
             start, started = time.time(), time.monotonic()
             answer = self.server.ask(request)
