@@ -34,12 +34,8 @@ def run_module(module, args, check=False, diff=False, env=None, collections=None
     ``collections``: the collections path, if already known. The internal options are those the
     controller adds that the module's behaviour or messages depend on (``_ansible_module_name`` names
     the module in Ansible's own messages, as "Unsupported parameters for (anxcloud.lbaas.X) module")."""
-    environ = dict(os.environ, PYTHONPATH=collections or collections_path())
-    environ.pop("ANEXIA_TOKEN", None)
-    environ.update(env or {})
-    payload = {"ANSIBLE_MODULE_ARGS": dict(args, _ansible_check_mode=check, _ansible_diff=diff,
-                                           _ansible_tmpdir=tempfile.gettempdir(),
-                                           _ansible_module_name="anxcloud.lbaas." + module)}
+    environ = module_environ(env, collections or collections_path())
+    payload = module_payload(module, args, check, diff)
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump(payload, handle)
         path = handle.name
@@ -56,8 +52,28 @@ def run_module(module, args, check=False, diff=False, env=None, collections=None
     finally:
         out.close()
         os.unlink(path)
+    return ModuleRun(result_of(text), seconds, usage.ru_maxrss / 1024.0, proc.returncode, text)
+
+
+def module_environ(env, collections):
+    """The environment of a module process: this process's, the collection on PYTHONPATH, ANEXIA_TOKEN only if
+    ``env`` (variables added) has it."""
+    environ = dict(os.environ, PYTHONPATH=collections)
+    environ.pop("ANEXIA_TOKEN", None)
+    environ.update(env or {})
+    return environ
+
+
+def module_payload(module, args, check=False, diff=False):
+    """The arguments file's content for ``module``: ``args`` with the internal options (see ``run_module``)."""
+    return {"ANSIBLE_MODULE_ARGS": dict(args, _ansible_check_mode=check, _ansible_diff=diff,
+                                        _ansible_tmpdir=tempfile.gettempdir(),
+                                        _ansible_module_name="anxcloud.lbaas." + module)}
+
+
+def result_of(text):
+    """The module's JSON answer in its output ``text``; a failure quoting the output if it wrote none."""
     try:
-        result = json.loads(text[text.index("{"):])
+        return json.loads(text[text.index("{"):])
     except ValueError:
-        result = {"failed": True, "msg": text[-2000:]}
-    return ModuleRun(result, seconds, usage.ru_maxrss / 1024.0, proc.returncode, text)
+        return {"failed": True, "msg": text[-2000:]}

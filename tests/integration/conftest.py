@@ -11,18 +11,23 @@ against the same Engine, without the controller (a third of a playbook task's CP
 matrices of bad input, where each case only checks the module's own refusal. What the controller
 does (templating, no_log masking of its output, module_defaults, the action plugins' carrying of
 predictions between tasks, the environment it hands on) is proved on ``ansible``.
+``forked_module`` does what ``module`` does, each process forked from a server that imported Ansible's module base,
+the libraries and the collection's module_utils once per test file (a fifth of a fresh process's CPU time or less);
+``module`` stays for what a fresh process imports and for processes that must run at the same time.
 """
 import json
 import os
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 
 import pytest
 import yaml
 from localengine.testing import MUTATING
 
-from ..bench.module_process import run_module
+from ..bench.module_process import ModuleRun, module_environ, module_payload, result_of, run_module
 from ..conftest import COLLECTIONS, SHARED_PAYLOADS   # the collections path, made once for the session
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -305,6 +310,99 @@ class Module:
 @pytest.fixture
 def module(engine):
     return Module(engine)
+
+
+class ModuleForkServer:
+    """A process (tests/bench/module_forks.py) that has imported Ansible's module base, the libraries and the
+    collection's module_utils once, and forks a module process from itself for each run (``ask``); started at the
+    first run. Its CPU time and its children's count for the test process when it ends (``close``)."""
+
+    SERVER = os.path.join(ROOT, "tests", "bench", "module_forks.py")
+
+    def __init__(self):
+        self.proc = None
+        self.lock = threading.Lock()   # one run at a time
+
+    def ask(self, request):
+        """Runs ``request`` (module, args, out, env) in a forked process; its exit status and peak memory."""
+        with self.lock:
+            if self.proc is None:
+                self.proc = subprocess.Popen([sys.executable, self.SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             env=module_environ({}, COLLECTIONS), cwd=tempfile.gettempdir(), text=True)
+            self.proc.stdin.write(json.dumps(request) + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+            assert line, "the module fork server ended (rc %s)" % self.proc.poll()
+            return json.loads(line)
+
+    def close(self):
+        with self.lock:
+            if self.proc is not None:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=60)
+                self.proc.stdout.close()
+                self.proc = None
+
+
+class ForkedModule(Module):
+    """``Module``, but each module process is forked from a ``ModuleForkServer``: it runs the module as a fresh
+    ``python -m`` process does (its own process, arguments file, environment, output and exit status) for a fraction
+    of the CPU time (most of which is imports). For matrices and sequences of module runs. Not for what a fresh
+    process imports (``pythonpath``, lazy imports: use ``module``); runs from several threads take turns (for module
+    processes that must overlap, use ``module``). Without a ``server`` it starts its own, which ``close()`` (or the
+    end of a ``with`` block) ends."""
+
+    def __init__(self, engine, server=None):
+        super().__init__(engine)
+        self.own = server is None
+        self.server = ModuleForkServer() if server is None else server
+
+    def __call__(self, name, args, check=False, diff=False, token=True, pythonpath=None):
+        assert pythonpath is None, "a forked module process imports from the server's path: use ``module``"
+        args = dict(args)
+        if check and os.path.exists(os.path.join(self.ACTIONS, name + ".py")):
+            args["check_mode_predictions"] = []
+        env = {"ANEXIA_API_URL": self.engine.url}
+        if token:
+            env["ANEXIA_TOKEN"] = self.engine.token
+        with tempfile.TemporaryDirectory() as tmp:
+            request = {"module": name, "args": os.path.join(tmp, "args.json"), "out": os.path.join(tmp, "out"),
+                       "env": module_environ(env, COLLECTIONS)}
+            with open(request["args"], "w", encoding="utf-8") as handle:
+                json.dump(module_payload(name, args, check, diff), handle)
+            start, started = time.time(), time.monotonic()
+            answer = self.server.ask(request)
+            end = time.time()
+            with open(request["out"], encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        run = ModuleRun(result_of(text), time.monotonic() - started, answer["peak_mb"], answer["rc"], text)
+        return ModuleResult(run, start, end)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        if self.own:
+            self.server.close()
+
+
+@pytest.fixture(scope="module")
+def module_fork_server():
+    """One ``ModuleForkServer`` for the tests of a file: it starts once (0.5 CPU-s) instead of once per test. Its
+    CPU time and its children's count when the file's last test ends (in that test's teardown): per file, not per
+    test."""
+    server = ModuleForkServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def forked_module(engine, module_fork_server):
+    """A ``ForkedModule`` against the test's Engine, forked from the file's server."""
+    return ForkedModule(engine, module_fork_server)
 
 
 def warning_texts(result):

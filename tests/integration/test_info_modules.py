@@ -1,12 +1,21 @@
 """The read-only modules: loadbalancer_info with its tree, and <type>_info by parent, id and owner, as module
-processes; the group's module_defaults through ansible-playbook."""
+processes; the group's wait options taken by every module as module processes, handed on by the group's
+module_defaults through ansible-playbook."""
 import os
 
+import pytest
 import yaml
 
 from . import engine_state as es
-from .conftest import ROOT
+from .conftest import ROOT, module_tasks
 from .test_ip_address import V4, addresses
+
+
+@pytest.fixture
+def module(forked_module):
+    """This file's module processes are forked from a server that imported Ansible's module base once
+    (``ForkedModule``)."""
+    return forked_module
 
 
 def seed_tree(engine):
@@ -118,16 +127,21 @@ def modules_without_their_own_wait():
     return sorted(out)
 
 
-def test_group_module_defaults_with_wait_apply_to_every_module(engine, ansible):
-    """A play that sets wait and wait_timeout for the whole group (as the user guide and the roles do) runs the
-    modules that wait for nothing too: they accept both options and ignore them."""
-    ids = seed_tree(engine)
-    # a CloudDNS zone for the DNS modules (the Engine's API serves it without --dns; nothing resolves it here)
+def group_zone(engine):
+    """A CloudDNS zone for the DNS modules (the Engine's API serves it without --dns; nothing resolves it here)."""
     zone = engine.api("POST", "/api/clouddns/v1/zone.json", json={
         "zone_name": "group.test", "master": True, "dnssec_mode": "unvalidated", "admin_email": "admin@group.test",
         "refresh": 3600, "retry": 600, "expire": 604800, "ttl": 300})
     assert zone.status_code == 200, zone.text
-    tasks = {
+
+
+# what a play's module_defaults for the whole group hand every module (as the user guide and the roles set them)
+GROUP_WAIT = {"wait": True, "wait_timeout": 77}
+
+
+def group_tasks(ids):
+    """A task of each module of the group that waits for nothing, by name."""
+    return {
         "loadbalancer_info": {"name": "lb1", "tree": True},
         "backend_info": {"load_balancer": "lb1"},
         "frontend_info": {"owner": "web"},
@@ -143,10 +157,18 @@ def test_group_module_defaults_with_wait_apply_to_every_module(engine, ansible):
         "dns_record_info": {"zone": "group.test", "type": "A"},
         "dns_zone_info": {"name": "group.test"},
     }
+
+
+def test_the_modules_that_wait_for_nothing_take_the_groups_wait_options_and_ignore_them(engine, module):
+    """Every module of the group gets wait and wait_timeout when a play sets them for the whole group: the modules
+    that wait for nothing accept both and ignore them (each a module process with both options, as module_defaults
+    hand them on; the controller's handing on is the next test's)."""
+    ids = seed_tree(engine)
+    group_zone(engine)
+    tasks = group_tasks(ids)
     assert sorted(tasks) == modules_without_their_own_wait()
     engine.reset_requests()
-    run = ansible.run([{"anxcloud.lbaas." + name: options} for name, options in tasks.items()],
-                      play={"module_defaults": {"group/anxcloud.lbaas.lbaas": {"wait": True, "wait_timeout": 77}}})
+    run = module_tasks(module, [{"anxcloud.lbaas." + name: dict(options, **GROUP_WAIT)} for name, options in tasks.items()])
     assert len(run.records) == len(tasks) and not any(run.failed(i) for i in range(len(tasks))), run
     results = dict(zip(tasks, (run[i] for i in range(len(tasks)))))
     assert results["loadbalancer_info"]["load_balancers"][0]["backends"][0]["id"] == ids["backend"]
@@ -155,13 +177,39 @@ def test_group_module_defaults_with_wait_apply_to_every_module(engine, ansible):
     assert [s["id"] for s in results["server_info"]["servers"]] == [ids["server"]]
     assert results["acl_info"]["acls"] == [] and results["rule_info"]["rules"] == []
     assert results["gc"]["removed"] == [] and results["gc"]["changed"] is False
-    # the read-only ones wrote nothing; the allocation and the record are the only writes of the play
+    # the read-only ones wrote nothing; the allocation and the record are the only writes
     names = list(tasks)
     writing = ("ip_address", "gc", "dns_record")
     assert [run.writes(engine, i) for i, name in enumerate(names) if name not in writing] == [0] * (len(names) - 3)
     assert run.writes(engine, names.index("gc")) == 0
     assert run.writes(engine, names.index("dns_record")) == 1   # one changeset, waited for with the group's wait
     assert [r["value"] for r in results["dns_record_info"]["records"]] == ["127.0.0.1"]
+    assert results["dns_zone_info"]["zones"][0]["live"] is True
+    (address,) = results["ip_address"]["addresses"]
+    assert address["address"] in addresses(engine, V4)
+
+
+def test_group_module_defaults_with_wait_reach_the_modules_through_the_controller(engine, ansible):
+    """A play that sets wait and wait_timeout for group/anxcloud.lbaas.lbaas (as the user guide and the roles do): the
+    controller hands both to a module run directly and to the modules run through their action plugins
+    (ip_address, dns_record), which run with them; the DNS record is waited for with the group's wait."""
+    ids = seed_tree(engine)
+    group_zone(engine)
+    tasks = dict((name, options) for name, options in group_tasks(ids).items()
+                 if name in ("loadbalancer_info", "ip_address", "dns_record", "dns_zone_info"))
+    assert [name for name in tasks if os.path.exists(os.path.join(ROOT, "plugins", "action", name + ".py"))] == [
+        "ip_address", "dns_record"]
+    engine.reset_requests()
+    run = ansible.run([{"anxcloud.lbaas." + name: options} for name, options in tasks.items()],
+                      play={"module_defaults": {"group/anxcloud.lbaas.lbaas": GROUP_WAIT}})
+    assert len(run.records) == len(tasks) and not any(run.failed(i) for i in range(len(tasks))), run
+    results = dict(zip(tasks, (run[i] for i in range(len(tasks)))))
+    for name, result in results.items():
+        arguments = result["invocation"]["module_args"]
+        assert (arguments["wait"], arguments["wait_timeout"]) == (True, 77), name
+    assert results["loadbalancer_info"]["load_balancers"][0]["backends"][0]["id"] == ids["backend"]
+    assert run.writes(engine, list(tasks).index("loadbalancer_info")) == 0
+    assert run.writes(engine, list(tasks).index("dns_record")) == 1   # one changeset, waited for with the group's wait
     assert results["dns_zone_info"]["zones"][0]["live"] is True
     (address,) = results["ip_address"]["addresses"]
     assert address["address"] in addresses(engine, V4)

@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 
+import pytest
 import requests
 
 from . import engine_state as es
@@ -20,6 +21,13 @@ from .conftest import module_tasks
 HTTP_HEALTHZ = '"httpchk": { "method": "GET", "uri": "/healthz" }'
 TCP_CHECK = '"adv_check": "tcp-check"'
 STRUCTURED = "health_check: {type: http, method: GET, uri: /healthz} or {type: tcp}"
+
+
+@pytest.fixture
+def module(forked_module):
+    """This file's module processes are forked from a server that imported Ansible's module base once
+    (``ForkedModule``)."""
+    return forked_module
 
 
 def failing(module, args, name=None):

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from .conftest import Module, module_task, module_tasks, side
+from .conftest import ForkedModule, Module, module_task, module_tasks, side
 
 V4 = "0a11ce11000000000000000000000001"   # 127.0.10.0/24, tagged anxlb-pool=demo (seeds/default.yml)
 V6 = "0a11ce11000000000000000000000002"   # fd00:10::/64, same tag
@@ -33,6 +33,13 @@ OMIT = object()
 def task(**options):
     args = dict({"pool": ["anxlb-pool=demo"], "owner": "web", "family": "v4"}, **options)
     return {"anxcloud.lbaas.ip_address": dict((k, v) for k, v in args.items() if v is not OMIT)}
+
+
+@pytest.fixture
+def module(forked_module):
+    """The module processes of this file are forked from a server that has imported Ansible's module base once
+    (``ForkedModule``); the concurrent allocations need processes that overlap, and start their own."""
+    return forked_module
 
 
 def parallel(module, tasks):
@@ -127,12 +134,13 @@ def test_count_grows_and_shrinks_and_v6_is_its_own_family(engine, module):
     assert addresses(engine, V6) == ["fd00:10::", "fd00:10::1"]
 
 
-def test_owners_allocating_at_the_same_time_get_different_addresses(engine, module):
+def test_owners_allocating_at_the_same_time_get_different_addresses(engine):
     # Every POST waits 3 s in the Engine, so module processes started together all observe the pool before any
     # address exists: they plan the same address, and only the Engine's refusal tells them apart.
     seeded = addresses(engine)
     engine.set_faults({"latency": {"POST": 3}})
     owners = ("blue", "green", "red")
+    module = Module(engine)   # processes of their own: a ForkedModule runs one at a time
     runs = dict(zip(owners, parallel(module, [task(owner=owner) for owner in owners])))
     for owner, run in runs.items():
         assert not run.failed, run
@@ -308,8 +316,8 @@ def engine_delays():
     return {"delete_delay": 600}
 
 
-def test_an_address_being_deleted_is_neither_held_nor_reused(slow_engine):
-    engine, module = slow_engine, Module(slow_engine)
+def test_an_address_being_deleted_is_neither_held_nor_reused(slow_engine, module_fork_server):
+    engine, module = slow_engine, ForkedModule(slow_engine, module_fork_server)
     first = module_task(module, task())["addresses"][0]
     assert first["address"] == "127.0.10.2"
     engine.api("DELETE", "/api/ipam/v1/address.json/" + first["id"]).raise_for_status()   # someone deletes it

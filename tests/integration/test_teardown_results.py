@@ -1,10 +1,13 @@
 """Idempotent teardown, honest results and input refused before any request (issue 18, points 5 and 6).
 
-Every scenario runs the modules as their own processes against the local Engine (the ``module`` fixture): an
+Every scenario runs the modules as their own processes against the local Engine (the ``module`` fixture, here forked
+from a server that imported Ansible's module base once: ``ForkedModule``): an
 idempotent teardown, an honest result and a refusal are the module's own behaviour; the first case of the matrix of
 refused input also runs in real ansible-playbook, for real and in check mode. The Engine's request log proves where
 nothing was written, and its own API is read back for what must (or must not) be there.
 """
+import pytest
+
 from . import engine_state as es
 from .conftest import warning_texts
 from .test_service import SERVICE, objects_of
@@ -12,6 +15,13 @@ from .test_service import SERVICE, objects_of
 from localengine.testing import MUTATING
 
 LB = "lb1"
+
+
+@pytest.fixture
+def module(forked_module):
+    """This file's module processes are forked from a server that imported Ansible's module base once
+    (``ForkedModule``)."""
+    return forked_module
 
 
 def obj(kind, **args):
