@@ -11,9 +11,11 @@ against the same Engine, without the controller (a third of a playbook task's CP
 matrices of bad input, where each case only checks the module's own refusal. What the controller
 does (templating, no_log masking of its output, module_defaults, the action plugins' carrying of
 predictions between tasks, the environment it hands on) is proved on ``ansible``.
-``forked_module`` does what ``module`` does, each process forked from a server that imported Ansible's module base,
-the libraries and the collection's module_utils once per test file (a fifth of a fresh process's CPU time or less);
-``module`` stays for what a fresh process imports and for processes that must run at the same time.
+Each such process is forked from a server that imported Ansible's module base, the libraries and the collection's
+module_utils once per test file (``ForkedModule``: a fifth of a fresh process's CPU time or less), and runs the module
+as ``python -m`` does. ``fresh_module`` starts a fresh ``python -m`` process instead: for what a fresh process imports
+and for processes that must run at the same time (``module`` refuses overlapping runs rather than queue them, so
+that no test believes it ran two at once).
 """
 import json
 import os
@@ -308,7 +310,9 @@ class Module:
 
 
 @pytest.fixture
-def module(engine):
+def fresh_module(engine):
+    """``Module``: each run a fresh ``python -m`` process. For what a fresh process imports (``pythonpath``, lazy
+    imports) and for module processes that must overlap (``module`` runs one at a time)."""
     return Module(engine)
 
 
@@ -321,11 +325,15 @@ class ModuleForkServer:
 
     def __init__(self):
         self.proc = None
-        self.lock = threading.Lock()   # one run at a time
+        self.lock = threading.Lock()   # one run at a time (``ask``)
 
     def ask(self, request):
         """Runs ``request`` (module, args, out, env) in a forked process; its exit status and peak memory."""
-        with self.lock:
+        # Not a queue: a test that runs module processes from several threads means them to overlap, which forks
+        # from one server cannot (each is waited for); it must use fresh_module, and is told so.
+        if not self.lock.acquire(blocking=False):
+            raise AssertionError("module processes that overlap (runs from several threads) need fresh_module")
+        try:
             if self.proc is None:
                 self.proc = subprocess.Popen([sys.executable, self.SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                              env=module_environ({}, COLLECTIONS), cwd=tempfile.gettempdir(), text=True)
@@ -334,6 +342,8 @@ class ModuleForkServer:
             line = self.proc.stdout.readline()
             assert line, "the module fork server ended (rc %s)" % self.proc.poll()
             return json.loads(line)
+        finally:
+            self.lock.release()
 
     def close(self):
         with self.lock:
@@ -347,10 +357,9 @@ class ModuleForkServer:
 class ForkedModule(Module):
     """``Module``, but each module process is forked from a ``ModuleForkServer``: it runs the module as a fresh
     ``python -m`` process does (its own process, arguments file, environment, output and exit status) for a fraction
-    of the CPU time (most of which is imports). For matrices and sequences of module runs. Not for what a fresh
-    process imports (``pythonpath``, lazy imports: use ``module``); runs from several threads take turns (for module
-    processes that must overlap, use ``module``). Without a ``server`` it starts its own, which ``close()`` (or the
-    end of a ``with`` block) ends."""
+    of the CPU time (most of which is imports). Not for what a fresh process imports (``pythonpath``, lazy imports)
+    nor for module processes that must overlap (runs from several threads are refused): ``Module`` does those.
+    Without a ``server`` it starts its own, which ``close()`` (or the end of a ``with`` block) ends."""
 
     def __init__(self, engine, server=None):
         super().__init__(engine)
@@ -358,7 +367,7 @@ class ForkedModule(Module):
         self.server = ModuleForkServer() if server is None else server
 
     def __call__(self, name, args, check=False, diff=False, token=True, pythonpath=None):
-        assert pythonpath is None, "a forked module process imports from the server's path: use ``module``"
+        assert pythonpath is None, "a forked module process imports from the server's path: use fresh_module"
         args = dict(args)
         if check and os.path.exists(os.path.join(self.ACTIONS, name + ".py")):
             args["check_mode_predictions"] = []
@@ -400,8 +409,9 @@ def module_fork_server():
 
 
 @pytest.fixture
-def forked_module(engine, module_fork_server):
-    """A ``ForkedModule`` against the test's Engine, forked from the file's server."""
+def module(engine, module_fork_server):
+    """A ``ForkedModule`` against the test's Engine, forked from the file's server: the module processes of the
+    integration tests (``fresh_module`` for the few a fork cannot stand for)."""
     return ForkedModule(engine, module_fork_server)
 
 

@@ -47,8 +47,8 @@ def test_a_session_waits_between_plays_and_a_failed_play_ends_it(engine, ansible
     assert last.records == [] and last.rc == 2
 
 
-def test_a_forked_module_process_answers_as_a_fresh_one(engine, module, forked_module):
-    """``forked_module`` (a process forked from a server that imported Ansible's module base once) gives what a
+def test_a_forked_module_process_answers_as_a_fresh_one(engine, fresh_module, module):
+    """``module`` (a process forked from a server that imported Ansible's module base once) gives what a
     fresh ``python -m`` process gives, for a refusal, a run without a token, check mode, a write and its rerun;
     each forked run starts from the server's state, not from the run before it."""
     bad = {"pool": ["anxlb-pool=demo"], "owner": "a/b", "family": "v4"}
@@ -56,12 +56,12 @@ def test_a_forked_module_process_answers_as_a_fresh_one(engine, module, forked_m
     for name, args, options in (("ip_address", bad, {}), ("ip_address", bad, {"check": True}),
                                 ("backend_info", {"load_balancer": "lb1"}, {"token": False}),
                                 ("ip_pool_info", {"pool": ["anxlb-pool=demo"]}, {})):
-        fresh, forked = module(name, args, **options), forked_module(name, args, **options)
+        fresh, forked = fresh_module(name, args, **options), module(name, args, **options)
         assert (forked.rc, forked.result) == (fresh.rc, fresh.result), (forked, fresh)
-    check = forked_module("backend", backend, check=True, diff=True)
+    check = module("backend", backend, check=True, diff=True)
     assert check["changed"] is True and check.writes(engine) == 0 and es.objects(engine, "backend") == []
-    made = forked_module("backend", backend, diff=True)
+    made = module("backend", backend, diff=True)
     assert made.rc == 0 and made["changed"] is True and made["diff"] == check["diff"], made
     assert [b["name"] for b in es.objects(engine, "backend")] == ["forked"]
-    fresh, forked = module("backend", backend), forked_module("backend", backend)
+    fresh, forked = fresh_module("backend", backend), module("backend", backend)
     assert fresh["changed"] is False and (forked.rc, forked.result) == (fresh.rc, fresh.result), forked

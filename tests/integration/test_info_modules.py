@@ -11,13 +11,6 @@ from .conftest import ROOT, module_tasks
 from .test_ip_address import V4, addresses
 
 
-@pytest.fixture
-def module(forked_module):
-    """This file's module processes are forked from a server that imported Ansible's module base once
-    (``ForkedModule``)."""
-    return forked_module
-
-
 def seed_tree(engine):
     lb = es.lb_id(engine)
     b = es.create(engine, "backend", name="80.web", mode="tcp", load_balancer=lb)

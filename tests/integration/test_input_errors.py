@@ -23,13 +23,6 @@ TCP_CHECK = '"adv_check": "tcp-check"'
 STRUCTURED = "health_check: {type: http, method: GET, uri: /healthz} or {type: tcp}"
 
 
-@pytest.fixture
-def module(forked_module):
-    """This file's module processes are forked from a server that imported Ansible's module base once
-    (``ForkedModule``)."""
-    return forked_module
-
-
 def failing(module, args, name=None):
     """A task of ``module`` that may fail without ending the play."""
     return {"name": name or module, "anxcloud.lbaas.%s" % module: args, "ignore_errors": True}

@@ -35,13 +35,6 @@ def task(**options):
     return {"anxcloud.lbaas.ip_address": dict((k, v) for k, v in args.items() if v is not OMIT)}
 
 
-@pytest.fixture
-def module(forked_module):
-    """The module processes of this file are forked from a server that has imported Ansible's module base once
-    (``ForkedModule``); the concurrent allocations need processes that overlap, and start their own."""
-    return forked_module
-
-
 def parallel(module, tasks):
     """Runs the ``tasks`` as concurrent module processes; their ModuleResults in order."""
     with ThreadPoolExecutor(max_workers=6) as pool:

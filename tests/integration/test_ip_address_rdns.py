@@ -9,13 +9,6 @@ from .conftest import module_task, module_tasks, side
 from .test_ip_address import V4, cycle, cycle_tasks, task
 
 
-@pytest.fixture
-def module(forked_module):
-    """This file's module processes are forked from a server that imported Ansible's module base once
-    (``ForkedModule``)."""
-    return forked_module
-
-
 def stored(engine, address):
     """The rdns_name the Engine holds for ``address`` (as the Engine answers it) and the object's other texts."""
     resp = engine.api("GET", "/api/ipam/v1/address/filtered.json", params={"prefix": V4, "page": 1, "limit": 1000})

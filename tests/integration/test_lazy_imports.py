@@ -17,24 +17,24 @@ def trap(tmp_path):
     return hidden, note
 
 
-def test_runs_without_dns_never_import_dnspython(module, trap):
+def test_runs_without_dns_never_import_dnspython(fresh_module, trap):
     hidden, note = trap
     runs = [("service", SERVICE, False), ("service", SERVICE, False), ("service_info", {"names": ["web"]}, False),
             ("gc", {"keep": ["web"]}, True), ("frontend_info", {"load_balancer": "lb1"}, False),
             ("backend", {"load_balancer": "lb1", "name": "own", "mode": "tcp"}, False)]
     for name, args, check in runs:
-        run = module(name, args, check=check, pythonpath=hidden)
+        run = fresh_module(name, args, check=check, pythonpath=hidden)
         assert not run.failed, (name, run)
         assert not note.exists(), (name, run)
-    assert module.engine.mutating_requests() > 0   # real runs that wrote, not refusals
+    assert fresh_module.engine.mutating_requests() > 0   # real runs that wrote, not refusals
 
 
-def test_the_trap_catches_a_run_that_needs_dnspython(module, trap):
+def test_the_trap_catches_a_run_that_needs_dnspython(fresh_module, trap):
     # and those runs report the missing library by Ansible's message, before any request
     hidden, note = trap
     for name, args in [("service", dict(SERVICE, dns={"zone": "local.test", "name": "web"})),
                        ("service_info", {"dns_zones": ["local.test"]}), ("gc", {"keep": ["web"], "dns_zones": ["local.test"]})]:
-        run = module(name, args, check=True, pythonpath=hidden)
+        run = fresh_module(name, args, check=True, pythonpath=hidden)
         assert run.failed and run.result["msg"].startswith("Failed to import the required Python library (dnspython)"), run
-        assert run.requests(module.engine) == [], run
+        assert run.requests(fresh_module.engine) == [], run
     assert note.exists()

@@ -12,13 +12,6 @@ from .conftest import side
 HC = '"adv_check": "tcp-check"'
 
 
-@pytest.fixture
-def module(forked_module):
-    """This file's module processes are forked from a server that imported Ansible's module base once
-    (``ForkedModule``)."""
-    return forked_module
-
-
 def setup_backend(engine, owner=None):
     backend = es.create(engine, "backend", name="80.web", mode="tcp", load_balancer=es.lb_id(engine))
     if owner:

@@ -30,7 +30,7 @@ ON_PLAYBOOK = ("service", "frontend_info")
 
 
 @pytest.mark.smoke
-def test_every_module_reports_a_missing_netaddr(ansible, module, tmp_path):
+def test_every_module_reports_a_missing_netaddr(ansible, fresh_module, tmp_path):
     hidden = tmp_path / "no-netaddr"
     hidden.mkdir()
     (hidden / "netaddr.py").write_text("raise ImportError('netaddr is hidden by this test')\n")
@@ -45,7 +45,7 @@ def test_every_module_reports_a_missing_netaddr(ansible, module, tmp_path):
         assert "module_stderr" not in results[name], (name, results[name])
     for name in MODULES:
         if name not in ON_PLAYBOOK:
-            found = module(name, OPTIONS.get(name, {}), check=True, pythonpath=hidden)
+            found = fresh_module(name, OPTIONS.get(name, {}), check=True, pythonpath=hidden)
             assert found.failed, found   # a JSON answer, not a crash (fail_json may add the import's traceback
             results[name] = found.result  # as "exception", which the controller shows only with -vvv)
     assert sorted(results) == MODULES
@@ -59,13 +59,13 @@ def test_every_module_reports_a_missing_netaddr(ansible, module, tmp_path):
 NEEDS_DNSPYTHON = ("dns_record", "dns_record_info")
 
 
-def test_the_dns_modules_report_a_missing_dnspython(module, tmp_path):
+def test_the_dns_modules_report_a_missing_dnspython(fresh_module, tmp_path):
     hidden = tmp_path / "no-dnspython"
     hidden.mkdir()
     (hidden / "dns.py").write_text("raise ImportError('dnspython is hidden by this test')\n")
     for name in NEEDS_DNSPYTHON:
-        found = module(name, OPTIONS[name], check=True, pythonpath=hidden)
+        found = fresh_module(name, OPTIONS[name], check=True, pythonpath=hidden)
         assert found.failed, found
         assert found.result["msg"].startswith("Failed to import the required Python library (dnspython)"), found
-        assert found.requests(module.engine) == []
-    assert module.engine.mutating_requests() == 0
+        assert found.requests(fresh_module.engine) == []
+    assert fresh_module.engine.mutating_requests() == 0

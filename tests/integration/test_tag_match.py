@@ -15,13 +15,6 @@ SHOP = {"name": "shop", "load_balancers": ["lb1"], "ports": [{"name": "http", "p
 SHOP2 = dict(SHOP, name="shop2", addresses=["127.0.10.31"], servers=[{"name": "n2", "address": "127.0.0.2"}])
 
 
-@pytest.fixture
-def module(forked_module):
-    """This file's module processes are forked from a server that imported Ansible's module base once
-    (``ForkedModule``)."""
-    return forked_module
-
-
 def service(decl, **extra):
     return {"anxcloud.lbaas.service": dict(decl, **extra)}
 

@@ -17,13 +17,6 @@ from localengine.testing import MUTATING
 LB = "lb1"
 
 
-@pytest.fixture
-def module(forked_module):
-    """This file's module processes are forked from a server that imported Ansible's module base once
-    (``ForkedModule``)."""
-    return forked_module
-
-
 def obj(kind, **args):
     return {"anxcloud.lbaas.%s" % kind: args}
 
