@@ -9,7 +9,7 @@ import pytest
 from localengine.testing import LocalEngine
 
 from ..conftest import DEFAULT_SEED
-from ..integration.conftest import Module
+from ..integration.conftest import ForkedModule
 from .playbooks import Playbooks
 
 
@@ -45,5 +45,7 @@ def playbooks(hengine, tmp_path):
 
 @pytest.fixture
 def module(hengine):
-    """The collection's modules, each run as its own process against ``hengine`` (the integration harness's)."""
-    return Module(hengine)
+    """The collection's modules, each run as its own process against ``hengine``, forked as the integration harness's
+    ``module`` is (``ForkedModule``, with a fork server of its own for the test)."""
+    with ForkedModule(hengine) as forked:
+        yield forked
