@@ -35,11 +35,14 @@ UNKNOWN_LB = {"kind": "loadbalancer", "id": None, "name": "(unknown load balance
 
 
 class ServiceState:
-    def __init__(self, lbs, observed, lb_tags=None, extra_lbs=()):
+    def __init__(self, lbs, observed, lb_tags=None, extra_lbs=(), tagged_other=()):
         self.lbs = lbs                    # declared load balancers, in the order the user gave them
         self.extra_lbs = list(extra_lbs)  # load balancers holding objects of ours the service no longer names
         self.observed = observed          # lb id -> Observed (None: objects whose load balancer is unknown)
         self.lb_tags = lb_tags or {}      # lb id -> its tag names (leases and markers live there)
+        # identifiers of the resources carrying the owner tag exactly that are no LBaaS object (IP addresses, ...):
+        # read anyway while locating what the declared load balancers do not hold (_locate)
+        self.tagged_other = sorted(str(i) for i in tagged_other)
         self.world = {}
         for lb_id, obs in observed.items():
             for obj in obs.objects():
@@ -69,6 +72,7 @@ class ServiceObserver:
         self.listings = {}        # lb id -> frontend listing, reused for conflict detection
         self.children_seen = {}   # id of another owner's parent -> its children as read, for conflict detection
         self.state = None         # the last observation, so a confirmation can drop what is gone from it
+        self.tagged_other = []    # of the last observation: the tagged resources _locate found to be no LBaaS object
 
     @classmethod
     def anywhere(cls, client, owner, lb_listing):
@@ -229,6 +233,7 @@ class ServiceObserver:
         observed = dict(zip([lb["id"] for lb in lbs],
                             client.map(lambda item: self._one_lb(item[0], item[1], listed, True), zip(lbs, listings))))
         extra = []
+        self.tagged_other = []
         unseen = listed - _seen(observed)
         if unseen:
             located = self._locate(sorted(unseen), listed)
@@ -245,7 +250,7 @@ class ServiceObserver:
                     if obj["id"] not in seen:
                         target = observed.setdefault(lb_id, Observed(UNKNOWN_LB if lb_id is None else self._lb(lb_id)))
                         target.by_kind[obj["kind"]].append(obj)
-        self.state = ServiceState(lbs, observed, lb_tags, extra)
+        self.state = ServiceState(lbs, observed, lb_tags, extra, self.tagged_other)
         return self.state
 
     def _lb(self, lb_id):
@@ -262,8 +267,12 @@ class ServiceObserver:
         found = []
         for resource in resources:
             kind = resource and TYPE_BY_RESOURCE.get((resource.get("resource_type") or {}).get("identifier"))
-            if kind is not None:   # an IP address or anything else carrying the tag: not an LBaaS object
+            if kind is not None:
                 found.append((kind, resource["identifier"]))
+            elif resource is not None and self.tag in tag_names(resource):
+                # an IP address or anything else carrying the tag exactly: not an LBaaS object, kept for the
+                # result (tagged_other), as the ip_address module's release by the owner tag would consider it
+                self.tagged_other.append(resource["identifier"])
         raws = self.client.map(lambda item: gone_as_none(lambda i: self.client.lbaas_get(item[0], i))(item[1]), found)
         objs = [self._flat(kind, raw, listed) for (kind, _i), raw in zip(found, raws) if raw is not None]
         parent_ids = sorted(set((KINDS[o["kind"]].parent_kind, o[KINDS[o["kind"]].parent]) for o in objs
