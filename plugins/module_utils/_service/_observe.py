@@ -263,16 +263,8 @@ class ServiceObserver:
         A backend or frontend names its load balancer; a bind or server names its parent, whose load
         balancer is read (once per parent). Objects whose parent is gone file under None: ours to remove.
         """
-        resources = self.client.resource_get_listed(ids)
-        found = []
-        for resource in resources:
-            kind = resource and TYPE_BY_RESOURCE.get((resource.get("resource_type") or {}).get("identifier"))
-            if kind is not None:
-                found.append((kind, resource["identifier"]))
-            elif resource is not None and self.tag in tag_names(resource):
-                # an IP address or anything else carrying the tag exactly: not an LBaaS object, kept for the
-                # result (tagged_other), as the ip_address module's release by the owner tag would consider it
-                self.tagged_other.append(resource["identifier"])
+        found, other = _by_type(self.client.resource_get_listed(ids), self.tag)
+        self.tagged_other.extend(other)
         raws = self.client.map(lambda item: gone_as_none(lambda i: self.client.lbaas_get(item[0], i))(item[1]), found)
         objs = [self._flat(kind, raw, listed) for (kind, _i), raw in zip(found, raws) if raw is not None]
         parent_ids = sorted(set((KINDS[o["kind"]].parent_kind, o[KINDS[o["kind"]].parent]) for o in objs
@@ -350,6 +342,20 @@ class ServiceObserver:
         ids = [i["identifier"] for listing in listings for i in listing]
         binds = [KINDS["bind"].from_engine(o) for o in client.lbaas_get_many("bind", ids)]
         return binds + [dict(b) for f in known for b in self.children_seen[f]]
+
+
+def _by_type(resources, tag):
+    """``([(kind, id)] of the LBaaS objects, [id] of the others carrying ``tag`` exactly)`` of the resources read
+    (None: gone). An IP address or anything else carrying the tag is no LBaaS object: kept for the result
+    (``tagged_other``), as the ip_address module's release by the owner tag would consider it."""
+    found, other = [], []
+    for resource in resources:
+        kind = resource and TYPE_BY_RESOURCE.get((resource.get("resource_type") or {}).get("identifier"))
+        if kind is not None:
+            found.append((kind, resource["identifier"]))
+        elif resource is not None and tag in tag_names(resource):
+            other.append(resource["identifier"])
+    return found, other
 
 
 def _seen(observed):
