@@ -208,6 +208,21 @@ prefix:
   returned: when the owner holds an address
   type: str
   sample: 198.51.100.0/24
+tagged_elsewhere:
+  description:
+    - Identifiers of the resources that the Engine lists for the owner tag and that are no address object in the pool's
+      prefixes (of O(family) if given), as the run's first observation found them, before any write (in check mode
+      with what earlier tasks predicted). These are the owner's load balancer objects, its addresses in other prefixes
+      or of the other family, and anything else carrying the tag. The tag listing may not be exact; nothing here is
+      confirmed on its own tags.
+    - Read with the pool's addresses, so no request of its own. The role C(anxcloud.lbaas.service_loadbalancer)
+      keeps those that the service's RV(anxcloud.lbaas.service#module:tagged_other) also names (tagged, and no load
+      balancer object). It runs its release of a family a service no longer declares only when one is left, because
+      only then can the owner hold an address of that family.
+  returned: when O(pool) is given
+  type: list
+  elements: str
+  sample: [0c2d7a1e5f3b4c6d8e9fa0b1c2d3e4f5]
 plan:
   description: What the run decided, one entry per address to allocate, release, adopt or update, with the reason.
   returned: always

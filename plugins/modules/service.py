@@ -516,6 +516,19 @@ declaration_hash:
   returned: always
   type: str
   sample: 5f0c1e9a3b7d2c44
+tagged_other:
+  description:
+    - Identifiers of the resources that carry the owner tag exactly and are no load balancer object (the service's IP
+      address objects from M(anxcloud.lbaas.ip_address), for instance), as the run's first observation found them,
+      before any write (in check mode with what earlier tasks predicted).
+    - Observation reads them anyway, to tell them from objects on load balancers the service no longer names, so
+      they cost no request of their own. The role C(anxcloud.lbaas.service_loadbalancer) compares them with
+      the allocation's RV(anxcloud.lbaas.ip_address#module:tagged_elsewhere) to run its release of a family a
+      service no longer declares only when the owner may hold an address there.
+  returned: always
+  type: list
+  elements: str
+  sample: [5b6e4f0d9a0c4c63b1a6a5c6f4e3d2c1]
 """
 
 from ..module_utils._module._base import AnxcloudModule

@@ -6,13 +6,14 @@ only, and declarations the role refuses before it sends a single request."""
 import os
 import re
 import shutil
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import yaml
 from localengine.testing import MUTATING
 
 from . import engine_state as es
-from .conftest import ROOT, Run, side, sides
+from .conftest import ROOT, Run, sent, side, sides
 from .test_service import objects_of
 
 PLAYBOOK = os.path.join(ROOT, "playbooks", "service_loadbalancer.yml")
@@ -41,6 +42,13 @@ def writes_during(engine, run):
     """How many mutating requests the local Engine got while the tasks of ``run`` ran."""
     return len([e for e in engine.requests()["log"] if run.records[0]["start"] <= e["start"]
                 and e["end"] <= run.records[-1]["end"] and e["method"] in MUTATING])
+
+
+def owner_listings(engine, run, owner="demo-web"):
+    """The owner-tag listings the local Engine answered while the tasks of ``run`` ran (the allocation and the
+    reconcile each read one; a release by the owner tag would read another)."""
+    return len([e for e in sent(engine, run.records[0]["start"], run.records[-1]["end"]) if e["method"] == "GET"
+                and parse_qs(urlsplit(e["path"]).query).get("tag_name") == ["anxlb-svc=%s" % owner]])
 
 
 def run_with_extra_vars(ansible, tmp_path, services, **kwargs):
@@ -141,6 +149,7 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
         "listening: 127.0.10.2:8080, 127.0.10.2:8081",
     ] + ["plan: lb1: " + p for p in planned]
     assert recap(check)["changed"] == 2 and recap(check)["failed"] == 0   # allocation and reconcile, predicted
+    assert check.task("Release the addresses of demo-web")["status"] == "skipped"   # as the real run's below
 
     # 2. for real: what check mode predicted
     real = runs.next("service_example.yml")
@@ -167,6 +176,12 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
     assert summary(rerun) == ["service demo-web (present) on lb1: in sync, 0 planned action(s)",
                               "summary: lb1: 0 added, 0 changed, 0 destroyed", "addresses: 127.0.10.2",
                               "listening: 127.0.10.2:8080, 127.0.10.2:8081"]
+    # v6, the family demo-web does not declare: it never held one, so its release is not run (the allocation and the
+    # reconcile saw nothing of the owner but its v4 address and its objects), and no request of it reached the Engine
+    assert rerun.task("Release the addresses of demo-web")["status"] == "skipped"
+    assert reconcile(rerun)["tagged_other"] == [a["id"] for a in rerun.task(
+        "Allocate pool addresses of demo-web")["result"]["results"][0]["addresses"]]
+    assert owner_listings(engine, rerun) == 2
 
     # 4. one node and one port fewer: only their objects go, the rest keeps its identifiers
     engine.reset_requests()

@@ -21,7 +21,7 @@ then each bind), so that a release never hands out an address a load balancer st
 # arguments never pays for it (AnxcloudModule.main imports it, or reports it missing, before a run starts).
 
 from ._pool import (
-    Prefix, address_int, flat, observe, owned, pools_for, resolve)
+    Prefix, address_int, flat, observe, outside, owned, pools_for, resolve, tagged_ids)
 from .._engine._errors import gone_as_none
 from .._model._ipam import DELETING, canonical
 from .._model._ownership import tag_names
@@ -32,15 +32,18 @@ LBAAS_TYPES = set(k.resource_type for k in KINDS.values() if k.resource_type)
 
 
 class AddressState:
-    """One observation of an owner's addresses. ``world`` holds the tagged ones (``{id: flat address}``)."""
+    """One observation of an owner's addresses. ``world`` holds the tagged ones (``{id: flat address}``).
+    ``elsewhere`` (an observation of a pool): the identifiers the owner-tag listing gave that are no address
+    object in the pool's prefixes (``_pool.outside``); None when observed by the tag alone."""
 
-    def __init__(self, prefix_order, held, untagged=(), prefixes=(), pools=(), claims=None):
+    def __init__(self, prefix_order, held, untagged=(), prefixes=(), pools=(), claims=None, elsewhere=None):
         self.prefix_order = list(prefix_order)
         self.held = list(held)
         self.untagged = list(untagged)
         self.prefixes = list(prefixes)
         self.pools = list(pools)
         self.claims = claims if claims is not None else {}
+        self.elsewhere = elsewhere
         self.world = dict((o["id"], o) for o in self.held)
 
 
@@ -72,10 +75,12 @@ class AddressObserver:
             return by_tag(self.client, self.owner, self.tag_prefix, self.family)
         observe(self.client, self.prefixes)
         claims = dict(((pr.id, ip), s) for pr in self.prefixes for ip, s in pr.claimable.items())
-        mine, untagged = owned(self.client, self.prefixes, self.tag_prefix, self.owner)
+        listed = tagged_ids(self.client, owner_tag(self.owner, self.tag_prefix))
+        mine, untagged = owned(self.client, self.prefixes, self.tag_prefix, self.owner, listed=listed)
         held = [flat(pr, ip, s["identifier"], self.owner, rdns_name=s.get("rdns_name")) for pr, ip, s in mine]
         loose = [flat(pr, ip, s["identifier"], self.owner, rdns_name=s.get("rdns_name")) for pr, ip, s in untagged]
-        return AddressState([p.id for p in self.prefixes], held, loose, self.prefixes, self.pools, claims)
+        return AddressState([p.id for p in self.prefixes], held, loose, self.prefixes, self.pools, claims,
+                            elsewhere=outside(self.prefixes, listed))
 
 
 def created_at(resource):

@@ -187,18 +187,20 @@ def reread(client, prefix):
     return prefix
 
 
-def owned(client, prefixes, tag_prefix, owner):
+def owned(client, prefixes, tag_prefix, owner, listed=None):
     """The owner's address objects in the prefixes, sorted by prefix and address:
     ``([(prefix, ip, summary), ...] tagged, [...] untagged but created for this owner)``.
 
     The Engine's ``tag_name`` match is not documented to be exact (it may match ``shop2`` for
     ``shop``), so a listed object counts as the owner's only when its description is exactly the
     one written for this owner (in the listing, no extra read) or its own tags, read, show the owner
-    tag exactly. Objects being deleted are nobody's.
+    tag exactly. Objects being deleted are nobody's. ``listed``: the identifiers the owner-tag listing
+    gave, when the caller has read it (``tagged_ids``); None: read here.
     """
     tag = owner_tag(owner, tag_prefix)
-    tagged, unsure, candidates = _listed(prefixes, set(r["identifier"] for r in client.resources_by_tag(tag)),
-                                         description(owner))
+    if listed is None:
+        listed = tagged_ids(client, tag)
+    tagged, unsure, candidates = _listed(prefixes, listed, description(owner))
     # An object released since the listing (a concurrent run) reads as None: no longer anyone's.
     read = client.map(gone_as_none(client.resource_get), [s["identifier"] for _p, _ip, s in unsure + candidates])
     names = [tag_names(resource) if resource is not None else None for resource in read]
@@ -210,7 +212,19 @@ def owned(client, prefixes, tag_prefix, owner):
     return tagged, untagged
 
 
-def _listed(prefixes, tagged_ids, ours):
+def tagged_ids(client, tag):
+    """The identifiers of every resource the Engine lists for ``tag`` (one listing; not confirmed exact)."""
+    return set(r["identifier"] for r in client.resources_by_tag(tag))
+
+
+def outside(prefixes, listed):
+    """The identifiers of ``listed`` that are no address object in the observed ``prefixes`` (being deleted or
+    not): what else carries the tag (LBaaS objects, addresses in other prefixes or of the other family), sorted."""
+    inside = set(s["identifier"] for prefix in prefixes for summaries in prefix.addresses.values() for s in summaries)
+    return sorted(str(i) for i in set(listed) - inside)
+
+
+def _listed(prefixes, listed, ours):
     """The live objects of the prefixes by what the listings tell: ``(tagged and described as ours,
     tagged only (its tags decide), described as ours only (an untagged candidate))``."""
     tagged, unsure, candidates = [], [], []
@@ -218,7 +232,7 @@ def _listed(prefixes, tagged_ids, ours):
         for ip in prefix.taken():
             for summary in prefix.live(ip):
                 mine = summary.get("description_customer") == ours
-                if summary["identifier"] in tagged_ids:
+                if summary["identifier"] in listed:
                     (tagged if mine else unsure).append((prefix, ip, summary))
                 elif mine:
                     candidates.append((prefix, ip, summary))

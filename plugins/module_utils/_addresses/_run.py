@@ -74,6 +74,7 @@ class AddressRun:
         self.warn = warn
         self.result = {"changed": False}
         self.state = None
+        self.first = None   # the first observation: before this run wrote anything (in check mode the only one)
 
     def validate(self):
         req = self.request
@@ -115,6 +116,9 @@ class AddressRun:
                            address_list=[a["address"] for a in after])   # the plain list, for templates
         if after:
             self.result["prefix"] = after[0]["prefix"]
+        if self.first.elsewhere is not None:
+            # read with the pool's addresses, before any write: the same in check mode and in a real run
+            self.result["tagged_elsewhere"] = self.first.elsewhere
         if diff:
             before = sorted(outcome.before.values(), key=sort_key(order))
             self.result["diff"] = dict(before=self._view(before), after=self._view(after))
@@ -147,6 +151,8 @@ class AddressRun:
 
     def observe(self):
         self.state = self.observer.observe()
+        if self.first is None:
+            self.first = self.state
         return self.state
 
     def plan(self, state):

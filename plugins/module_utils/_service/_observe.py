@@ -35,11 +35,14 @@ UNKNOWN_LB = {"kind": "loadbalancer", "id": None, "name": "(unknown load balance
 
 
 class ServiceState:
-    def __init__(self, lbs, observed, lb_tags=None, extra_lbs=()):
+    def __init__(self, lbs, observed, lb_tags=None, extra_lbs=(), tagged_other=()):
         self.lbs = lbs                    # declared load balancers, in the order the user gave them
         self.extra_lbs = list(extra_lbs)  # load balancers holding objects of ours the service no longer names
         self.observed = observed          # lb id -> Observed (None: objects whose load balancer is unknown)
         self.lb_tags = lb_tags or {}      # lb id -> its tag names (leases and markers live there)
+        # identifiers of the resources carrying the owner tag exactly that are no LBaaS object (IP addresses, ...):
+        # read anyway while locating what the declared load balancers do not hold (_locate)
+        self.tagged_other = sorted(str(i) for i in tagged_other)
         self.world = {}
         for lb_id, obs in observed.items():
             for obj in obs.objects():
@@ -69,6 +72,7 @@ class ServiceObserver:
         self.listings = {}        # lb id -> frontend listing, reused for conflict detection
         self.children_seen = {}   # id of another owner's parent -> its children as read, for conflict detection
         self.state = None         # the last observation, so a confirmation can drop what is gone from it
+        self.tagged_other = []    # of the last observation: the tagged resources _locate found to be no LBaaS object
 
     @classmethod
     def anywhere(cls, client, owner, lb_listing):
@@ -229,6 +233,7 @@ class ServiceObserver:
         observed = dict(zip([lb["id"] for lb in lbs],
                             client.map(lambda item: self._one_lb(item[0], item[1], listed, True), zip(lbs, listings))))
         extra = []
+        self.tagged_other = []
         unseen = listed - _seen(observed)
         if unseen:
             located = self._locate(sorted(unseen), listed)
@@ -245,7 +250,7 @@ class ServiceObserver:
                     if obj["id"] not in seen:
                         target = observed.setdefault(lb_id, Observed(UNKNOWN_LB if lb_id is None else self._lb(lb_id)))
                         target.by_kind[obj["kind"]].append(obj)
-        self.state = ServiceState(lbs, observed, lb_tags, extra)
+        self.state = ServiceState(lbs, observed, lb_tags, extra, self.tagged_other)
         return self.state
 
     def _lb(self, lb_id):
@@ -258,12 +263,8 @@ class ServiceObserver:
         A backend or frontend names its load balancer; a bind or server names its parent, whose load
         balancer is read (once per parent). Objects whose parent is gone file under None: ours to remove.
         """
-        resources = self.client.resource_get_listed(ids)
-        found = []
-        for resource in resources:
-            kind = resource and TYPE_BY_RESOURCE.get((resource.get("resource_type") or {}).get("identifier"))
-            if kind is not None:   # an IP address or anything else carrying the tag: not an LBaaS object
-                found.append((kind, resource["identifier"]))
+        found, other = _by_type(self.client.resource_get_listed(ids), self.tag)
+        self.tagged_other.extend(other)
         raws = self.client.map(lambda item: gone_as_none(lambda i: self.client.lbaas_get(item[0], i))(item[1]), found)
         objs = [self._flat(kind, raw, listed) for (kind, _i), raw in zip(found, raws) if raw is not None]
         parent_ids = sorted(set((KINDS[o["kind"]].parent_kind, o[KINDS[o["kind"]].parent]) for o in objs
@@ -341,6 +342,20 @@ class ServiceObserver:
         ids = [i["identifier"] for listing in listings for i in listing]
         binds = [KINDS["bind"].from_engine(o) for o in client.lbaas_get_many("bind", ids)]
         return binds + [dict(b) for f in known for b in self.children_seen[f]]
+
+
+def _by_type(resources, tag):
+    """``([(kind, id)] of the LBaaS objects, [id] of the others carrying ``tag`` exactly)`` of the resources read
+    (None: gone). An IP address or anything else carrying the tag is no LBaaS object: kept for the result
+    (``tagged_other``), as the ip_address module's release by the owner tag would consider it."""
+    found, other = [], []
+    for resource in resources:
+        kind = resource and TYPE_BY_RESOURCE.get((resource.get("resource_type") or {}).get("identifier"))
+        if kind is not None:
+            found.append((kind, resource["identifier"]))
+        elif resource is not None and tag in tag_names(resource):
+            other.append(resource["identifier"])
+    return found, other
 
 
 def _seen(observed):

@@ -164,6 +164,8 @@ class ServiceRun:
         state = self.observer.observe(self.lbs)
         if self.state is None:
             self.first_lbs = state.all_lbs   # what the first plan touched: the diff's keys
+            # before any write, so the same in check mode: what else carries the owner tag (the role's release)
+            self.result["tagged_other"] = state.tagged_other
         self.state = state
         return state
 
