@@ -1,6 +1,7 @@
 """The acl and rule modules (and their _info) against the local Engine: create, update in place, reorder by index,
-absent, each task's check mode predicting what its real run does and writing nothing; another owner's ACL is never
-written; a rule naming an ACL that does not exist fails before any write. A module's own behaviour runs as a module
+absent, check mode of each action of each module predicting what its real run does and writing nothing (and, across
+a play's tasks, the check-mode plays predicting the real plays); another owner's ACL is never written; a rule
+naming an ACL that does not exist fails before any write. A module's own behaviour runs as a module
 process (the ``module`` fixture); what needs the controller (check mode predicting from the play's earlier tasks:
 an ACL renamed with its rules, ACLs and rules under a frontend an earlier task creates, a frontend whose ACLs and
 rules earlier tasks delete) runs as the plays of one ansible-playbook run."""
