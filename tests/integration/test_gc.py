@@ -1,10 +1,15 @@
 """The gc module against the local Engine: an owner dropped from the live set loses everything it owns on
 every load balancer and pool, and nothing else is ever written; a read that fails mid-snapshot deletes
 nothing; the cap stops a mass delete; a held lease makes gc skip that load balancer; check mode lists
-exactly what the real run deletes; a rerun is a no-op."""
+exactly what the real run deletes; a rerun is a no-op.
+
+gc has no action plugin and nothing here needs the controller (no templating, no prediction carried between tasks,
+no printed output), so every task runs as a module process of its own (``module_tasks``): gc's own behaviour.
+A failed one does not stop the ones after it (where a play needed ``ignore_errors``)."""
 import time
 
 from . import engine_state as es
+from .conftest import Steps, module_tasks, warning_texts
 
 POOL = ["anxlb-pool=demo"]
 
@@ -51,21 +56,17 @@ def ids_of(engine, owner=None, untagged=False, tag=None):
     return out
 
 
-SETUP = [
-    {"anxcloud.lbaas.ip_address": {"pool": POOL, "owner": "api", "family": "v4"}, "register": "api_ip"},
-    service("web", ["lb1"], "127.0.10.50"),
-    {"anxcloud.lbaas.service": {
-        "name": "api", "load_balancers": ["lb1", "lb2"], "addresses": ["{{ api_ip.addresses[0].address }}"],
+def set_up(engine, module):
+    """web (alive) on lb1; api (to collect) on lb1 and lb2 with a pool address; an untagged backend with a server
+    on lb1 and a backend tagged by another prefix for an owner also called api, on lb2."""
+    ip = module("ip_address", {"pool": POOL, "owner": "api", "family": "v4"})
+    assert not ip.failed, ip
+    api_ip = ip["addresses"][0]
+    run = module_tasks(module, [service("web", ["lb1"], "127.0.10.50"), {"anxcloud.lbaas.service": {
+        "name": "api", "load_balancers": ["lb1", "lb2"], "addresses": [api_ip["address"]],
         "ports": [{"name": "http", "port": 9090, "target_port": 19090}],
-        "servers": [{"name": "n1", "address": "127.0.0.1"}, {"name": "n2", "address": "127.0.0.2"}]}},
-]
-
-
-def set_up(engine, run):
-    """After SETUP: web (alive) on lb1; api (to collect) on lb1 and lb2 with a pool address; an untagged backend
-    with a server on lb1 and a backend tagged by another prefix for an owner also called api, on lb2."""
-    assert not run.failed(), run
-    api_ip = run[0]["addresses"][0]
+        "servers": [{"name": "n1", "address": "127.0.0.1"}, {"name": "n2", "address": "127.0.0.2"}]}}])
+    assert not run.failed(0) and not run.failed(1), run
     lb1, lb2 = es.lb_id(engine, "lb1"), es.lb_id(engine, "lb2")
     loose = es.create(engine, "backend", name="loose", load_balancer=lb1, mode="tcp")
     es.create(engine, "server", name="loose-n1", backend=loose, ip="127.0.0.9", port=80, check="disabled")
@@ -79,17 +80,8 @@ def api_objects(engine):
     return sorted((o["name"], o["identifier"]) for o in world.values() if "anxlb-svc=api" in _owner_tags(world, o))
 
 
-def test_an_owner_dropped_from_the_live_set_goes_and_nothing_else_is_written(engine, ansible):
-    failing = {"ignore_errors": True}   # a failed task would end the run, and the plays after it with it
-    plays = ansible.session([
-        (SETUP, {}),
-        ([dict(gc(keep=["web"]), **failing)], {}),
-        ([dict(gc(keep=["web"], max_delete=10), **failing)], {}),
-        # check mode, then for real, in one play (each task's requests told apart in the Engine's log by time)
-        ([dict(gc(keep=["web"]), check_mode=True, diff=True), dict(gc(keep=["web"]), diff=True)], {}),
-        ([dict(gc(keep=["web"]), check_mode=True, diff=True), dict(gc(keep=["web"]), diff=True), gc(keep=["web"])], {}),
-    ])
-    api_ip, lb1, lb2 = set_up(engine, plays.next())
+def test_an_owner_dropped_from_the_live_set_goes_and_nothing_else_is_written(engine, module):
+    api_ip, lb1, lb2 = set_up(engine, module)
     api = dict((i, n) for n, i in api_objects(engine))
     assert len(api) == 2 * 5   # per lb: backend, frontend, bind, two servers
     protected = ids_of(engine, owner="web") | ids_of(engine, untagged=True) | ids_of(engine, tag="xyz-svc=api")
@@ -99,17 +91,17 @@ def test_an_owner_dropped_from_the_live_set_goes_and_nothing_else_is_written(eng
     # A read failing mid-snapshot (server listings come after tag entities, load balancers and tags) deletes nothing.
     engine.reset_requests()
     engine.set_faults({"script": [{"method": "GET", "path": "/api/LBaaS/v1/server.json", "status": 503, "count": 50}]})
-    broken = plays.next()
+    broken = module("gc", {"keep": ["web"]})
     engine.clear_faults()
-    assert broken.failed() and "503" in broken.last["msg"], broken
+    assert broken.failed and "503" in broken["msg"], broken
     assert writes(engine) == [] and es.snapshot(engine) == before
 
     # The cap: eleven removals (ten objects, one address) are more than ten; nothing is deleted.
     engine.reset_requests()
-    capped = plays.next()
-    assert capped.failed() and capped.last["msg"].startswith(
+    capped = module("gc", {"keep": ["web"], "max_delete": 10})
+    assert capped.failed and capped["msg"].startswith(
         "gc would remove 11 objects and addresses of 1 owner(s) (api), more than max_delete (10), so nothing was deleted")
-    assert capped.last["would_remove_by_owner"] == {"api": 11} and "plan" not in capped.last
+    assert capped["would_remove_by_owner"] == {"api": 11} and "plan" not in capped.result
     assert writes(engine) == [] and es.snapshot(engine) == before
 
     # Another run holds lb2: gc skips it (and api's address, which lb2's bind still serves).
@@ -118,8 +110,9 @@ def test_an_owner_dropped_from_the_live_set_goes_and_nothing_else_is_written(eng
     before = es.snapshot(engine)
     markers = [t for t in es.tags(engine, lb1) if t.startswith("anxlb-reconciled.api=")]
     engine.reset_requests()
-    play = plays.next()
-    assert len(play.records) == 2 and not play.failed(0) and not play.failed(1), play
+    # check mode, then for real (each process's requests told apart in the Engine's log by time)
+    play = module_tasks(module, [dict(gc(keep=["web"]), check_mode=True, diff=True), dict(gc(keep=["web"]), diff=True)])
+    assert not play.failed(0) and not play.failed(1), play
     assert play.requests(engine, 0) and writes(engine, play.requests(engine, 0)) == []
     got = play[0]
     assert sorted(r["id"] for r in got["removed"] if r["type"] != "marker") == sorted(
@@ -149,8 +142,9 @@ def test_an_owner_dropped_from_the_live_set_goes_and_nothing_else_is_written(eng
     # The lease ends: the rest goes (lb2's objects, the marker, the address); then a rerun is a no-op.
     es.untag(engine, lb2, "anxlb-lease=api@ci:7@%d" % expiry)
     engine.reset_requests()
-    play = plays.next()
-    assert len(play.records) == 3 and not any(play.failed(i) for i in range(3)), play
+    play = module_tasks(module, [dict(gc(keep=["web"]), check_mode=True, diff=True), dict(gc(keep=["web"]), diff=True),
+                                 gc(keep=["web"])])
+    assert not any(play.failed(i) for i in range(3)), play
     check, real, again = play[0], play[1], play[2]
     assert writes(engine, play.requests(engine, 0)) == []
     assert real["removed"] == check["removed"] and real["diff"]["prepared"] == done(check["diff"]["prepared"])
@@ -193,18 +187,21 @@ def _addresses_of(engine, owner):
     return [r["identifier"] for r in resp.json()["data"]]
 
 
-def test_releasing_an_address_a_bind_uses_fails_naming_the_bind_unless_forced(engine, ansible):
-    # set-up, then the release refused in check mode and for real, then forced: one play
-    release = {"anxcloud.lbaas.ip_address": {"owner": "web", "state": "absent"}, "ignore_errors": True}
-    run = ansible.run([
-        {"anxcloud.lbaas.ip_address": {"pool": POOL, "owner": "web", "family": "v4"}, "register": "ip"},
-        {"anxcloud.lbaas.service": {"name": "web", "load_balancers": ["lb1"], "addresses": ["{{ ip.addresses[0].address }}"],
+def test_releasing_an_address_a_bind_uses_fails_naming_the_bind_unless_forced(engine, module):
+    # set-up, then the release refused in check mode and for real, then forced (the check-mode release is the first
+    # check-mode task, as in a play that ran the set-up for real: no earlier predictions)
+    release = {"anxcloud.lbaas.ip_address": {"owner": "web", "state": "absent"}}
+    ip = module("ip_address", {"pool": POOL, "owner": "web", "family": "v4"})
+    assert not ip.failed, ip
+    address = ip["addresses"][0]
+    run = module_tasks(module, [
+        {"anxcloud.lbaas.service": {"name": "web", "load_balancers": ["lb1"], "addresses": [address["address"]],
                                     "ports": [{"name": "http", "port": 8080}], "servers": []}},
         dict(release, check_mode=True), release,
         {"anxcloud.lbaas.ip_address": {"owner": "web", "state": "absent", "force": True}},
     ])
-    assert len(run.records) == 5 and not run.failed(0) and not run.failed(1), run
-    address = run[0]["addresses"][0]
+    run = Steps([ip] + run.records)   # indexed as the play's tasks were
+    assert not run.failed(0) and not run.failed(1), run
     (bind,) = es.objects(engine, "bind")   # the forced release leaves the bind alone (its writes below)
     for index in (2, 3):
         refused = run[index]
@@ -215,6 +212,6 @@ def test_releasing_an_address_a_bind_uses_fails_naming_the_bind_unless_forced(en
         assert writes(engine, run.requests(engine, index)) == []
     forced = run[4]
     assert not run.failed(4) and [a["address"] for a in forced["plan"]] == [address["address"]]
-    assert forced["warnings"][0].endswith("released anyway (force: true)")
+    assert warning_texts(forced)[0].endswith("released anyway (force: true)")
     assert forced["addresses"] == [] and writes(engine, run.requests(engine, 4)) == [
         ("DELETE", "/api/ipam/v1/address.json/" + address["id"])]

@@ -2,7 +2,8 @@
 
 - a misspelt keep name (``keep: [web, shpo]``) fails before any write, in check mode and for real, naming the
   option, the name, the closest owner and the fix (strict_keep is on by default);
-- ``--check --diff`` prints at most one line per object plus one per owner;
+- ``--check --diff`` prints at most one line per object plus one per owner (a play with the keywords check_mode and
+  diff: what --check and --diff do for a run, printed by the same callback);
 - over max_delete, check mode shows the whole preview and says the real run would stop there; the real run
   fails in one sentence, without its plan on the ``fatal:`` line, and writes nothing;
 - every removal's reason names the owner's absence from the live set; the real run's summary says "destroyed";
@@ -68,23 +69,30 @@ def test_five_owners_preview_cap_typo_and_collection_as_ansible_playbook_prints_
     assert len(web) == PER_OWNER and all(len(ids) == PER_OWNER for ids in doomed.values())
     before = es.snapshot(engine)
 
-    # --check --diff: the typo, the preview, the preview over the cap; then the guide's example as written.
+    # One ansible-playbook process plays, one at a time: check mode with diff (the play's keywords, what --check --diff
+    # do for a run): the typo, the preview, the preview over the cap; the guide's example as written; then (below) the
+    # real run, whose play has diff: true, what --diff does for it (the guide's example runs without).
     engine.reset_requests()
-    check = ansible.playbook(playbook(tmp_path, "check.yml", [
+    then_real = ansible.playbooks([playbook(tmp_path, "check.yml", [
         gc("Typo", ignore=True, keep=["web", "shpo"]),
         gc("Preview", keep=["web"]),
         gc("Capped preview", keep=["web"], max_delete=20),
-    ]), check=True, diff=True)
-    # the guide's example as written, then (below) the real run, by one ansible-playbook process played one at a
-    # time; the real run's play has diff: true, what --diff does for it (the guide's example runs without)
-    then_real = ansible.playbooks([guide_example(tmp_path), playbook(tmp_path, "real.yml", [
+    ], check_mode=True, diff=True), guide_example(tmp_path), playbook(tmp_path, "real.yml", [
         gc("Typo for real", ignore=True, keep=["web", "shpo"]),
         gc("Capped", ignore=True, keep=["web"], max_delete=20),
         gc("Collect", keep=["web"]),
     ], diff=True)], cwd=str(tmp_path))
+    check = then_real.next()
     guide = then_real.next()
     assert writes(engine) == [] and es.snapshot(engine) == before
+    assert check.rc is None and len(check.records) == 3, check
     assert guide.rc is None and guide.records and not guide.failed(), guide
+    # the real run (its results are read below); the output of all three plays is read once the run has ended:
+    # ansible-playbook leaves its stdout to the system's buffering, a play's lines may reach the file later
+    engine.reset_requests()
+    real = then_real.next()
+    assert real.rc == 0, real
+    output = real.proc.stdout
 
     typo = check.task("Typo")
     assert typo["status"] == "failed" and typo["result"]["keep_unmatched"] == ["shpo"]
@@ -97,7 +105,7 @@ def test_five_owners_preview_cap_typo_and_collection_as_ansible_playbook_prints_
     preview = check.task("Preview")["result"]
     objects = [r for r in preview["removed"] if r["type"] != "marker"]
     assert sorted(r["id"] for r in objects) == sorted(i for ids in doomed.values() for i in ids)
-    printed = section(check.proc.stdout, "Preview")
+    printed = section(output, "Preview")
     assert printed[-1] == "changed: [localhost]"
     assert len(printed) - 1 <= len(objects) + len(OWNERS), "\n".join(printed)
     assert printed[0] == "owner 'api' is not in the live set: 5 to remove (and its marker on lb1)"
@@ -117,15 +125,12 @@ def test_five_owners_preview_cap_typo_and_collection_as_ansible_playbook_prints_
         "gc would remove 25 objects and addresses of 5 owner(s) (api, cart, mail, pg, shop), more than max_delete (20): "
         "the real run would stop there and delete nothing. The preview shows what would go; check the live set (keep), "
         "then raise max_delete to at least 25 to go ahead"]
-    assert section(check.proc.stdout, "Capped preview")[:len(printed) - 1] == printed[:-1]
+    assert section(output, "Capped preview")[:len(printed) - 1] == printed[:-1]
 
     # For real: the typo and the cap write nothing; the cap's fatal: line is one sentence and the counts per
     # owner, not the plan. Then the collection, whose reasons and summary say what was done.
-    engine.reset_requests()
-    real = then_real.next()
-    assert real.rc == 0, real
-    # what the guide's example printed (the run's output, read once it has ended)
-    (summary_line,) = [line for line in section(real.proc.stdout, "Show it") if '"msg"' in line]
+    # what the guide's example printed
+    (summary_line,) = [line for line in section(output, "Show it") if '"msg"' in line]
     assert "over max_delete (25 > 20), the real run would stop there and delete nothing | lb1: 25 to destroy" in summary_line
     assert real.task("Typo for real")["status"] == "failed" and real.writes(engine, 0) == real.writes(engine, 1) == 0
     capped = real.task("Capped")["result"]
@@ -133,7 +138,7 @@ def test_five_owners_preview_cap_typo_and_collection_as_ansible_playbook_prints_
         "gc would remove 25 objects and addresses of 5 owner(s) (api, cart, mail, pg, shop), more than max_delete (20), "
         "so nothing was deleted; preview them with --check --diff, check the live set (keep), then raise max_delete "
         "to at least 25 to go ahead")
-    (fatal,) = [line for line in real.proc.stdout.splitlines() if line.startswith("fatal:") and "more than max_delete" in line]
+    (fatal,) = [line for line in output.splitlines() if line.startswith("fatal:") and "more than max_delete" in line]
     shown = json.loads(fatal.split("=> ", 1)[1])
     assert shown["would_remove_by_owner"] == dict((name, PER_OWNER) for name in OWNERS)
     assert "plan" not in shown and shown["removed"] == [] and len(fatal) < 1200, fatal

@@ -140,7 +140,8 @@ def test_absent_then_rerun(engine, module):
     assert check["plan"][-1]["action"] == "mark" and check["plan"][-1]["reason"].startswith(
         "the service's marker goes: nothing of the service is left here")
     assert [t for t in es.tags(engine, es.lb_id(engine)) if t.startswith("anxlb-reconciled.")] == []
-    assert names(engine, "backend") == [] and names(engine, "bind") == []
+    # every object of the service goes, its servers too: they carry no owner tag, ours by their backends
+    assert all(names(engine, kind) == [] for kind in ("backend", "frontend", "bind", "server"))
     assert real["status"] == {"load_balancers": {"lb1": {}}, "all": {}}
 
 

@@ -44,18 +44,24 @@ def diff_section(lines):
     return lines[start:end]
 
 
-def test_the_diff_of_a_three_by_three_by_two_service_is_a_short_tree_with_the_summary_on_top(engine, ansible):
-    # check mode with --diff, then for real: two plays of one run (the first's keywords are what --check --diff do)
+def test_the_diff_of_a_three_by_three_by_two_service_is_a_short_tree_with_the_summary_on_top(engine, ansible, module):
+    """Then the diff shows an adoption, a redeploy and a load balancer left: the plays of one ansible-playbook run
+    (check mode with --diff, then for real; then the second scene's check mode with --diff, the play's keywords
+    doing what --check --diff do), a module process setting the second scene between them."""
+    small = dict(WEB, ports=WEB["ports"][:1], servers=WEB["servers"][:1])
+    moved = dict(small, load_balancers=["lb1"], ports=small["ports"] + [{"name": "metrics", "port": 9100}])
     plays = ansible.session([([task("Reconcile web", WEB)], {"check_mode": True, "diff": True}),
-                             ([task("Apply web", WEB, diff=True), task("Again web", WEB, diff=True)], {})])
+                             ([task("Apply web", WEB, diff=True), task("Again web", WEB, diff=True)], {}),
+                             ([task("Preview web", moved)], {"check_mode": True, "diff": True})])
     before = es.snapshot(engine)
     engine.reset_requests()
     check = plays.next()
     assert len(check.records) == 1 and not check.failed(), check
     assert engine.mutating_requests() == 0 and es.snapshot(engine) == before
     real = plays.next()
-    assert real.rc == 0 and len(real.records) == 2, real
-    output = real.proc.stdout   # the whole run's, read once it has ended
+    assert len(real.records) == 2 and not real.failed(0) and not real.failed(1), real
+    preview = the_diff_shows_an_adoption_a_redeploy_and_a_load_balancer_left(engine, module, plays, small)
+    output = preview.proc.stdout   # the whole run's, read once it has ended
     shown = diff_section(printed(output, "Reconcile web"))
     assert 36 <= len(shown) <= 80, "\n".join(shown)   # 36 objects, a line each
     summary = "lb1: 18 to add, 0 to change, 0 to destroy; lb2: 18 to add, 0 to change, 0 to destroy"
@@ -72,9 +78,21 @@ def test_the_diff_of_a_three_by_three_by_two_service_is_a_short_tree_with_the_su
     assert diff_section(printed(output, "Again web")) == [] and real[1]["changed"] is False
     assert real[1]["diff"]["before"] == real[1]["diff"]["after"] == check[0]["diff"]["after"]
 
+    shown = diff_section(printed(output, "Preview web"))
+    assert "-    backend: {mode: tcp, owner: (untagged)}" in shown   # adopted: tagged anxlb-svc=web (and its check set)
+    assert side(preview[0], "after")["lb1"]["metrics.web"]["backend"] == {"mode": "tcp", "health_check": '"adv_check": "tcp-check"'}
+    assert "-    backend: {mode: tcp, health_check: '\"adv_check\": \"tcp-check\"', deployment: DeploymentError}" in shown
+    assert "+    backend: {mode: tcp, health_check: '\"adv_check\": \"tcp-check\"', deployment: redeploy requested}" in shown
+    assert "-lb2:" in shown and "+lb2: {}" in shown   # everything of ours on lb2 goes
+    assert "-      v4.http.web: {address: 127.0.10.5, port: 8080, ssl: false}" in shown
+    assert side(preview[0], "after")["lb2"] == {} and list(side(preview[0], "before")["lb2"]) == ["http.web"]
+    summary = "lb1: 3 to add, 2 to change, 0 to destroy; lb2: 0 to add, 0 to change, 4 to destroy"
+    assert preview[0]["summary"] == summary and shown[1] == "+++ after: " + summary
 
-def test_the_diff_shows_an_adoption_a_redeploy_and_a_load_balancer_left(engine, ansible, module):
-    small = dict(WEB, ports=WEB["ports"][:1], servers=WEB["servers"][:1])
+
+def the_diff_shows_an_adoption_a_redeploy_and_a_load_balancer_left(engine, module, plays, small):
+    """The second scene, set by a module process (web shrunk to ``small``: one port, one node, on lb1 and lb2), then
+    the session's next play previews ``moved`` in check mode with --diff: nothing written. Its ``Run``."""
     set_up = module("service", small)   # sets the scene: the module as its own process, no playbook needed
     assert not set_up.failed, set_up
     lb1 = es.lb_id(engine, "lb1")
@@ -83,22 +101,12 @@ def test_the_diff_shows_an_adoption_a_redeploy_and_a_load_balancer_left(engine, 
     (failed,) = [o["identifier"] for o in es.objects(engine, "backend")
                  if o["name"] == "http.web" and o["load_balancer"]["identifier"] == lb1]
     engine.set_state(failed, "DeploymentError")
-    moved = dict(small, load_balancers=["lb1"], ports=small["ports"] + [{"name": "metrics", "port": 9100}])
     before = es.snapshot(engine)
     engine.reset_requests()
-    check = ansible.run([task("Preview web", moved)], check=True, diff=True)
-    assert check.rc == 0, check
+    check = plays.next()
+    assert check.rc == 0 and len(check.records) == 1 and not check.failed(), check
     assert engine.mutating_requests() == 0 and es.snapshot(engine) == before
-    shown = diff_section(printed(check.proc.stdout, "Preview web"))
-    assert "-    backend: {mode: tcp, owner: (untagged)}" in shown   # adopted: tagged anxlb-svc=web (and its check set)
-    assert side(check[0], "after")["lb1"]["metrics.web"]["backend"] == {"mode": "tcp", "health_check": '"adv_check": "tcp-check"'}
-    assert "-    backend: {mode: tcp, health_check: '\"adv_check\": \"tcp-check\"', deployment: DeploymentError}" in shown
-    assert "+    backend: {mode: tcp, health_check: '\"adv_check\": \"tcp-check\"', deployment: redeploy requested}" in shown
-    assert "-lb2:" in shown and "+lb2: {}" in shown   # everything of ours on lb2 goes
-    assert "-      v4.http.web: {address: 127.0.10.5, port: 8080, ssl: false}" in shown
-    assert side(check[0], "after")["lb2"] == {} and list(side(check[0], "before")["lb2"]) == ["http.web"]
-    summary = "lb1: 3 to add, 2 to change, 0 to destroy; lb2: 0 to add, 0 to change, 4 to destroy"
-    assert check[0]["summary"] == summary and shown[1] == "+++ after: " + summary
+    return check
 
 
 def guide_services(tmp_path):
