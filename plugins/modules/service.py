@@ -547,10 +547,17 @@ def checked_service_run(client, declaration, check_mode, warn):
     class CheckedServiceRun(ServiceRun):
         def __init__(self):
             super().__init__(client, declaration, check_mode, warn)
-            self.outside = OutsidePrefixes(client, warn, "addresses")
+            # a real run sends the listing alongside its lease and writes: nothing waits for it but the warning
+            self.outside = OutsidePrefixes(client, warn, "addresses", ahead=not check_mode)
 
         def plan(self, state):
             return self.outside.check(super().plan(state))
+
+        def run(self, diff=False):
+            try:
+                return super().run(diff)
+            finally:
+                self.outside.settle()   # the warnings, also when the run failed after the listing went out
 
     return CheckedServiceRun()
 

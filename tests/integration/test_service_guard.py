@@ -89,11 +89,16 @@ def test_the_first_429_ends_the_run_with_no_further_request(engine, module):
     assert run.failed, run
     log = engine.requests()["log"]
     deletes = [entry for entry in log if entry["method"] == "DELETE"]
-    # The servers' deletes go out concurrently; after the first 429 nothing else is sent, and the
-    # lease (removing it is a DELETE too) stays until it expires, which the run reports.
+    # The servers' deletes go out concurrently, and so may the reads of the tag entities the run's end deletes
+    # (sent once the lease is held, _guard._look_ahead); after the first 429 nothing else is sent (what follows it
+    # in the log was on its way), and the lease (removing it is a DELETE too) stays until it expires, which the run
+    # reports.
     assert deletes and all(entry["status"] == 429 for entry in deletes)
     first = min(i for i, entry in enumerate(log) if entry["status"] == 429)
-    assert all(entry["method"] == "DELETE" for entry in log[first:]) and len(log[first:]) <= 2
+    later = log[first:]
+    on_their_way = [e for e in later if e["method"] == "GET" and e["path"].startswith("/api/core/v1/tags.json")]
+    assert all(entry["method"] == "DELETE" for entry in later if entry not in on_their_way)
+    assert len(later) - len(on_their_way) <= 2 and len(on_their_way) <= 2
     assert ("rate limited by the Engine; back off and retry later, with a lower api_concurrency or fewer forks "
             "(HTTP 429)") in run.message()
     assert any(w.startswith("the lease tag 'anxlb-lease=web@") and w.endswith(": it could not be removed")

@@ -10,12 +10,16 @@ account may use addresses whose prefixes it cannot list (a shared or a provider'
 tests bind what no IPAM holds. Asking costs a request (the account's prefix listing), so it is asked only
 when a plan creates a bind or moves one to another address, once per run, and never on a run that finds
 everything in place.
+
+Nothing waits for the answer but the warning, so a real run of the service (``ahead``) sends the listing on
+the client's pool and goes on (its lease, its writes); the warnings follow when the listing has answered, at
+the latest when the run ends (``settle``). Check mode asks in planning, as it has nothing to overlap.
 """
 
 # netaddr is imported in the functions that parse addresses, not with this file: a module refused for its
 # arguments never pays for it (AnxcloudModule.main imports it, or reports it missing, before a run starts).
 
-from .._engine._errors import AccessDeniedError, NotFoundError
+from .._engine._errors import AccessDeniedError, EngineError, NotFoundError
 from .._model._kind import CREATE, UPDATE
 
 
@@ -42,32 +46,67 @@ class OutsidePrefixes:
     """Warns, through ``warn``, about each address a plan binds that is in no prefix of the account. ``option``
     names the module option the address comes from (``address``, ``addresses``)."""
 
-    def __init__(self, client, warn, option="address"):
+    def __init__(self, client, warn, option="address", ahead=False):
+        """``ahead``: the listing goes out in the background (``client.start``) and ``settle`` ends it."""
         self.client = client
         self.warn = warn
         self.option = option
+        self.ahead = ahead
         self.networks = None    # the account's prefixes, listed at the first plan that binds an address (False: refused)
         self.seen = set()       # addresses already checked in this run (a rerun of the plan asks nothing)
+        self.listing = None     # ahead: the listing sent and not yet settled
+        self.waiting = []       # ahead: the addresses to check once it has answered
 
     def check(self, plan):
-        """``plan``, unchanged, after the warnings for the addresses it binds."""
-        import netaddr
+        """``plan``, unchanged, after the warnings for the addresses it binds (``ahead``: the first time, once
+        ``settle`` is called)."""
         addresses = [a for a in bind_addresses(plan) if a not in self.seen]
         if not addresses or self.networks is False:   # nothing new, or the listing was refused already
             return plan
         self.seen.update(addresses)
+        if self.networks is None and self.ahead:
+            if self.listing is None:
+                self.listing = self.client.start(lambda _none: self._listed(EngineError), [None])
+            self.waiting.extend(addresses)
+            return plan
         if self.networks is None:
-            try:
-                self.networks = [n for n in (_network(p) for p in self.client.prefix_list()) if n is not None]
-            except (AccessDeniedError, NotFoundError) as exc:   # a token without IPAM rights: say so, go on
-                self.networks = False
-                self.warn("%s: could not list the account's IPAM prefixes to check %s (%s)"
-                          % (self.option, ", ".join(addresses), exc))
-                return plan
+            self._settled(self._listed((AccessDeniedError, NotFoundError)), addresses)
+        self._tell(addresses)
+        return plan
+
+    def settle(self):
+        """Waits for a listing sent ``ahead`` and warns about the addresses it was sent for. Never raises for the
+        Engine: the run did not wait for the listing, so one that failed is a warning, as for a token without
+        IPAM rights."""
+        if self.listing is None:
+            return
+        listing, self.listing = self.listing, None
+        addresses, self.waiting = self.waiting, []
+        answer = listing.results()[0]
+        self._settled(answer if answer is not None else self._listed(EngineError), addresses)   # None: never ran
+        self._tell(addresses)
+
+    def _listed(self, errors):
+        """(the account's prefixes as networks, None), or (False, the error) for the ``errors`` caught."""
+        try:
+            return [n for n in (_network(p) for p in self.client.prefix_list()) if n is not None], None
+        except errors as exc:
+            return False, exc
+
+    def _settled(self, answer, addresses):
+        self.networks, exc = answer
+        if exc is not None:   # a token without IPAM rights (ahead: any failure): said, and the run goes on
+            self.warn("%s: could not list the account's IPAM prefixes to check %s (%s)"
+                      % (self.option, ", ".join(addresses), exc))
+
+    def _tell(self, addresses):
+        """The warnings for ``addresses`` outside every listed prefix (none when the listing failed)."""
+        import netaddr
+        if self.networks is False:
+            return
         for address in addresses:
             ip = netaddr.IPAddress(address)
             if not any(ip in network for network in self.networks):
                 self.warn("%s: %s is in no IPAM prefix of this account, so the Engine will most likely not route it "
                           "to the load balancer; the bind is made anyway. Check the address for a typo, or take one "
                           "from a prefix of the account (anxcloud.lbaas.ip_address)" % (self.option, address))
-        return plan

@@ -433,6 +433,12 @@ class EngineClient:
         """
         return self._pool.map(fn, items)
 
+    def start(self, fn, items):
+        """``fn(item)`` for each of ``items`` on the same pool, in the background: returns at once, and
+        ``.results()`` of what it returns is what ``map`` would have answered (waiting for what still runs). For
+        reads whose answers are needed later in the run, sent meanwhile: they count against the same bound."""
+        return self._pool.start(fn, items)
+
     # ---- LBaaS v1 ------------------------------------------------------------------------------
     @staticmethod
     def lbaas_path(kind, ident=None):

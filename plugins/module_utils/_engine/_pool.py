@@ -17,6 +17,11 @@ listings, each reading details) runs concurrently too, without more threads and 
 Pool threads take the newest item first (deepest nesting first), so an outer item that waits for
 its nested items gets them done before the pool turns to other outer items; callers take their own
 items from the front, so the two rarely meet.
+
+``start`` hands items to the pool and returns at once (reads whose answer is needed later: the service's
+lookups of the tag entities it deletes at its end, its IPAM prefix listing); ``Started.results`` then works
+as the end of a ``map``: the caller runs what no pool thread has taken yet and waits for the rest. A started
+item waits for nothing but its own nested maps, so waiting for it cannot deadlock either.
 """
 
 import collections
@@ -120,11 +125,26 @@ class SharedPool:
         batch = _Batch()
         tasks = [_Task(fn, item, batch) for item in items]
         self._submit(tasks[1:])   # the caller starts on the first one at once
+        return self._collect(tasks)
+
+    def start(self, fn, items):
+        """Queues ``fn(item)`` for each of ``items`` on the pool's threads and returns at once (``Started``).
+        Without pool threads (a bound of 1, or closed) nothing runs before ``Started.results``."""
+        batch = _Batch()
+        tasks = [_Task(fn, item, batch) for item in items]
+        if self.workers and not self._closed:
+            self._submit(tasks)
+        return Started(self, tasks)
+
+    def _collect(self, tasks):
+        """Runs the ``tasks`` no thread has taken (in order), waits for the others; their results in order,
+        or the first exception once the running ones have ended (those not started are dropped)."""
+        batch = tasks[0].batch if tasks else None
         for task in tasks:
             if batch.failed:
                 break
             self._run(task)
-        if batch.failed:
+        if batch is not None and batch.failed:
             for task in tasks:
                 self._take(task, cancel=True)
         for task in tasks:
@@ -133,3 +153,16 @@ class SharedPool:
             if task.error is not None:
                 raise task.error
         return [task.result for task in tasks]
+
+
+class Started:
+    """Items handed to the pool by ``SharedPool.start``."""
+
+    def __init__(self, pool, tasks):
+        self._pool = pool
+        self._tasks = tasks
+
+    def results(self):
+        """What ``map`` would have returned for the items: the caller runs those no pool thread has taken
+        yet and waits for the others. It may be asked again (by any thread): the same answer."""
+        return self._pool._collect(self._tasks)

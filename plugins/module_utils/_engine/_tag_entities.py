@@ -13,7 +13,7 @@ Only names the caller built as its own lease or marker come here, never an owner
 shared by every object of a service and stay.
 """
 
-from ._errors import NotFoundError
+from ._errors import EngineError, NotFoundError
 
 
 def names_like(client, query):
@@ -71,3 +71,34 @@ def delete_found(client, found):
             if client.tag_entity_delete(ident, service):
                 deleted += 1
     return deleted
+
+
+class Lookahead:
+    """Lookups (``lookup``) sent ahead of the deletes they serve: a lease's tag entity exists from the moment the
+    lease is attached, a replaced marker's from long before the run, and their names are the run's own, so the
+    reads can go out while the run writes and waits, and its end is left with the detach and the delete.
+
+    ``start(names)`` sends them on the client's pool and returns at once; ``found(name)`` is what ``lookup``
+    found (waiting for it if it still runs), or None: not looked up ahead, the lookup failed, or it found no
+    entity (the caller then looks again, so an entity that only showed up late is still deleted). What was found
+    is only what a later lookup would find: which entity to delete. Whether to delete it (ownership, a marker no
+    load balancer carries any more) is decided by the caller at the time of the delete, as without it."""
+
+    def __init__(self, client):
+        self.client = client
+        self.started = {}   # name -> its Started lookup
+
+    def start(self, names):
+        for name in names:
+            if name not in self.started:
+                self.started[name] = self.client.start(self._look, [name])
+
+    def _look(self, name):
+        try:
+            return lookup(self.client, name)
+        except EngineError:
+            return None   # looked up again when deleting
+
+    def found(self, name):
+        started = self.started.get(name)
+        return (started.results()[0] or None) if started is not None else None

@@ -82,7 +82,7 @@ class Leases:
     tells the user what a run leaves behind or took over."""
 
     def __init__(self, client, prefix, holder, timeout, tags_of, clock=time.time, sleep=time.sleep, takeover_wait=2.0,
-                 warn=None):
+                 warn=None, ahead=None):
         self.client = client
         self.prefix = prefix
         self.holder = holder
@@ -97,6 +97,7 @@ class Leases:
         self.leftovers = []     # (tag name, error): tag entities that could not be deleted
         self.warn = warn or (lambda text: None)
         self._told = 0          # how many of taken_over were told already
+        self.ahead = ahead      # a _tag_entities.Lookahead: the held leases' entities looked up while the run works
 
     def others(self, tags, live=True):
         now = self.clock()
@@ -123,8 +124,8 @@ class Leases:
                 if live:
                     raise Failure(self.held_message(lb, live[0]), lease_holder=live[0].holder,
                                   lease_expires=when(live[0].expiry), load_balancer=lb["name"] or lb["id"])
+            ours = LeaseTag(self.prefix, self.holder, self.clock() + self.timeout)   # one name: one tag entity
             for lb in lbs:
-                ours = LeaseTag(self.prefix, self.holder, self.clock() + self.timeout)
                 self.client.tag_add(lb["id"], ours.name)
                 self.held.append((lb, ours))
             seen = self.client.map(lambda lb: self.tags_of(lb["id"]), lbs)
@@ -190,13 +191,17 @@ class Leases:
             self.taken_over.append((lb, expired))
             self._forget(expired)
 
+    def look_ahead(self):
+        """Starts the lookups of the held leases' tag entities (``ahead``), so that a release is left with the
+        detach and the delete. Read only: a lease's name is unique to this run and its entity exists once it is
+        attached."""
+        if self.ahead is not None:
+            self.ahead.start([lease.name for _lb, lease in self.held])
+
     def _forget(self, lease):
         """Deletes a released lease's tag entity. Its name is unique to one run (holder, expiry), so no
         other resource carries it; a failure leaves one entity, reported, never a failed run."""
-        try:
-            forget(self.client, lease.name, check_carriers=False)
-        except EngineError as exc:
-            self.leftovers.append((lease.name, exc))
+        self.forget_entities([lease], None)
 
     def release(self):
         """Removes our lease tags and their tag entities; returns the leases that could not be removed
@@ -207,8 +212,9 @@ class Leases:
         return left
 
     def remove_tags(self):
-        """Detaches our lease tags (one tag write after another); returns (removed leases, [(lb, lease)]
-        that could not be removed). Their entities are for ``forget_entities``."""
+        """Detaches our lease tags (one tag write after another); returns (the released leases, [(lb, lease)]
+        that could not be removed). The leases one ``acquire`` took share a name (and so a tag entity): released
+        once, and only when no load balancer keeps it. Their entities are for ``forget_entities``."""
         removed, left = [], []
         for lb, lease in self.held:
             try:
@@ -218,13 +224,17 @@ class Leases:
                 continue
             removed.append(lease)
         self.held = []
-        return removed, left
+        kept = set(lease.name for _lb, lease in left)
+        return list(dict((lease.name, lease) for lease in removed if lease.name not in kept).values()), left
 
     def forget_entities(self, removed, found):
-        """Deletes the entities of removed leases, as ``lookup`` found them earlier (None: look now)."""
+        """Deletes the entities of removed leases, as ``lookup`` found them earlier (``found``, or looked up
+        ahead: ``ahead``; None: look now)."""
         def one(lease):
             try:
                 entities = found.get(lease.name) if found else None
+                if entities is None and self.ahead is not None:
+                    entities = self.ahead.found(lease.name)
                 if entities is None:
                     forget(self.client, lease.name, check_carriers=False)
                 else:

@@ -25,7 +25,9 @@ A marker write that fails after the plan was applied leaves the run changed (the
 and says what it means (``_marker.marker_outcome``): the next writing run writes the marker again.
 
 What the guard leaves behind is bounded: a released lease's tag entity is deleted (``_lease``), and
-so is a replaced marker's once no load balancer carries it; a failure to delete one is a warning.
+so is a replaced marker's once no load balancer carries it; a failure to delete one is a warning. Which
+entities those are is read while the run writes and waits (``_look_ahead``: the names are the run's own and
+exist once the lease is attached), so a run's end is the lease's detach, then the deletes: two round trips.
 """
 
 from .._engine._errors import EngineError, RateLimitedError
@@ -37,8 +39,9 @@ from .._reconcile._plan import Action
 from ._marker import (
     MARK, MARKER, MARKER_KIND, LbMarks, Marker, declaration_hash, marker_outcome, refuse_newer)
 from .._model._names import check_holder, check_owner, check_tag_prefix
-from .._engine._tag_entities import (
-    delete_found, forget, lookup, still_carried)
+from .._engine._tag_entities import Lookahead, delete_found, lookup, still_carried
+
+CARRIED = object()   # ``_probe``: a replaced marker some load balancer still carries, whose entity stays
 
 
 class ServiceGuard:
@@ -55,7 +58,11 @@ class ServiceGuard:
         self.lb_tags = {}
         self.writes, self.replaced = [], []   # the marker writes done (``LbMarks``) and the names they replace
         self.unwritten = set()   # the marker actions last planned that have not run (their ids)
-        self.leases = Leases(client, self.prefix, holder, declaration.lease_timeout, self.tags_of, warn=warn)
+        self.planned_olds = []   # the marker names the last planned marker writes replace
+        # the tag entities this run deletes at its end, looked up while it writes and waits (``finish``)
+        self.ahead = Lookahead(client)
+        self.leases = Leases(client, self.prefix, holder, declaration.lease_timeout, self.tags_of, warn=warn,
+                             ahead=self.ahead)
 
     def tags_of(self, lb_id):
         return tag_names(self.client.resource_get(lb_id))
@@ -72,9 +79,20 @@ class ServiceGuard:
                               % (lb["name"] or lb["id"], lease.describe()))
 
     def before_apply(self, state, plan):
-        """Takes the leases; True when another run wrote meanwhile (observe and plan again)."""
+        """Takes the leases; True when another run wrote meanwhile (observe and plan again). Then the lookups of
+        the tag entities the run's end deletes go out (``_look_ahead``), alongside its writes."""
         taken_over = self.leases.acquire(state.lbs, state.lb_tags)
+        self._look_ahead()
         return taken_over or self.leases.changed(state.lbs, state.lb_tags)
+
+    def _look_ahead(self):
+        """Once the leases are held: the lookups (only reads) of their tag entities and of the markers the planned
+        marker writes replace, sent on the client's pool while the run writes and waits (``Lookahead``), so that
+        ``finish`` is left with the detach and the deletes. Which of them are deleted is decided there, as before:
+        only what was released or replaced, a marker only once no load balancer carries it."""
+        if self.leases.held:
+            self.leases.look_ahead()
+            self.ahead.start(self.planned_olds)
 
     def mark(self, lbs, absent=False):
         """Records on each load balancer which declaration this run applied (or removes it: absent),
@@ -87,7 +105,8 @@ class ServiceGuard:
         """The ``mark`` actions of ``marks`` ([(lbs, absent)]), one per load balancer with something to write:
         each records there which declaration this run applied (absent: removes the service's marker). They run
         ``AFTER_WRITES`` (see the module)."""
-        writes, _replaced = self._marker_writes(marks)
+        writes, self.planned_olds = self._marker_writes(marks)
+        self._look_ahead()   # a plan made under the leases (a later round): its replaced markers too
         head = Marker.head(self.prefix, self.service).rstrip("=")
         out = []
         for lb_marks in writes:
@@ -124,9 +143,10 @@ class ServiceGuard:
 
     def finish(self, release=True):
         """The end of a run, after its markers were written (``write``, the plan's actions after its writes): the
-        release of the leases, overlapped: while the lease tags are removed one after another, the tag entities
-        to delete are looked up; then the released leases' entities and the replaced markers' (once no load
-        balancer carries them) are deleted together.
+        release of the leases, overlapped: while the lease tags are removed one after another, the replaced
+        markers are checked for load balancers still carrying them, and the tag entities to delete are looked
+        up where that was not done ahead (``_look_ahead``); then the released leases' entities and the replaced
+        markers' that no load balancer carries are deleted together.
 
         A marker write that fails does not stop the others (``LbMarks``) and does not undo what the run
         wrote: the objects are converged, the marker is bookkeeping. It is a warning (``marker_outcome``),
@@ -134,33 +154,60 @@ class ServiceGuard:
         are released) or the Engine rate-limited the run (that error, raised likewise)."""
         writes, replaced = self.writes, self.replaced
         self.writes, self.replaced = [], []   # reported once
-        leases = [lease for _lb, lease in self.leases.held] if release else []
-        released = {}
-
-        def remove_lease_tags():
-            if release:
-                released["removed"], released["left"] = self.leases.remove_tags()
-
-        def look(name):
-            try:
-                return lookup(self.client, name)
-            except EngineError:
-                return None   # looked up again when deleting
-        names = [lease.name for lease in leases] + replaced
-        results = self.client.map(lambda job: remove_lease_tags() if job is None else look(job), [None] + names)
+        leases = list(dict.fromkeys(lease.name for _lb, lease in self.leases.held)) if release else []
         limited = [exc for m in writes for _n, _a, exc in m.failed if isinstance(exc, RateLimitedError)]
         stays = set(name for m in writes for name in m.not_removed())
         markers = [] if limited else [n for n in replaced if n not in stays]
-        self._settle(released.get("removed", []), markers, dict(zip(names, results[1:])))
+        released, found = self._release_and_probe(release, leases, markers)
+        self._settle(released.get("removed", []), markers, found)
         if release:
             self.leases.warn_left(released.get("left", []))
         if limited:
             raise limited[0]
         self._report(writes)
 
+    def _release_and_probe(self, release, leases, markers):
+        """At once: the lease tags detached (``release``), the entities of the ``leases`` (names) looked up where
+        that was not done ahead, the replaced ``markers`` probed (``_probe``). ({"removed", "left"} of the
+        release, {name: what was found})."""
+        released = {}
+
+        def job(item):
+            what, name = item
+            if what == "release":
+                if release:
+                    released["removed"], released["left"] = self.leases.remove_tags()
+                return None
+            return self._look(name) if what == "lease" else self._probe(name)
+        jobs = [("release", None)] + [("lease", name) for name in leases] + [("marker", name) for name in markers]
+        results = self.client.map(job, jobs)
+        return released, dict((name, found) for (_what, name), found in zip(jobs[1:], results[1:]))
+
+    def _look(self, name):
+        """The tag entities named ``name``, as looked up ahead or now; None when that failed (looked up again when
+        deleting)."""
+        found = self.ahead.found(name)
+        if found is not None:
+            return found
+        try:
+            return lookup(self.client, name)
+        except EngineError:
+            return None
+
+    def _probe(self, name):
+        """Whether a replaced marker may lose its tag entity: ``CARRIED`` while a load balancer carries it (a
+        marker name is shared by the load balancers one run marked), else its entities (``_look``). An
+        EngineError is returned, for ``_forget`` to warn of."""
+        try:
+            if still_carried(self.client, name):
+                return CARRIED
+        except EngineError as exc:
+            return exc
+        return self._look(name)
+
     def _settle(self, leases, markers, found):
         """Deletes the tag entities of the released ``leases`` and of the replaced ``markers`` no load
-        balancer carries now (``found``: name -> the entities looked up already)."""
+        balancer carries now (``found``: name -> the entities looked up already, or the marker's ``_probe``)."""
         def settle(job):
             what, item = job
             if what == "lease":
@@ -175,14 +222,14 @@ class ServiceGuard:
         if fatal:
             raise Failure("; ".join(fatal), markers=dict((m.lb["name"] or m.lb["id"], m.olds) for m in writes if m.failed))
 
-    def _forget(self, name, found=None):
-        """Deletes a replaced marker's tag entity once no load balancer carries it (``found``: the
-        entities as looked up already, None: look them up now)."""
+    def _forget(self, name, probed):
+        """Deletes a replaced marker's tag entity once no load balancer carries it (``probed``: what ``_probe``
+        answered: ``CARRIED``, an EngineError, the entities, or None: look them up now)."""
         try:
-            if found is None:
-                forget(self.client, name)
-            elif not still_carried(self.client, name):
-                delete_found(self.client, found)
+            if isinstance(probed, EngineError):
+                raise probed
+            if probed is not CARRIED:
+                delete_found(self.client, probed if probed is not None else lookup(self.client, name))
         except EngineError as exc:
             self.warn("the tag '%s' could not be deleted from the account (%s); it is no longer on any load balancer "
                       "of this service and can be deleted by hand" % (name, exc))

@@ -23,6 +23,20 @@ def gone(method, ident):
     return NotFoundError("not found", status=404, method=method, path="/x/" + str(ident))
 
 
+class _Ran:
+    def __init__(self, fn, items):
+        self.out, self.error = [], None
+        try:
+            self.out = [fn(i) for i in items]
+        except Exception as exc:   # raised by results(), as the pool would
+            self.error = exc
+
+    def results(self):
+        if self.error is not None:
+            raise self.error
+        return list(self.out)
+
+
 class FakeClient:
     """``tag_match``: how ``resources_by_tag`` matches tag names, ``"substring"`` (the loosest an Engine
     could be: callers must confirm exact names) or ``"exact"``."""
@@ -87,6 +101,11 @@ class FakeClient:
 
     def map(self, fn, items):
         return [fn(i) for i in items]
+
+    def start(self, fn, items):
+        """The client's ``start``: here the items run at once, one after another, and ``results()`` answers
+        what they returned then (what was read ahead, as a pool thread would have read it)."""
+        return _Ran(fn, items)
 
     @staticmethod
     def lbaas_path(kind):

@@ -108,6 +108,47 @@ def test_the_pool_keeps_working_after_close():
     assert pool.map(lambda i: i * 2, range(5)) == [0, 2, 4, 6, 8]   # inline once closed
 
 
+def test_started_items_run_while_the_caller_goes_on_and_results_wait_for_them():
+    """``start`` (the service's lookups of what it deletes at its end, its prefix listing): the items run on the
+    pool's threads while the caller does other things; ``results`` answers as ``map`` would, and again later."""
+    pool = SharedPool(3)
+    release, running = threading.Event(), threading.Event()
+
+    def item(i):
+        running.set()
+        assert release.wait(10)
+        return (i, threading.current_thread().name)
+    started = pool.start(item, [1, 2])
+    assert running.wait(10)          # taken by a pool thread before anyone asked for the results
+    release.set()
+    results = bounded(started.results)
+    assert [i for i, _thread in results] == [1, 2]
+    assert all(name.startswith("anxcloud-engine") for _i, name in results)
+    assert bounded(started.results) == results
+
+
+def test_started_items_a_bound_of_one_or_a_closed_pool_runs_at_results_in_the_caller():
+    for pool in (SharedPool(0), SharedPool(3)):
+        pool.close()
+        ran = []
+        started = pool.start(lambda i: ran.append(i) or threading.current_thread().name, [1, 2])
+        assert ran == []
+        assert started.results() == [threading.current_thread().name] * 2 and ran == [1, 2]
+
+
+def test_an_error_of_a_started_item_is_raised_by_results_and_the_pool_works_on():
+    pool = SharedPool(2)
+
+    def item(i):
+        if i == 1:
+            raise NotFoundError("item 1", status=404)
+        return i
+    started = pool.start(item, [0, 1])
+    with pytest.raises(NotFoundError):
+        bounded(started.results)
+    assert pool.map(lambda i: i + 1, range(4)) == [1, 2, 3, 4]
+
+
 def test_requests_in_flight_never_exceed_the_bound_tag_writes_included(engine, make_client):
     # The semaphore bounds what the Engine sees, whichever thread sends: map items and tag writes alike.
     client = make_client(max_workers=3)

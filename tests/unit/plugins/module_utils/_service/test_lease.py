@@ -218,6 +218,34 @@ def test_a_released_lease_leaves_no_tag_entity():
     assert ("DELETE TAG", "%032x" % 10 ** 6, "svc") in client.calls   # with its assignment's service
 
 
+def test_one_run_takes_one_lease_name_released_once_when_no_load_balancer_keeps_it():
+    """The leases of one ``acquire`` share a name (one tag entity) even when the clock ticks between attaches; its
+    entity is deleted once, and not while a load balancer keeps the lease (it expires there on its own)."""
+    client = lb_client()
+    ticks = iter(range(NOW, NOW + 100))
+    leases = Leases(client, "anxlb", "web@ctl:1", 600, lambda ident: tags(client, {"id": ident}),
+                    clock=lambda: next(ticks), sleep=lambda s: None)
+    leases.acquire([LB1, LB2], {LB1["id"]: [], LB2["id"]: []})
+    (name,) = set(lease.name for _lb, lease in leases.held)
+    assert tags(client, LB1) == tags(client, LB2) == [name] and list(client.entities) == [name]
+    assert leases.release() == [] and client.entities == {}
+    assert len([c for c in client.calls if c[0] == "DELETE TAG"]) == 1
+
+    client = lb_client()
+    leases = leases_for(client)
+    leases.acquire([LB1, LB2], {LB1["id"]: [], LB2["id"]: []})
+    untag = client.tag_remove
+
+    def refuse_on_lb2(ident, tag):
+        if ident == LB2["id"]:
+            raise RateLimitedError("not sent", status=429, method="DELETE", path="/api/core/v1/resource.json/x")
+        untag(ident, tag)
+    client.tag_remove = refuse_on_lb2
+    (left,) = leases.release()
+    assert left[0] == LB2 and tags(client, LB2) == [left[1].name] and list(client.entities) == [left[1].name]
+    assert [c for c in client.calls if c[0] == "DELETE TAG"] == []
+
+
 def test_an_expired_lease_taken_over_loses_its_tag_entity_too():
     client = lb_client()
     stale = LeaseTag("anxlb", "web@crashed:9", NOW - 1).name
@@ -296,6 +324,47 @@ def test_a_replaced_marker_entity_stays_while_another_load_balancer_carries_it()
     g.lb_tags = {LB2["id"]: [old]}
     g.mark([LB2], absent=True)
     assert old not in client.entities
+
+
+def guarded_run(client, old):
+    """A writing run of the guard on LB1 that replaces ``old``: the calls up to its writes, and those of its end."""
+    g = guard(client)
+    state = State({LB1["id"]: tags(client, LB1)})
+    g.inspect(state, check_mode=False)
+    actions = g.marker_actions([([LB1], False)])
+    assert g.before_apply(state, None) is False
+    before = len(client.calls)
+    for action in actions:
+        g.write(action)        # the marker replaced, in the applier's tag lane
+    end = len(client.calls)
+    g.finish()
+    return client.calls[:before], client.calls[end:]
+
+
+def test_the_guard_looks_up_what_its_end_deletes_once_the_lease_is_held_and_decides_at_the_end():
+    """The tag entities of the lease and of the marker the run replaces are looked up as soon as the lease is held
+    (``before_apply``: here at once, on the run's pool while it writes), so its end only detaches, checks that no
+    load balancer carries the replaced marker, and deletes."""
+    client = lb_client()
+    old = "anxlb-reconciled.web=1,0.1.0,abc,1"
+    client.tag_add(LB1["id"], old)
+    start, end = guarded_run(client, old)
+    lease = [c[1] for c in start if c[0] == "TAG" and "-lease=" in c[1]][0]
+    assert [c for c in start if c[:2] == ("GET", "tag entities")] == [("GET", "tag entities", lease),
+                                                                      ("GET", "tag entities", old)]
+    assert [c[:2] for c in end if c[0] == "GET"] == [("GET", "tagged")]   # only: does a load balancer carry it?
+    assert [c[0] for c in end if c[0] in ("UNTAG", "DELETE TAG")] == ["UNTAG", "DELETE TAG", "DELETE TAG"]
+    assert old not in client.entities and lease not in client.entities
+    (new,) = [t for t in tags(client, LB1) if t.startswith("anxlb-reconciled.web=")]
+    assert new in client.entities
+
+    client = lb_client()   # the old marker is on LB2 too, which this run does not mark: looked up, not deleted
+    client.tag_add(LB1["id"], old)
+    client.tag_add(LB2["id"], old)
+    start, end = guarded_run(client, old)
+    assert ("GET", "tag entities", old) in start
+    assert old in client.entities and old in tags(client, LB2)
+    assert len([c for c in end if c[0] == "DELETE TAG"]) == 1   # the lease's
 
 
 def test_only_marker_names_of_this_service_are_deleted_never_owner_tags_or_other_services():
