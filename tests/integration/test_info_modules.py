@@ -3,7 +3,6 @@ processes; the group's wait options taken by every module as module processes, h
 module_defaults through ansible-playbook."""
 import os
 
-import pytest
 import yaml
 
 from . import engine_state as es

@@ -12,7 +12,6 @@ import socket
 import threading
 import time
 
-import pytest
 import requests
 
 from . import engine_state as es

@@ -3,7 +3,6 @@ docs/user-guide.md, IP pools): set on a new address, updated and removed in plac
 the Engine reads it back with a trailing dot; check mode predicts the real run and writes nothing; left
 alone when not set. Each task's own behaviour is run as module processes (``module_tasks``); the prediction
 across the tasks of a check-mode play needs the controller, one ansible-playbook run."""
-import pytest
 
 from .conftest import module_task, module_tasks, side
 from .test_ip_address import V4, cycle, cycle_tasks, task

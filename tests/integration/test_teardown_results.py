@@ -6,7 +6,6 @@ idempotent teardown, an honest result and a refusal are the module's own behavio
 refused input also runs in real ansible-playbook, for real and in check mode. The Engine's request log proves where
 nothing was written, and its own API is read back for what must (or must not) be there.
 """
-import pytest
 
 from . import engine_state as es
 from .conftest import warning_texts
