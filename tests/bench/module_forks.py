@@ -1,8 +1,9 @@
 """A process that runs modules of the collection as processes forked from it: ``python module_forks.py`` with the
-collection on PYTHONPATH reads one request a line on stdin (JSON: module, args file, output file, its whole environment),
+collection on PYTHONPATH reads one request a line on stdin (JSON: module, args file, output file, its whole environment;
+optionally a file for stderr apart and a timeout after which the child is killed),
 forks, and the child runs the module as ``python -m ansible_collections.anxcloud.lbaas.plugins.modules.X args.json``
 would (``runpy`` as ``__main__``, the args file in ``sys.argv[1]``, its stdout and stderr to the output file); the
-server answers a line (JSON: exit status, the child's peak memory) when the child has ended.
+server answers a line (JSON: exit status, the child's peak memory, whether it was killed) when the child has ended.
 
 Why: a module process spends most of its CPU time importing ansible.module_utils.basic and the libraries (0.25 of
 0.4 s for a refusal) and finalizing its modules at exit (0.09 s). The server imports them, and the collection's
@@ -16,6 +17,8 @@ import json
 import os
 import pkgutil
 import runpy
+import select
+import signal
 import sys
 import threading
 import traceback
@@ -31,10 +34,10 @@ PRELOADED = ("ansible.module_utils.basic", "requests", "netaddr", "dns.exception
 
 def child(request):
     """Runs in the forked process: the module as ``python -m`` runs it, then the end of the process."""
-    fd = os.open(request["out"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    os.close(fd)
+    for target, path in ((1, request["out"]), (2, request.get("err") or request["out"])):   # stderr apart if asked
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.dup2(fd, target)
+        os.close(fd)
     null = os.open(os.devnull, os.O_RDONLY)   # not the server's requests
     os.dup2(null, 0)
     os.close(null)
@@ -90,8 +93,26 @@ def serve():
         pid = os.fork()
         if pid == 0:
             child(request)
+        killed = ended_in_time(pid, request.get("timeout"))
         _pid, status, usage = os.wait4(pid, 0)
-        print(json.dumps({"rc": os.waitstatus_to_exitcode(status), "peak_mb": usage.ru_maxrss / 1024.0}), flush=True)
+        print(json.dumps({"rc": os.waitstatus_to_exitcode(status), "peak_mb": usage.ru_maxrss / 1024.0,
+                          "killed": killed}), flush=True)
+
+
+def ended_in_time(pid, timeout):
+    """False once the child ``pid`` has ended, or True when ``timeout`` seconds (None: no limit) passed first and it was
+    killed (SIGKILL: a crash between any two of its requests, as ``subprocess.run``'s timeout does it)."""
+    if timeout is None:
+        return False
+    handle = os.pidfd_open(pid)
+    try:
+        ended, _w, _x = select.select([handle], [], [], timeout)
+    finally:
+        os.close(handle)
+    if ended:
+        return False
+    os.kill(pid, signal.SIGKILL)
+    return True
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 local Engine fails in every way it knows, and runs crash mid-way.
 
 Each run executes the real module file (as Ansible does: a Python process given its arguments as
-JSON) against the local Engine over loopback. After every run the Engine is read through its admin
+JSON; forked from a server that imported the libraries once, tests/bench/module_forks.py, and killed at a
+random moment to crash it) against the local Engine over loopback. After every run the Engine is read through its admin
 dump (which no fault touches) and these must hold:
 - the run converged to its declaration, or failed with a clear message (never a traceback);
 - no duplicate: no two objects of one name under one parent;
@@ -24,11 +25,13 @@ Seed and run count are printed (``SOAK_SEED``/``SOAK_RUNS`` override them).
 import json
 import os
 import random
-import subprocess
-import sys
+import tempfile
 import time
 
 from localengine.testing import MUTATING
+
+from ..bench.module_process import module_environ
+from ..conftest import COLLECTIONS
 
 
 SEED = int(os.environ.get("SOAK_SEED", "20261123"))
@@ -87,22 +90,27 @@ def faults(rng):
     return out
 
 
-def run_module(args, timeout):
-    """The module as Ansible runs it; returns (result or None when killed, stdout)."""
-    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "soak-args-%d.json" % os.getpid())
-    with open(path, "w") as handle:
-        json.dump({"ANSIBLE_MODULE_ARGS": args}, handle)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+def run_module(server, args, timeout):
+    """The module as Ansible runs it (its arguments file, its JSON on stdout), in a process forked from the file's
+    ``module_fork_server`` (tests/bench/module_forks.py), killed once ``timeout`` seconds passed; returns (result or
+    None when killed, stdout). Forked, the module works from its first moment: a short timeout kills it between two
+    of its requests, not while a fresh interpreter is still importing."""
+    with tempfile.TemporaryDirectory() as tmp:
+        request = {"module": MODULE.rsplit(".", 1)[1], "args": os.path.join(tmp, "args.json"),
+                   "out": os.path.join(tmp, "out"), "err": os.path.join(tmp, "err"),
+                   "env": module_environ({}, COLLECTIONS), "timeout": timeout}
+        with open(request["args"], "w") as handle:
+            json.dump({"ANSIBLE_MODULE_ARGS": args}, handle)
+        answer = server.ask(request)
+        if answer["killed"]:
+            return None, ""   # killed mid-way: a crash between any two requests
+        with open(request["out"]) as out, open(request["err"]) as err:
+            stdout, stderr = out.read(), err.read()
     try:
-        proc = subprocess.run([sys.executable, "-m", MODULE, path], capture_output=True, text=True, timeout=timeout,
-                              env=env, stdin=subprocess.DEVNULL, check=False)
-    except subprocess.TimeoutExpired:
-        return None, ""   # killed mid-way: a crash between any two requests
-    try:
-        return json.loads(proc.stdout), proc.stdout
+        return json.loads(stdout), stdout
     except ValueError:
         raise AssertionError("the module did not answer JSON (rc=%s):\n%s\n%s"
-                             % (proc.returncode, proc.stdout[-3000:], proc.stderr[-3000:]))
+                             % (answer["rc"], stdout[-3000:], stderr[-3000:]))
 
 
 class World:
@@ -230,19 +238,19 @@ def writes_naming(entries, ids):
             and any(i in e["path"] or i in json.dumps(e.get("body")) for i in ids)]
 
 
-def collision(engine, decl, where):
+def collision(engine, server, decl, where):
     """The other prefix's same-named service declared under exactly the names a converged run of ``decl``
     left (same suffix, ports and load balancers): it fails before any write, naming name_suffix."""
     other = OTHER[decl["tag_prefix"]]
     probe = dict(decl, tag_prefix=other, addresses=ADDRESSES[(other, decl["name"])][:1])
     engine.reset_requests()
-    result, _out = run_module(module_args(engine, probe), timeout=120)
+    result, _out = run_module(server, module_args(engine, probe), timeout=120)
     assert result.get("failed") and "name_suffix" in result.get("msg", ""), "%s: collision probe %r" % (where, result)
     assert "carrying %s-svc=%s" % (decl["tag_prefix"], decl["name"]) in result["msg"], where
     assert engine.mutating_requests() == 0, "%s: the collision probe wrote" % where
 
 
-def test_fault_soak(engine, record_property):
+def test_fault_soak(engine, record_property, module_fork_server):
     rng = random.Random(SEED)
     say(record_property, "fault soak: seed %d, %d runs (SOAK_SEED / SOAK_RUNS to change)" % (SEED, RUNS))
     foreign = seed_foreign(engine)
@@ -259,7 +267,8 @@ def test_fault_soak(engine, record_property):
         engine.reset_requests()
         engine.set_faults(faults(rng))
         crash = rng.random() < 0.15
-        result, _out = run_module(module_args(engine, decl), timeout=rng.uniform(0.3, 1.5) if crash else 120)
+        result, _out = run_module(module_fork_server, module_args(engine, decl),
+                                  timeout=rng.uniform(0.3, 1.5) if crash else 120)
         engine.clear_faults()
         log = engine.requests()["log"]
         written.extend(e for e in log if e["method"] in MUTATING)
@@ -288,7 +297,7 @@ def test_fault_soak(engine, record_property):
             unreported = [v for i, v in left.items() if v[0] in decl["load_balancers"] and i not in warnings]
             assert not unreported, "%s: untagged objects named as ours, not reported: %s" % (where, unreported)
             if rng.random() < 0.3:
-                collision(engine, decl, where)
+                collision(engine, module_fork_server, decl, where)
                 outcomes["collisions refused"] += 1
         untagged_before[(prefix, name)] = left
     say(record_property, "fault soak outcomes: %s" % outcomes)
@@ -300,14 +309,14 @@ def test_fault_soak(engine, record_property):
     engine.clear_faults()
     for key, decl in sorted(last.items()):
         for attempt in range(10):
-            result, _out = run_module(module_args(engine, decl), timeout=120)
+            result, _out = run_module(module_fork_server, module_args(engine, decl), timeout=120)
             if not result.get("failed") or "leased by" not in result.get("msg", ""):
                 break
             time.sleep(1)
         assert not result.get("failed"), result
         assert World(engine).service(decl) == expected(decl) and World(engine).untagged_of(decl) == []
         engine.reset_requests()
-        result, _out = run_module(module_args(engine, decl), timeout=120)
+        result, _out = run_module(module_fork_server, module_args(engine, decl), timeout=120)
         assert not result.get("failed") and result["changed"] is False, result
         assert engine.mutating_requests() == 0
     assert outcomes["converged"] and outcomes["failed"]
