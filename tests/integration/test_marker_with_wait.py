@@ -13,7 +13,7 @@ import pytest
 from localengine.testing import MUTATING
 
 from . import engine_state as es
-from .conftest import Module
+from .conftest import ForkedModule
 from .test_service import SERVICE, names
 
 DELAY = 1.0
@@ -34,8 +34,8 @@ def split(log):
     return marks, writes, owner_tags, reads
 
 
-def test_the_marker_follows_the_writes_and_their_tags_during_the_wait(slow_engine):
-    module = Module(slow_engine)
+def test_the_marker_follows_the_writes_and_their_tags_during_the_wait(slow_engine, module_fork_server):
+    module = ForkedModule(slow_engine, module_fork_server)
     check = module("service", SERVICE, check=True)
     assert check["plan"][-1]["action"] == "mark" and check.writes(slow_engine) == 0, check
     run = module("service", SERVICE)
@@ -55,8 +55,8 @@ def test_the_marker_follows_the_writes_and_their_tags_during_the_wait(slow_engin
     assert rerun["changed"] is False and rerun["plan"] == [] and rerun.writes(slow_engine) == 0, rerun
 
 
-def test_without_a_wait_the_marker_follows_the_writes(slow_engine):
-    module = Module(slow_engine)
+def test_without_a_wait_the_marker_follows_the_writes(slow_engine, module_fork_server):
+    module = ForkedModule(slow_engine, module_fork_server)
     run = module("service", dict(SERVICE, wait=False))
     assert not run.failed and run["changed"] is True, run
     (mark,), writes, owner_tags, _reads = split(run.requests(slow_engine))
@@ -64,11 +64,11 @@ def test_without_a_wait_the_marker_follows_the_writes(slow_engine):
     assert mark["start"] - max(e["end"] for e in writes) < DELAY   # not waited for: still deploying then
 
 
-def test_a_run_whose_wait_fails_takes_its_marker_back(slow_engine):
+def test_a_run_whose_wait_fails_takes_its_marker_back(slow_engine, module_fork_server):
     """A server fails to deploy, also after the redeploy the wait asks for: the run fails, changed, and the marker
     it wrote during the wait is removed again (the lease too); the next run finds no marker, lists everything,
     redeploys the server and writes the marker."""
-    module = Module(slow_engine)
+    module = ForkedModule(slow_engine, module_fork_server)
     lb = es.lb_id(slow_engine)
     slow_engine.set_faults({"deploy": [{"match": "n1.http.web", "outcome": "error", "count": 2}]})
     run = module("service", SERVICE)

@@ -4,7 +4,7 @@ import time
 import pytest
 
 from . import engine_state as es
-from .conftest import Module
+from .conftest import ForkedModule
 
 DELAY = 1.5
 
@@ -15,8 +15,8 @@ def engine_delays():
 
 
 @pytest.fixture
-def slow(slow_engine):
-    return slow_engine, Module(slow_engine)
+def slow(slow_engine, module_fork_server):
+    return slow_engine, ForkedModule(slow_engine, module_fork_server)
 
 
 def backend(**args):

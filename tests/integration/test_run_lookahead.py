@@ -15,7 +15,7 @@ import urllib.parse
 import pytest
 
 from . import engine_state as es
-from .conftest import Module, warning_texts
+from .conftest import ForkedModule, warning_texts
 from .test_service import SERVICE
 
 DELAY = 1.0
@@ -50,8 +50,8 @@ def after_release_began(log):
     return release, [e for e in log if e["start"] >= release["start"] and e is not release]
 
 
-def test_the_prefix_listing_and_the_lease_lookup_go_out_alongside_the_run(slow_engine):
-    engine, module = slow_engine, Module(slow_engine)
+def test_the_prefix_listing_and_the_lease_lookup_go_out_alongside_the_run(slow_engine, module_fork_server):
+    engine, module = slow_engine, ForkedModule(slow_engine, module_fork_server)
     engine.set_faults({"latency": LATENCY})
     run = module("service", OUTSIDE)
     assert not run.failed and run["changed"] is True and warning_texts(run.result) == [WARNING], run
@@ -71,8 +71,8 @@ def test_the_prefix_listing_and_the_lease_lookup_go_out_alongside_the_run(slow_e
     assert es.by_name(engine, "bind")["v4.http.web"]["address"] == "127.0.20.5"
 
 
-def test_a_replaced_markers_entity_is_looked_up_ahead_and_deleted_once_no_load_balancer_carries_it(slow_engine):
-    engine, module = slow_engine, Module(slow_engine)
+def test_a_replaced_markers_entity_is_looked_up_ahead_and_deleted_once_no_load_balancer_carries_it(slow_engine, module_fork_server):
+    engine, module = slow_engine, ForkedModule(slow_engine, module_fork_server)
     first = module("service", SERVICE)
     assert not first.failed and first["changed"] is True, first
     lb = es.lb_id(engine)
