@@ -9,6 +9,7 @@ import pytest
 from localengine.testing import LocalEngine
 
 from ..conftest import DEFAULT_SEED
+from ..integration import conftest as integration
 from ..integration.conftest import ForkedModule
 from .playbooks import Playbooks
 
@@ -43,9 +44,12 @@ def playbooks(hengine, tmp_path):
     harness.close()
 
 
+# the integration harness's fixture: a module fork server for the session (a worker's e2e tests share one)
+module_fork_server = integration.module_fork_server
+
+
 @pytest.fixture
-def module(hengine):
+def module(hengine, module_fork_server):
     """The collection's modules, each run as its own process against ``hengine``, forked as the integration harness's
-    ``module`` is (``ForkedModule``, with a fork server of its own for the test)."""
-    with ForkedModule(hengine) as forked:
-        yield forked
+    ``module`` is (``ForkedModule``, from the session's fork server)."""
+    return ForkedModule(hengine, module_fork_server)
