@@ -9,8 +9,9 @@ Why: a module process spends most of its CPU time importing ansible.module_utils
 0.4 s for a refusal) and finalizing its modules at exit (0.09 s). The server imports them, and the collection's
 module_utils, once before any fork and runs no module itself, so each child starts from the state a fresh process
 reaches by those imports and nothing else: the module's own code, argument parsing, output and exit status are its
-own, per process. What this cannot show is what a fresh process imports (test_lazy_imports.py and
-test_requirements.py use real ``python -m`` processes for that)."""
+own, per process. What this cannot show is what a fresh process imports (test_lazy_imports.py uses real
+``python -m`` processes for that); a library missing from every module process is missing from the server's path
+too (test_requirements.py starts a server with a directory hiding it first on PYTHONPATH)."""
 import atexit
 import importlib
 import json
@@ -76,19 +77,29 @@ def exit_as_the_interpreter_does(code):
     os._exit(1)
 
 
+def preload(name):
+    """Imports ``name`` for the children to inherit. An import that fails (a library hidden by a directory first on
+    PYTHONPATH, tests/integration/test_requirements.py) leaves nothing behind (Python keeps no failed module), so each
+    child imports it again and fails as a fresh process does, where the module can report it."""
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        pass
+
+
 def serve():
     for name in PRELOADED:
-        importlib.import_module(name)
+        preload(name)
     # and the collection's own module_utils, which a run imports as it needs them (0.02-0.03 s of each run)
     utils = importlib.import_module(UTILS)
     for found in pkgutil.walk_packages(utils.__path__, UTILS + "."):
-        importlib.import_module(found.name)
+        preload(found.name)
     for line in sys.stdin:
         request = json.loads(line)
         # the module's imports, once; then the module itself is forgotten, so that each child runs it as ``python -m``
         # does, from its source as __main__ (runpy warns about a module run that is imported already)
-        importlib.import_module(MODULES + request["module"])
-        del sys.modules[MODULES + request["module"]]
+        preload(MODULES + request["module"])
+        sys.modules.pop(MODULES + request["module"], None)
         sys.stdout.flush()
         pid = os.fork()
         if pid == 0:

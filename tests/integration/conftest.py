@@ -323,9 +323,14 @@ class ModuleForkServer:
 
     SERVER = os.path.join(ROOT, "tests", "bench", "module_forks.py")
 
-    def __init__(self):
+    def __init__(self, pythonpath=None):
+        """``pythonpath``: a directory put before the collection on the server's PYTHONPATH (as ``Module`` puts it
+        on a fresh process's), so that a library it hides is missing from the server's imports and from every
+        child's, as from a fresh process's."""
         self.proc = None
         self.lock = threading.Lock()   # one run at a time (``ask``)
+        self.env = module_environ({"PYTHONPATH": os.pathsep.join([str(pythonpath), COLLECTIONS])} if pythonpath else {},
+                                  COLLECTIONS)
 
     def ask(self, request):
         """Runs ``request`` (module, args, out, env) in a forked process; its exit status and peak memory."""
@@ -336,7 +341,7 @@ class ModuleForkServer:
         try:
             if self.proc is None:
                 self.proc = subprocess.Popen([sys.executable, self.SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                             env=module_environ({}, COLLECTIONS), cwd=tempfile.gettempdir(), text=True)
+                                             env=self.env, cwd=tempfile.gettempdir(), text=True)
             self.proc.stdin.write(json.dumps(request) + "\n")
             self.proc.stdin.flush()
             line = self.proc.stdout.readline()
@@ -367,11 +372,11 @@ class ForkedModule(Module):
         self.server = ModuleForkServer() if server is None else server
 
     def __call__(self, name, args, check=False, diff=False, token=True, pythonpath=None):
-        assert pythonpath is None, "a forked module process imports from the server's path: use fresh_module"
+        assert pythonpath is None, "a forked module process imports from the server's path: ModuleForkServer(pythonpath=...), or fresh_module"
         args = dict(args)
         if check and os.path.exists(os.path.join(self.ACTIONS, name + ".py")):
             args["check_mode_predictions"] = []
-        env = {"ANEXIA_API_URL": self.engine.url}
+        env = {"ANEXIA_API_URL": self.engine.url, "PYTHONPATH": self.server.env["PYTHONPATH"]}
         if token:
             env["ANEXIA_TOKEN"] = self.engine.token
         with tempfile.TemporaryDirectory() as tmp:

@@ -1,11 +1,13 @@
 """Every module, run for real by ansible-playbook on a Python where ``netaddr`` cannot be imported, fails with
 Ansible's standard "missing required library" message instead of a traceback. The library is hidden only from
-the modules: the play's ``environment`` puts a ``netaddr`` that refuses to import first on their PYTHONPATH."""
+the modules: the play's ``environment`` puts a ``netaddr`` that refuses to import first on their PYTHONPATH.
+The modules not run by ansible-playbook run as processes forked from a server started with the same PYTHONPATH:
+the hidden library is missing from its imports and so from every child's, as from a fresh process's."""
 import os
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import ROOT, ForkedModule, ModuleForkServer
 
 MODULES = sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "plugins", "modules")) if f.endswith(".py"))
 # Just enough valid options for each module's argument parsing to pass (that runs before the check).
@@ -29,11 +31,18 @@ OPTIONS = {
 ON_PLAYBOOK = ("service", "frontend_info")
 
 
-@pytest.mark.smoke
-def test_every_module_reports_a_missing_netaddr(ansible, fresh_module, tmp_path):
-    hidden = tmp_path / "no-netaddr"
+def hiding(engine, tmp_path, library):
+    """A ``ForkedModule`` whose processes cannot import ``library`` (a module of that name that refuses to import,
+    first on the fork server's PYTHONPATH), and that directory."""
+    hidden = tmp_path / ("no-" + library)
     hidden.mkdir()
-    (hidden / "netaddr.py").write_text("raise ImportError('netaddr is hidden by this test')\n")
+    (hidden / (library + ".py")).write_text("raise ImportError('%s is hidden by this test')\n" % library)
+    return ForkedModule(engine, ModuleForkServer(pythonpath=hidden)), hidden
+
+
+@pytest.mark.smoke
+def test_every_module_reports_a_missing_netaddr(ansible, engine, tmp_path):
+    module, hidden = hiding(engine, tmp_path, "netaddr")
     tasks = [{"name": name, "anxcloud.lbaas.%s" % name: OPTIONS.get(name, {}), "ignore_errors": True}
              for name in ON_PLAYBOOK]
     # check mode: should the check ever be lost, the modules still write nothing
@@ -43,11 +52,12 @@ def test_every_module_reports_a_missing_netaddr(ansible, fresh_module, tmp_path)
     for name in ON_PLAYBOOK:
         assert run.task(name)["status"] == "failed", (name, results[name])
         assert "module_stderr" not in results[name], (name, results[name])
-    for name in MODULES:
-        if name not in ON_PLAYBOOK:
-            found = fresh_module(name, OPTIONS.get(name, {}), check=True, pythonpath=hidden)
-            assert found.failed, found   # a JSON answer, not a crash (fail_json may add the import's traceback
-            results[name] = found.result  # as "exception", which the controller shows only with -vvv)
+    with module:
+        for name in MODULES:
+            if name not in ON_PLAYBOOK:
+                found = module(name, OPTIONS.get(name, {}), check=True)
+                assert found.failed, found   # a JSON answer, not a crash (fail_json may add the import's traceback
+                results[name] = found.result  # as "exception", which the controller shows only with -vvv)
     assert sorted(results) == MODULES
     for name, result in results.items():
         assert result["msg"].startswith("Failed to import the required Python library (netaddr)"), (name, result)
@@ -59,13 +69,12 @@ def test_every_module_reports_a_missing_netaddr(ansible, fresh_module, tmp_path)
 NEEDS_DNSPYTHON = ("dns_record", "dns_record_info")
 
 
-def test_the_dns_modules_report_a_missing_dnspython(fresh_module, tmp_path):
-    hidden = tmp_path / "no-dnspython"
-    hidden.mkdir()
-    (hidden / "dns.py").write_text("raise ImportError('dnspython is hidden by this test')\n")
-    for name in NEEDS_DNSPYTHON:
-        found = fresh_module(name, OPTIONS[name], check=True, pythonpath=hidden)
-        assert found.failed, found
-        assert found.result["msg"].startswith("Failed to import the required Python library (dnspython)"), found
-        assert found.requests(fresh_module.engine) == []
-    assert fresh_module.engine.mutating_requests() == 0
+def test_the_dns_modules_report_a_missing_dnspython(engine, tmp_path):
+    module, _hidden = hiding(engine, tmp_path, "dns")
+    with module:
+        for name in NEEDS_DNSPYTHON:
+            found = module(name, OPTIONS[name], check=True)
+            assert found.failed, found
+            assert found.result["msg"].startswith("Failed to import the required Python library (dnspython)"), found
+            assert found.requests(engine) == []
+    assert engine.mutating_requests() == 0
