@@ -102,3 +102,9 @@ class Lookahead:
     def found(self, name):
         started = self.started.get(name)
         return (started.results()[0] or None) if started is not None else None
+
+    def entities(self, name):
+        """What was found ahead for ``name``, else a lookup now; None when that failed too (looked up again when
+        deleting)."""
+        found = self.found(name)
+        return found if found is not None else self._look(name)

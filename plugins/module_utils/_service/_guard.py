@@ -178,32 +178,21 @@ class ServiceGuard:
                 if release:
                     released["removed"], released["left"] = self.leases.remove_tags()
                 return None
-            return self._look(name) if what == "lease" else self._probe(name)
+            return self.ahead.entities(name) if what == "lease" else self._probe(name)
         jobs = [("release", None)] + [("lease", name) for name in leases] + [("marker", name) for name in markers]
         results = self.client.map(job, jobs)
         return released, dict((name, found) for (_what, name), found in zip(jobs[1:], results[1:]))
 
-    def _look(self, name):
-        """The tag entities named ``name``, as looked up ahead or now; None when that failed (looked up again when
-        deleting)."""
-        found = self.ahead.found(name)
-        if found is not None:
-            return found
-        try:
-            return lookup(self.client, name)
-        except EngineError:
-            return None
-
     def _probe(self, name):
         """Whether a replaced marker may lose its tag entity: ``CARRIED`` while a load balancer carries it (a
-        marker name is shared by the load balancers one run marked), else its entities (``_look``). An
+        marker name is shared by the load balancers one run marked), else its entities (``Lookahead.entities``). An
         EngineError is returned, for ``_forget`` to warn of."""
         try:
             if still_carried(self.client, name):
                 return CARRIED
         except EngineError as exc:
             return exc
-        return self._look(name)
+        return self.ahead.entities(name)
 
     def _settle(self, leases, markers, found):
         """Deletes the tag entities of the released ``leases`` and of the replaced ``markers`` no load

@@ -184,8 +184,9 @@ def in_flight_at_the_engine(entries):
 
 def test_each_429_halves_the_requests_in_flight_for_the_rest_of_the_client(engine, make_client):
     client = make_client(max_workers=8)
-    # 100 ms per answer, so that the requests a bound lets out together overlap at the Engine even on a busy machine
-    engine.set_faults({"latency": {"GET": 0.1}})
+    # 250 ms per answer, so that the requests a bound lets out together overlap at the Engine even on a busy machine
+    # (with 100 ms it failed once here, in a pytest -n 2 run alongside integration tests; it passed the rerun)
+    engine.set_faults({"latency": {"GET": 0.25}})
 
     def get(_item):
         return client.lbaas_get("loadbalancer", LB1)["name"]
@@ -193,7 +194,7 @@ def test_each_429_halves_the_requests_in_flight_for_the_rest_of_the_client(engin
     assert client.map(get, range(16)) == ["lb1"] * 16
     assert in_flight_at_the_engine(engine_log(engine)["log"]) == 8 == client.in_flight_limit
     # two throttled answers, each retried after the Engine's Retry-After of 0 s
-    engine.set_faults({"latency": {"GET": 0.1}, "retry_after": 0,
+    engine.set_faults({"latency": {"GET": 0.25}, "retry_after": 0,
                        "script": [{"method": "GET", "path": "/api/", "status": 429, "count": 2}]})
     assert get(0) == "lb1" and client.in_flight_limit == 2
     reset_log(engine)
