@@ -19,26 +19,41 @@ if [ -e "$venv" ] || [ -L "$venv" ]; then
   rm -rf "$venv"
 fi
 # uv makes the environment and installs the requirements in a fraction of pip's CPU time (in native
-# code, in parallel). It compiles the bytecode at install time as pip does: left to the first imports,
-# every process that starts at once (pytest's workers, their local Engines and ansible-playbook runs, the
-# lanes) compiles the same modules side by side, and on a fresh machine the local Engines then missed
-# their start deadline.
+# code, in parallel). It compiles the bytecode at install time as pip does, unless VENV_COMPILE=0:
+# scripts/test.sh sets that. Compiling every file installed cost 25 CPU-s and most of the set-up's 24 s,
+# on the path before any test could start, while a whole `make test` imports a fraction of them; its
+# processes write the bytecode of what they import (test.sh allows it), as Python does. (The
+# local Engines' missed start deadlines that once made this compile everything were the ready-line race
+# fixed in tests/engine/localengine/testing.py, ``written``.) `make venv`, and so `make demo`, still
+# compile at install: a user's environment may forbid Python to write bytecode.
 # A uv on PATH is used as it is (scripts/test.sh has .venv/bin there, so .venv-2.16 reuses .venv's);
 # else the new environment gets a pinned one from PyPI with pip first. pip stays the fallback, without
 # uv or when uv fails (uv reads no pip.conf: an index or certificate set up only for pip is one reason).
 export UV_LINK_MODE=copy UV_SYSTEM_CERTS=${UV_SYSTEM_CERTS:-1}
+compile=(--compile-bytecode)
+if [ "${VENV_COMPILE:-1}" = 0 ]; then
+  compile=()
+  export PIP_NO_COMPILE=1   # the pip fallback (and ensurepip's own pip) likewise
+fi
 pip=("$venv/bin/python" -m pip --disable-pip-version-check)
 uv=$(command -v uv || true)
 python=$(command -v "$PYTHON") || { echo "$PYTHON not found (set PYTHON to a Python 3.11)" >&2; exit 1; }
 if [ -n "$uv" ] && "$uv" venv --quiet --allow-existing --seed --python "$python" "$venv"; then
   :
+elif "$PYTHON" -m venv --without-pip "$venv" &&
+    "$PYTHON" -m pip --python "$venv/bin/python" install --quiet --disable-pip-version-check "uv==$UV_VERSION"; then
+  # no uv on PATH: the pinned one, put into the new environment by the Python's own pip (--python, pip >= 22.3),
+  # so that the environment needs no pip before uv installs one (ensurepip compiles all of pip: 7 CPU-s)
+  uv=$venv/bin/uv
 else
+  rm -rf "$venv"
   "$PYTHON" -m venv "$venv"
   uv=
   ! "${pip[@]}" install --quiet "uv==$UV_VERSION" || uv=$venv/bin/uv
 fi
-if [ -z "$uv" ] || ! "$uv" pip install --quiet --compile-bytecode --python "$venv/bin/python" --upgrade-package pip pip -r "$requirements"; then
+if [ -z "$uv" ] || ! "$uv" pip install --quiet "${compile[@]}" --python "$venv/bin/python" --upgrade-package pip pip -r "$requirements"; then
   [ -z "$uv" ] || echo "uv failed; installing with pip" >&2
+  "$venv/bin/python" -m pip --version > /dev/null 2>&1 || "$venv/bin/python" -m ensurepip --upgrade > /dev/null
   "${pip[@]}" install --quiet --upgrade pip
   "${pip[@]}" install --quiet -r "$requirements"
 fi
