@@ -24,9 +24,6 @@ export PATH="$root/.venv/bin:$PATH"
 # again, on each module run, Engine start and pytest worker (8 % of the CPU of a module-heavy part of the suite,
 # measured). The caches land in __pycache__ folders that git, the sanity copies and the Galaxy build leave out.
 unset PYTHONDONTWRITEBYTECODE
-# and so the environments this makes need no bytecode compiled at install (scripts/venv.sh): every process here
-# writes what it imports, a fraction of the files installed (compiling them all took 25 CPU-s before any test)
-export VENV_COMPILE=0
 export ANSIBLE_COLLECTIONS_PATH; ANSIBLE_COLLECTIONS_PATH=$(scripts/collection-path.sh)
 # Three workers on two cores: a worker spends a good part of its time waiting for ansible-playbook
 # and module subprocesses, so a third one fills what two leave idle (two used ~64% of both cores).

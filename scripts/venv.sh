@@ -19,22 +19,14 @@ if [ -e "$venv" ] || [ -L "$venv" ]; then
   rm -rf "$venv"
 fi
 # uv makes the environment and installs the requirements in a fraction of pip's CPU time (in native
-# code, in parallel). It compiles the bytecode at install time as pip does, unless VENV_COMPILE=0:
-# scripts/test.sh sets that. Compiling every file installed cost 25 CPU-s and most of the set-up's 24 s,
-# on the path before any test could start, while a whole `make test` imports a fraction of them; its
-# processes write the bytecode of what they import (test.sh allows it), as Python does. (The
-# local Engines' missed start deadlines that once made this compile everything were the ready-line race
-# fixed in tests/engine/localengine/testing.py, ``written``.) `make venv`, and so `make demo`, still
-# compile at install: a user's environment may forbid Python to write bytecode.
+# code, in parallel). It compiles the bytecode at install time as pip does. Measured (stop 36, one fresh-clone
+# `make test` each): leaving it to the first imports took the set-up from 25 s to 12 s but the whole run from
+# 10:30 (1183 CPU-s) to 10:58 (1234 CPU-s): the processes that start together (pytest's workers, their local
+# Engines, ansible-playbook, the lanes' tools) compile the same modules side by side.
 # A uv on PATH is used as it is (scripts/test.sh has .venv/bin there, so .venv-2.16 reuses .venv's);
-# else the new environment gets a pinned one from PyPI with pip first. pip stays the fallback, without
+# else the new environment gets a pinned one from PyPI (below). pip stays the fallback, without
 # uv or when uv fails (uv reads no pip.conf: an index or certificate set up only for pip is one reason).
 export UV_LINK_MODE=copy UV_SYSTEM_CERTS=${UV_SYSTEM_CERTS:-1}
-compile=(--compile-bytecode)
-if [ "${VENV_COMPILE:-1}" = 0 ]; then
-  compile=()
-  export PIP_NO_COMPILE=1   # the pip fallback (and ensurepip's own pip) likewise
-fi
 pip=("$venv/bin/python" -m pip --disable-pip-version-check)
 uv=$(command -v uv || true)
 python=$(command -v "$PYTHON") || { echo "$PYTHON not found (set PYTHON to a Python 3.11)" >&2; exit 1; }
@@ -51,7 +43,7 @@ else
   uv=
   ! "${pip[@]}" install --quiet "uv==$UV_VERSION" || uv=$venv/bin/uv
 fi
-if [ -z "$uv" ] || ! "$uv" pip install --quiet "${compile[@]}" --python "$venv/bin/python" --upgrade-package pip pip -r "$requirements"; then
+if [ -z "$uv" ] || ! "$uv" pip install --quiet --compile-bytecode --python "$venv/bin/python" --upgrade-package pip pip -r "$requirements"; then
   [ -z "$uv" ] || echo "uv failed; installing with pip" >&2
   "$venv/bin/python" -m pip --version > /dev/null 2>&1 || "$venv/bin/python" -m ensurepip --upgrade > /dev/null
   "${pip[@]}" install --quiet --upgrade pip
