@@ -9,7 +9,6 @@ import pytest
 from localengine.testing import LocalEngine
 
 from ..conftest import DEFAULT_SEED
-from ..integration import conftest as integration
 from ..integration.conftest import ForkedModule
 from .playbooks import Playbooks
 
@@ -44,12 +43,9 @@ def playbooks(hengine, tmp_path):
     harness.close()
 
 
-# the integration harness's fixture: a module fork server for the session (a worker's e2e tests share one)
-module_fork_server = integration.module_fork_server
-
-
 @pytest.fixture
-def module(hengine, module_fork_server):
+def module(hengine):
     """The collection's modules, each run as its own process against ``hengine``, forked as the integration harness's
-    ``module`` is (``ForkedModule``, from the session's fork server)."""
-    return ForkedModule(hengine, module_fork_server)
+    ``module`` is (``ForkedModule``, with a fork server of its own for the test)."""
+    with ForkedModule(hengine) as forked:
+        yield forked

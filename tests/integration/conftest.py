@@ -12,7 +12,7 @@ matrices of bad input, where each case only checks the module's own refusal. Wha
 does (templating, no_log masking of its output, module_defaults, the action plugins' carrying of
 predictions between tasks, the environment it hands on) is proved on ``ansible``.
 Each such process is forked from a server that imported Ansible's module base, the libraries and the collection's
-module_utils once per session (``ForkedModule``: a fifth of a fresh process's CPU time or less), and runs the module
+module_utils once per test file (``ForkedModule``: a fifth of a fresh process's CPU time or less), and runs the module
 as ``python -m`` does. ``fresh_module`` starts a fresh ``python -m`` process instead: for what a fresh process imports
 and for processes that must run at the same time (``module`` refuses overlapping runs rather than queue them, so
 that no test believes it ran two at once).
@@ -403,11 +403,11 @@ class ForkedModule(Module):
             self.server.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def module_fork_server():
-    """One ``ModuleForkServer`` for the session (for each pytest-xdist worker): it starts once (0.5 CPU-s), not once
-    per file or test. It keeps no state of a run: each request brings its environment (the test's Engine among it)
-    and each run is a child of its own. Its CPU time and its children's count when the session ends."""
+    """One ``ModuleForkServer`` for the tests of a file: it starts once (0.5 CPU-s) instead of once per test. Its
+    CPU time and its children's count when the file's last test ends (in that test's teardown): per file, not per
+    test."""
     server = ModuleForkServer()
     yield server
     server.close()
@@ -415,7 +415,7 @@ def module_fork_server():
 
 @pytest.fixture
 def module(engine, module_fork_server):
-    """A ``ForkedModule`` against the test's Engine, forked from the session's server: the module processes of the
+    """A ``ForkedModule`` against the test's Engine, forked from the file's server: the module processes of the
     integration tests (``fresh_module`` for the few a fork cannot stand for)."""
     return ForkedModule(engine, module_fork_server)
 
