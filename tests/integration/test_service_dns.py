@@ -201,7 +201,7 @@ def allocation(run):
     return item, run.records.index(record)
 
 
-def test_the_role_names_its_pool_address_after_the_service_with_dns_rdns(engine, ansible, module):
+def test_the_role_names_its_pool_address_after_the_service_with_dns_rdns(engine, ansible, service):
     """dns.rdns: true (the role's key): the allocated address's reverse DNS name is the service's FQDN, set when it is
     allocated, predicted in check mode, left alone by a no-op (0 writes), kept in step when dns.name changes. The
     check-mode preview of that change is the ip_address module's own (a module process, with what the role passes
@@ -236,7 +236,7 @@ def test_the_role_names_its_pool_address_after_the_service_with_dns_rdns(engine,
     # role's pass below gives exactly these)
     passed = dict((k, v) for k, v in item["invocation"]["module_args"].items()
                   if k in ("pool", "owner", "family", "exclude", "tag_prefix"))
-    renamed = module("ip_address", dict(passed, rdns_name="web.local.test"), check=True, diff=True)
+    renamed = service("ip_address", dict(passed, rdns_name="web.local.test"), check=True, diff=True)
     item = renamed.result
     assert not renamed.failed and item["changed"] is True and renamed.writes(engine) == 0, renamed
     assert [(a["action"], a["address"], a["reason"]) for a in item["plan"]] == [("update", address, "rdns_name differs")]
