@@ -32,4 +32,4 @@ cd "$dest"
 # index and skip everything, so the copy gets a repository of its own.
 git init -q . && git add -A
 echo "== ansible-test sanity (ansible-core $core)"
-ansible-test sanity --venv --python 3.11 --color no "$@"
+ansible-test sanity --local --python 3.11 --color no "$@"
