@@ -144,7 +144,10 @@ def test_knot_stops_with_the_engine_even_when_the_engine_is_killed():
         engine.proc.send_signal(signal.SIGKILL)   # no cleanup of its own: the parent-death signal must do it
         engine.proc.wait(10)
         engine.stop()
-    deadline = time.monotonic() + 10
+    # knotd stops within milliseconds of the parent-death signal's SIGTERM when the machine is quiet; in one loaded
+    # fresh-clone make test (stop 37) it was still there 10 s later. An orphan never stops: the bound only keeps a
+    # failure from hanging the run, so it is generous.
+    deadline = time.monotonic() + 30
     while os.path.exists("/proc/%d" % knot_pid) and not _zombie(knot_pid):
         assert time.monotonic() < deadline, "knotd %d outlived the Engine" % knot_pid
         time.sleep(0.05)
