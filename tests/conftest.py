@@ -86,6 +86,18 @@ def slow_engine(slow_local_engines, engine_delays):
     return engine
 
 
+@pytest.fixture(scope="session")
+def module_fork_server():
+    """One ``ModuleForkServer`` (tests/integration/conftest.py) for the session (for each xdist worker): it starts
+    once (0.6 CPU-s, its imports) instead of once per test file and worker, which was 82 starts and 50 CPU-s of a
+    `make test` (process accounting). Each module runs in a process forked from it, so no run leaves anything in
+    it for the next; its CPU time and its children's count for the worker when the session ends."""
+    from .integration.conftest import ModuleForkServer   # not at the top: that conftest imports this one
+    server = ModuleForkServer()
+    yield server
+    server.close()
+
+
 # Seconds the longest tests take on a 2-core machine under `make test` (their --durations, rounded up);
 # every other test is estimated by its suite. Only the order of the run depends on these.
 EXPECTED = {

@@ -44,8 +44,7 @@ def playbooks(hengine, tmp_path):
 
 
 @pytest.fixture
-def module(hengine):
+def module(hengine, module_fork_server):
     """The collection's modules, each run as its own process against ``hengine``, forked as the integration harness's
-    ``module`` is (``ForkedModule``, with a fork server of its own for the test)."""
-    with ForkedModule(hengine) as forked:
-        yield forked
+    ``module`` is (``ForkedModule``, from the session's fork server)."""
+    return ForkedModule(hengine, module_fork_server)

@@ -12,7 +12,7 @@ matrices of bad input, where each case only checks the module's own refusal. Wha
 does (templating, no_log masking of its output, module_defaults, the action plugins' carrying of
 predictions between tasks, the environment it hands on) is proved on ``ansible``.
 Each such process is forked from a server that imported Ansible's module base, the libraries and the collection's
-module_utils once per test file (``ForkedModule``: a fifth of a fresh process's CPU time or less), and runs the module
+module_utils once per session (``ForkedModule``: a fifth of a fresh process's CPU time or less), and runs the module
 as ``python -m`` does. ``fresh_module`` starts a fresh ``python -m`` process instead: for what a fresh process imports
 and for processes that must run at the same time (``module`` refuses overlapping runs rather than queue them, so
 that no test believes it ran two at once).
@@ -364,12 +364,13 @@ class ForkedModule(Module):
     ``python -m`` process does (its own process, arguments file, environment, output and exit status) for a fraction
     of the CPU time (most of which is imports). Not for what a fresh process imports (``pythonpath``, lazy imports)
     nor for module processes that must overlap (runs from several threads are refused): ``Module`` does those.
-    Without a ``server`` it starts its own, which ``close()`` (or the end of a ``with`` block) ends."""
+    Without a ``server`` it starts its own (``ModuleForkServer(pythonpath)``), which ``close()`` (or the end of a
+    ``with`` block) ends."""
 
-    def __init__(self, engine, server=None):
+    def __init__(self, engine, server=None, pythonpath=None):
         super().__init__(engine)
         self.own = server is None
-        self.server = ModuleForkServer() if server is None else server
+        self.server = ModuleForkServer(pythonpath) if server is None else server
 
     def __call__(self, name, args, check=False, diff=False, token=True, pythonpath=None):
         assert pythonpath is None, "a forked module process imports from the server's path: ModuleForkServer(pythonpath=...), or fresh_module"
@@ -403,19 +404,9 @@ class ForkedModule(Module):
             self.server.close()
 
 
-@pytest.fixture(scope="module")
-def module_fork_server():
-    """One ``ModuleForkServer`` for the tests of a file: it starts once (0.5 CPU-s) instead of once per test. Its
-    CPU time and its children's count when the file's last test ends (in that test's teardown): per file, not per
-    test."""
-    server = ModuleForkServer()
-    yield server
-    server.close()
-
-
 @pytest.fixture
 def module(engine, module_fork_server):
-    """A ``ForkedModule`` against the test's Engine, forked from the file's server: the module processes of the
+    """A ``ForkedModule`` against the test's Engine, forked from the session's server: the module processes of the
     integration tests (``fresh_module`` for the few a fork cannot stand for)."""
     return ForkedModule(engine, module_fork_server)
 

@@ -91,7 +91,7 @@ def faults(rng):
 
 
 def run_module(server, args, timeout):
-    """The module as Ansible runs it (its arguments file, its JSON on stdout), in a process forked from the file's
+    """The module as Ansible runs it (its arguments file, its JSON on stdout), in a process forked from the session's
     ``module_fork_server`` (tests/bench/module_forks.py), killed once ``timeout`` seconds passed; returns (result or
     None when killed, stdout). Forked, the module works from its first moment: a short timeout kills it between two
     of its requests, not while a fresh interpreter is still importing."""

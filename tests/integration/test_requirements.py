@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from .conftest import ROOT, ForkedModule, ModuleForkServer
+from .conftest import ROOT, ForkedModule
 
 MODULES = sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "plugins", "modules")) if f.endswith(".py"))
 # Just enough valid options for each module's argument parsing to pass (that runs before the check).
@@ -37,7 +37,7 @@ def hiding(engine, tmp_path, library):
     hidden = tmp_path / ("no-" + library)
     hidden.mkdir()
     (hidden / (library + ".py")).write_text("raise ImportError('%s is hidden by this test')\n" % library)
-    return ForkedModule(engine, ModuleForkServer(pythonpath=hidden)), hidden
+    return ForkedModule(engine, pythonpath=hidden), hidden
 
 
 @pytest.mark.smoke
