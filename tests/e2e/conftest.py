@@ -20,9 +20,11 @@ def haproxy_binary():
     return found
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def haproxy_engine():
-    """A local Engine rendering its load balancers to a real HAProxy, for one test module."""
+    """A local Engine rendering its load balancers to a real HAProxy, for the session (for each xdist worker, as the
+    plain Engine is): ``hengine`` wipes and reseeds it, and so its HAProxy's configuration, before each test. One per
+    test file started an Engine and an HAProxy for each of four files on each worker that met it."""
     with LocalEngine(seed=DEFAULT_SEED, deploy_delay=0.2, update_delay=0.2,
                      extra_args=["--haproxy", "--haproxy-bin", haproxy_binary()]) as engine:
         yield engine
@@ -30,7 +32,7 @@ def haproxy_engine():
 
 @pytest.fixture
 def hengine(haproxy_engine):
-    """The module's HAProxy-mode Engine, wiped and reseeded for this test."""
+    """The session's HAProxy-mode Engine, wiped and reseeded for this test."""
     haproxy_engine.reset()
     yield haproxy_engine
 

@@ -81,6 +81,8 @@ def test_deployed_means_serving_and_a_rejected_version_keeps_the_last_good_one(h
         update(hengine, "frontend", ids["frontend"], client_timeout="5000")   # the redeploy that fixes it
         assert settled(hengine, "frontend", ids["frontend"]) == "Updated"
         assert "timeout client 5000ms" in config(hengine) and ask("127.0.10.50", port) == "node1"
+        hengine.reset()   # the rejection goes with the objects: the next test on this Engine must not read it
+        assert hengine.haproxy()["errors"] == []
     finally:
         node.stop()
 

@@ -72,6 +72,8 @@ class Admin:
         self.engine.faults.set({})
         self.engine.options = dict(self.engine.start_options)
         self.log.reset()
+        if self.engine.haproxy is not None:
+            self.engine.haproxy.forget_errors()
 
     def set_options(self, body):
         try:
