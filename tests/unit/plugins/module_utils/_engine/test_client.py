@@ -192,14 +192,16 @@ def test_each_429_halves_the_requests_in_flight_for_the_rest_of_the_client(engin
         return client.lbaas_get("loadbalancer", LB1)["name"]
 
     assert client.map(get, range(16)) == ["lb1"] * 16
-    assert in_flight_at_the_engine(engine_log(engine)["log"]) == 8 == client.in_flight_limit
+    # Within the bound, and more than the halved bound below lets out: the peak the Engine saw is not exactly 8 on a
+    # loaded machine (7 in a fresh-clone make test with two workers: one thread started after another's answer)
+    assert 2 < in_flight_at_the_engine(engine_log(engine)["log"]) <= 8 == client.in_flight_limit
     # two throttled answers, each retried after the Engine's Retry-After of 0 s
     engine.set_faults({"latency": {"GET": 0.25}, "retry_after": 0,
                        "script": [{"method": "GET", "path": "/api/", "status": 429, "count": 2}]})
     assert get(0) == "lb1" and client.in_flight_limit == 2
     reset_log(engine)
     assert client.map(get, range(16)) == ["lb1"] * 16
-    assert in_flight_at_the_engine(engine_log(engine)["log"]) == 2
+    assert 1 <= in_flight_at_the_engine(engine_log(engine)["log"]) <= 2
 
 
 def test_the_bound_never_falls_below_one():
