@@ -87,6 +87,17 @@ def slow_engine(slow_local_engines, engine_delays):
 
 
 @pytest.fixture(scope="session")
+def dns_local_engines():
+    """Local Engines with knot (--dns), one per seed, each started when a test first asks for it (``dns_engine``,
+    tests/contract/conftest.py). Here, not beside ``dns_engine``: the integration tests' DNS files imported it into
+    each module, which makes it a session fixture of that module alone (one Engine and one knot per file and worker)."""
+    started = {}
+    yield started
+    for engine in started.values():
+        engine.stop()
+
+
+@pytest.fixture(scope="session")
 def module_fork_server():
     """One ``ModuleForkServer`` (tests/integration/conftest.py) for the session (for each xdist worker): it starts
     once (0.6 CPU-s, its imports) instead of once per test file and worker, which was 82 starts and 50 CPU-s of a

@@ -37,15 +37,6 @@ def knotd():
     return found
 
 
-@pytest.fixture(scope="session")
-def dns_local_engines():
-    """Local Engines with knot, one per seed, each started when a test first asks for it (``dns_engine``)."""
-    started = {}
-    yield started
-    for engine in started.values():
-        engine.stop()
-
-
 @pytest.fixture
 def dns_seed():
     """The seed ``dns_engine`` starts from: seeds/dns.yml; a test module that needs another overrides this fixture."""
@@ -54,7 +45,8 @@ def dns_seed():
 
 @pytest.fixture
 def dns_engine(dns_local_engines, dns_seed):
-    """The session's Engine with knot for ``dns_seed``, wiped and reseeded, its seeded zone served again."""
+    """The session's Engine with knot for ``dns_seed`` (``dns_local_engines``, tests/conftest.py), wiped and reseeded,
+    its seeded zone served again."""
     if dns_seed not in dns_local_engines:
         dns_local_engines[dns_seed] = LocalEngine(seed=dns_seed, dns=True, extra_args=["--knot-bin", knotd()]).start()
     engine = dns_local_engines[dns_seed]

@@ -1,12 +1,13 @@
 """A local Engine with CloudDNS served by knot (tests/engine/README.md, "DNS mode") for the DNS modules' tests,
 and the reads the tests check the Engine with: its stored records, and knot's answers through dnspython.
 
-The Engine fixtures are the contract tests' (``dns_engine``, one Engine per ``dns_seed``): a test module imports
-``dns_engine, dns_local_engines`` (and ``dns_seed``, or its own override) from here."""
+The Engine fixtures are the contract tests' (``dns_engine``, one Engine per ``dns_seed`` from the session's
+``dns_local_engines`` of tests/conftest.py): a test module imports ``dns_engine`` (and ``dns_seed``, or its own
+override) from here."""
 # SEED: test_dns_record's slow Engine starts from it
 from ..contract.conftest import DNS_SEED as SEED  # noqa: F401  pylint: disable=unused-import
 from ..contract.conftest import ZONE
-from ..contract.conftest import dns_engine, dns_local_engines, dns_seed, knotd, wait_editable  # noqa: F401  pylint: disable=unused-import
+from ..contract.conftest import dns_engine, dns_seed, knotd, wait_editable  # noqa: F401  pylint: disable=unused-import
 from ..contract.conftest import resolve as contract_resolve
 
 # ZONE: seeds/dns.yml's, local.test: www A 127.0.0.5 (comment "seeded"), pinned TXT (immutable)

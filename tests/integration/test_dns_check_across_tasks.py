@@ -8,7 +8,7 @@ import os
 import pytest
 from localengine.testing import MUTATING
 
-from .dns_harness import ZONE, dns_engine, dns_local_engines, resolve, stored, zone_live  # noqa: F401  pylint: disable=unused-import
+from .dns_harness import ZONE, dns_engine, resolve, stored, zone_live  # noqa: F401  pylint: disable=unused-import
 
 SEED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine", "seeds", "dns_service.yml")
 

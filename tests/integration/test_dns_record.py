@@ -4,7 +4,7 @@ is idempotent, bad input fails naming the option before any write, other owners'
 import pytest
 
 from .conftest import ForkedModule, Module
-from .dns_harness import RECORDS, ZONE, dns_engine, dns_local_engines, dns_seed, resolve, stored, zone_live  # noqa: F401  pylint: disable=unused-import
+from .dns_harness import RECORDS, ZONE, dns_engine, dns_seed, resolve, stored, zone_live  # noqa: F401  pylint: disable=unused-import
 
 
 @pytest.fixture

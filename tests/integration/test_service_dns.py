@@ -7,7 +7,7 @@ import os
 import pytest
 
 from .conftest import ForkedModule, ansible, side  # noqa: F401  pylint: disable=unused-import
-from .dns_harness import ZONE, dns_engine, dns_local_engines, resolve, stored, zone_live  # noqa: F401  pylint: disable=unused-import
+from .dns_harness import ZONE, dns_engine, resolve, stored, zone_live  # noqa: F401  pylint: disable=unused-import
 
 SVC = "anxlb-svc=shop; dns name of the service"   # the comment of the service's records: its mark and its note
 SEED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine", "seeds", "dns_service.yml")
