@@ -119,6 +119,13 @@ def test_a_revision_knot_refuses_reads_failed_and_the_other_zones_are_served(tmp
         ok(engine.api("DELETE", zone_path("bad.test", "records", cname["identifier"])))
         wait_editable(engine, "bad.test")
         assert resolve(engine, "www.bad.test", "A")[1] == ["127.0.0.5"]
+        # a reset forgets the old rejection with the zone it wipes; the reseeded zone's own is the only one then
+        reset_at = time.time()
+        engine.reset()
+        deadline = time.monotonic() + 10   # knot is asked in the follower's next round (0.1 s)
+        while not engine.dns()["errors"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [(e["zone"], e["at"] >= reset_at) for e in engine.dns()["errors"]] == [("bad.test", True)]
 
 
 def test_zones_persist_with_state_and_knot_serves_them_after_a_restart(tmp_path):

@@ -72,8 +72,9 @@ class Admin:
         self.engine.faults.set({})
         self.engine.options = dict(self.engine.start_options)
         self.log.reset()
-        if self.engine.haproxy is not None:
-            self.engine.haproxy.forget_errors()
+        for follower in (self.engine.haproxy, self.engine.dns):
+            if follower is not None:
+                follower.forget_errors()
 
     def set_options(self, body):
         try:

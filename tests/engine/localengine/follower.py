@@ -9,7 +9,8 @@ import threading
 class Follower:
     """The life cycle both modes share. A subclass sets ``label``, ``process`` (``start()``, ``stop()``, ``dir``),
     ``interval`` (seconds between ticks), ``own_dir`` (the work dir is ours to remove) and ``stopping`` (an Event),
-    ``thread`` (None), and defines ``tick()``: one pass of bringing the daemon up to date."""
+    ``thread`` (None), ``lock`` and ``errors`` (the recent rejections its admin view shows, guarded by ``lock``), and
+    defines ``tick()``: one pass of bringing the daemon up to date."""
 
     label = "follower"
 
@@ -28,6 +29,11 @@ class Follower:
         self.process.stop()
         if self.own_dir:
             shutil.rmtree(self.process.dir, ignore_errors=True)
+
+    def forget_errors(self):
+        """The admin reset: the rejections belong to the objects it wipes (a later test would read them as its own)."""
+        with self.lock:
+            self.errors = []
 
     def _loop(self):
         while not self.stopping.wait(self.interval):

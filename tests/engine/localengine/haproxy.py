@@ -243,11 +243,6 @@ class HAProxyMode(Follower):
                 print("local engine: haproxy: %s %s (%s) -> DeploymentError: %s"
                       % (seen[ident][0], ident, doc.get("name"), reason), file=sys.stderr, flush=True)
 
-    def forget_errors(self):
-        """The admin reset: the rejections belong to the objects it wipes (a later test would read them as its own)."""
-        with self.lock:
-            self.errors = []
-
     # ---- the admin view (GET /_local/haproxy) -------------------------------------------------------
     def status(self):
         servers, problem = [], None
