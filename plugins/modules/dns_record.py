@@ -169,8 +169,18 @@ rrset:
         comment: {description: "The comment, with the owner's mark when the record has one.", type: str}
   sample: {zone: example.com, name: www, fqdn: www.example.com., type: A, values: [198.51.100.10],
            records: [{value: 198.51.100.10, ttl: 300, comment: anxlb-svc=shop}]}
+summary:
+  description:
+    - One line, what the task writes (check mode) or wrote, per name, as the other modules' plan lines say it
+      (C(dns www.example.com.: 1 to change)); V(in sync) when nothing.
+  returned: always
+  type: str
+  sample: "dns www.example.com.: 1 to add"
 plan:
-  description: What the run decided; at most one entry, the changeset of the rrset.
+  description:
+    - What the run decided; at most one entry, the changeset of the rrset.
+    - V(redeploy) writes the rrset again as it is, when the zone's newest revision failed to deploy and the DNS servers
+      still serve the one before it (with O(wait)).
   returned: always
   type: list
   elements: dict
@@ -189,6 +199,7 @@ diff:
   type: dict
 """
 
+from ..module_utils._dns._run import DnsRecordRequest
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._reconcile._predicting import Predicting
 
@@ -202,23 +213,19 @@ def predicted_families():
 class DnsRecordModule(AnxcloudModule):
     predicts = Predicting(predicted_families)
     wait_options = True
-    argument_spec = dict(
-        zone=dict(type="str", required=True),
-        name=dict(type="str", default="@"),
-        type=dict(type="str", required=True),
-        values=dict(type="list", elements="str"),
-        ttl=dict(type="int"),
-        comment=dict(type="str"),
-        owner=dict(type="str"),
-        tag_prefix=dict(type="str", default="anxlb"),
-        state=dict(type="str", choices=["present", "absent"], default="present"),
-    )
+    argument_spec = DnsRecordRequest.spec
 
     def run(self):
-        from ..module_utils._dns._run import DnsRecordRun   # here: a task refused for its arguments never loads it
-        run = DnsRecordRun(self.client, self.params, self.check_mode)
-        self.result = run.result
-        run.run(diff=self.module._diff)
+        from ..module_utils._dns._run import RrsetPart, check_dnspython, desired_from
+        from ..module_utils._reconcile._run import Run
+        check_dnspython()
+        request = DnsRecordRequest.from_params(self.params)
+        part = RrsetPart(self.client, desired_from(request.as_params()), wait=self.params["wait"],
+                         wait_timeout=self.params["wait_timeout"], warn=self.module.warn)
+        run = Run(self.client, self.check_mode, [part], wait=self.params["wait"], wait_timeout=self.params["wait_timeout"])
+        outcome = run.run()
+        self.result = part.report(outcome, diff=self.module._diff)
+        self.result["summary"] = run.summary(outcome.plan, done=not self.check_mode) or "in sync"
 
 
 def main():

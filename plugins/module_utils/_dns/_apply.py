@@ -18,14 +18,16 @@ the rrset again and plans from what it then holds (records are found by value, s
 import time
 
 from ._clouddns import CloudDNS, live, revision_state
-from ._plan import changeset
+from ._plan import changeset, flat_record
+from ._revision import FAILED_STATES, current_records
+from ._values import fqdn
 from .._engine._errors import EngineError
 from .._model._failure import Failure
-from .._model._kind import Operations
+from .._model._kind import DELETE, Operations
 from .._reconcile._apply import may_have_landed
+from .._reconcile._plan import Action
 
 NOT_EDITABLE = "not editable"
-FAILED_STATES = ("failed", "error")
 
 
 class RrsetOperations(Operations):
@@ -49,6 +51,9 @@ class RrsetOperations(Operations):
     def delete(self, applier, action):
         self._write(action)
 
+    def redeploy(self, applier, action):
+        self._write(action)   # the rrset written again as it is (_revision): a new revision of the zone
+
     def tag(self, applier, action, ident):
         return None   # records carry no tags: the owner's mark is in the comment the changeset writes
 
@@ -62,13 +67,47 @@ class RrsetOperations(Operations):
         while True:
             self.editable(zone, deadline)
             try:
-                self.dns.changeset(zone, create, delete)
+                answer = self.dns.changeset(zone, create, delete)
                 break
             except EngineError as exc:
                 if exc.status != 400 or NOT_EDITABLE not in (exc.message or "") or self.clock() > deadline:
                     raise _refused(exc, action) if exc.status == 400 else exc
+        self._claimed(action, answer, deadline)
         if self.wait:
             self.editable(zone, deadline, written=True)
+
+    def _claimed(self, action, answer, deadline):
+        """Two writers that each found a name free may both write it (two services on different load balancers hold
+        no common lease). The changeset's answer is the zone's records right after it (the Engine applies changesets
+        one at a time): a record there that this task must not share the name with (``DesiredRrset.foreign``) was
+        written by another writer first, who keeps the name. This task then takes back what it created, in one more
+        changeset, and fails naming the other's records; the first writer's answer showed none of this task's, so
+        exactly one keeps the name."""
+        desired = getattr(action, "desired", None)
+        records = _answer_records(answer)
+        if desired is None or not action.creates or records is None:
+            return
+        name, zone = action.obj["name"], action.obj["zone"]
+        seen = action.obj.get("records") or []   # what the plan was made from: foreign records there were its to judge
+        theirs = [r for r in records if r.get("name") == name and desired.foreign(flat_record(r))
+                  and not any(_same_record(flat_record(r), o) and o["type"] == r.get("type") for o in seen)]
+        if theirs:
+            left = self._take_back(action, [flat_record(r) for r in records if r.get("name") == name
+                                            and r.get("type") == action.obj["type"]], deadline)
+            raise _taken(zone, name, theirs, left)
+
+    def _take_back(self, action, held, deadline):
+        """Deletes the records ``action`` created from the rrset (``held``: its records now); '' or what failed."""
+        back = Action(DELETE, action.kind, dict(action.obj, records=held))
+        back.deletes, back.creates = [r for r in held if any(_same_record(r, c) for c in action.creates)], []
+        if not back.deletes:
+            return ""
+        try:
+            self.editable(action.obj["zone"], deadline)
+            self.dns.changeset(action.obj["zone"], *changeset(back))
+        except EngineError as exc:
+            return "; taking them back failed too (%s): delete them by hand" % exc
+        return ""
 
     def editable(self, zone, deadline, written=False):
         """Polls the zone until its newest revision is live; a revision that failed fails the run when it is
@@ -101,3 +140,25 @@ def _refused(exc, action):
     return Failure("the Engine refused the changeset for %s %s in zone %s: %s" % (
         action.obj["name"], action.obj["type"], action.obj["zone"], "; ".join(texts) or exc.message),
         error=exc.to_dict())
+
+
+def _answer_records(answer):
+    """The records a changeset's answer holds (a list, or a zone with its current revision's), None when it says none."""
+    if isinstance(answer, list):
+        return answer
+    return current_records(answer) if isinstance(answer, dict) else None
+
+
+def _same_record(record, created):
+    return (record["value"] == created["value"] and (record.get("ttl") or 0) == (created.get("ttl") or 0)
+            and record.get("comment") == created.get("comment"))
+
+
+def _taken(zone, name, theirs, left):
+    """The failure of a task that found, in its own changeset's answer, another writer's records at the name."""
+    where = fqdn(name, zone)
+    held = "; ".join("%s %s (%s)" % (r.get("type"), r.get("rdata"), r.get("comment") or "no comment") for r in theirs)
+    return Failure("%s is held by records another writer created at the same time as this task: %s. This task created "
+                   "its own records there too and took them back%s; the name stays the other's" % (where, held, left),
+                   dns_conflicts=[dict(zone=zone, name=name, fqdn=where, type=r.get("type"), value=r.get("rdata"),
+                                       comment=r.get("comment")) for r in theirs])

@@ -19,7 +19,7 @@ nor is an immutable one. A record with no mark is the user's to manage by naming
 
 from ._values import fqdn, stored_value
 from .._model._failure import Failure
-from .._model._kind import CREATE, DELETE, UPDATE, Kind
+from .._model._kind import CREATE, DELETE, REDEPLOY, UPDATE, Kind, registered
 from .._model._ownership import is_owner_tag, owner_tag, split_owner_tag
 from .._reconcile._plan import Action, Placeholder, Plan
 
@@ -44,6 +44,12 @@ def service_comment(owner, tag_prefix):
     return comment_text(owner, tag_prefix, SERVICE_NOTE)
 
 
+def is_service_record(comment):
+    """Whether a record's comment is the one a service writes for its ``dns`` option (its mark, then SERVICE_NOTE)."""
+    mark = mark_of(comment)
+    return bool(mark) and (comment or "") == mark + MARK_END + SERVICE_NOTE
+
+
 def comment_text(owner, tag_prefix, comment):
     """The comment a record of ``owner`` carries: the mark, then the comment."""
     if not owner:
@@ -54,9 +60,27 @@ def comment_text(owner, tag_prefix, comment):
 
 class RrsetKind(Kind):
     """The records of one name and type in a zone; identity (zone, name, type). Creating one, changing it
-    and deleting it are each one changeset."""
+    and deleting it are each one changeset.
+
+    Its place in a run of several families follows from what it depends on: a name's records point at the
+    addresses binds carry, so they are written after the binds of the plan exist (``dependencies``: the bind kind;
+    the applier writes them after the other creates) and deleted before them (``delete_level``: below every level
+    of what it depends on). ``redeploy`` writes the rrset again as it is: a zone whose newest revision failed gets a
+    new revision that the DNS servers may serve (``_revision``)."""
 
     recorded_as = "dns"
+    terse_summary = True
+
+    def dependencies(self):
+        return ["bind"]
+
+    @property
+    def delete_level(self):
+        levels = [k.delete_level for k in registered() if k.name in self.dependencies()]
+        return min(levels) - 1 if levels else 0
+
+    def place(self, action):
+        return "dns %s" % fqdn(action.obj["name"], action.obj["zone"])
 
     def identity(self, obj):
         return (obj.get("zone"), obj.get("name"), obj.get("type"))
@@ -114,10 +138,12 @@ def observed_rrset(zone, name, rtype, records):
 
 
 class ZoneObservation:
-    """What a DNS run observed, the Reconciler's state: the zones' records as read, by zone (``world``)."""
+    """What a DNS part observed: the rrsets as read (``world``) and, when the run waits, the zones' own answers
+    (``zones``: zone -> the zone with its revisions' state, ``_revision``)."""
 
-    def __init__(self, world):
+    def __init__(self, world, zones=None):
         self.world = world
+        self.zones = dict(zones or {})
 
 
 class DesiredRrset:
@@ -125,11 +151,25 @@ class DesiredRrset:
     not compared), ``comment`` (the full comment with the owner's mark; ``compare_comment`` False: left as it is)."""
 
     def __init__(self, zone, name, rtype, values, present=True, ttl=None, comment=None, compare_comment=False,
-                 owner=None, tag_prefix="anxlb"):
+                 owner=None, tag_prefix="anxlb", clashing=None):
         self.zone, self.name, self.type = zone, name, rtype
         self.values, self.present, self.ttl = values, present, ttl
         self.comment, self.compare_comment = comment, compare_comment
         self.owner, self.tag_prefix = owner, tag_prefix
+        # The record types of the name this task must hold alone (a service's name: A, AAAA and CNAME; an rrset: its type).
+        self.clashing = tuple(clashing or (rtype,))
+
+    def foreign(self, record):
+        """Whether ``record`` (of this name) is one this task may neither change nor share the name with: of a clashing
+        type, and another owner's (any prefix), or a service's name record when this task is not that service's, or,
+        for a service's name, any record that is not its own."""
+        if record.get("type") not in self.clashing:
+            return False
+        if is_service_record(self.comment):
+            return record.get("comment") != self.comment
+        mark = mark_of(record.get("comment"))
+        own = owner_tag(self.owner, self.tag_prefix) if self.owner else None
+        return bool(mark and mark != own) or is_service_record(record.get("comment"))
 
     def fits(self, record):
         """Whether an existing record may stay as it is (its value aside)."""
@@ -161,6 +201,7 @@ def plan_rrset(world, desired):
         op = DELETE if not after else UPDATE
     action = Action(op, RRSET, obj, changes=_changes(records, after), reason=_reason(records, deletes, creates, desired))
     action.deletes, action.creates, action.records_after = deletes, creates, after
+    action.desired = desired   # what the write checks the zone's answer against (_apply: two writers at once)
     return Plan([action])
 
 
@@ -196,6 +237,11 @@ def _check_may_touch(deletes, desired):
         if record["immutable"]:
             raise Failure("%s %s record %s is immutable (CloudDNS keeps it as it is); dns_record does not change or delete it"
                           % (where, desired.type, record["value"]))
+        if is_service_record(record["comment"]) and record["comment"] != desired.comment:
+            raise Failure("%s %s record %s is the dns name of service '%s' (comment %r): it is that service's, kept by its "
+                          "dns option; remove the name from the service, or give this task another name"
+                          % (where, desired.type, record["value"], split_owner_tag(mark_of(record["comment"]))[1],
+                             record["comment"]))
         mark = mark_of(record["comment"])
         if mark and mark != own:
             _prefix, other = split_owner_tag(mark)
@@ -233,10 +279,26 @@ def _why(records, deletes, desired):
             ("held more than once", [r["value"] for r in wanted if desired.fits(r)]))
 
 
+def _engine_key(record):
+    """What the Engine matches a delete entry on: name, type, value, region and TTL (null and 0: the zone's default)."""
+    return (record["name"], record["type"], record["rdata"], record.get("region") or "default", record.get("ttl") or 0)
+
+
 def changeset(action):
-    """The changeset body of an action: deletes match the records as the Engine stores them."""
+    """The changeset body of an action: ``(create, delete)`` entries, deletes matching the records as the Engine
+    stores them.
+
+    A delete entry names no record by identity (identifiers change with every revision): the Engine removes the
+    first record of that name, type, value, region and TTL, which need not be the one meant when another record of
+    the rrset has all of these but its comment (a hand-made twin of an owner's record). So every such twin is
+    deleted too and created again as it was, in the same all-or-nothing changeset: whichever the Engine picks, the
+    records that stay are exactly those planned."""
+    deletes = list(action.deletes)
+    doomed = [_engine_key(r) for r in deletes]
+    twins = [r for r in (action.obj.get("records") or []) if _engine_key(r) in doomed
+             and not any(r is d for d in deletes)]
     delete = [dict(name=r["name"], type=r["type"], rdata=r["rdata"], region=r["region"], ttl=r["ttl"] or 0)
-              for r in action.deletes]
+              for r in deletes + twins]
     create = [dict(name=r["name"], type=r["type"], rdata=r["rdata"], region=r["region"], ttl=r["ttl"] or 0,
-                   comment=r["comment"]) for r in action.creates]
+                   comment=r["comment"]) for r in twins + list(action.creates)]
     return create, delete

@@ -71,9 +71,11 @@ class DnsOverlay(Overlay):
         self.changesets.append(dict(zone=action.obj["zone"], create=create, delete=delete))
 
     def answers(self, path):
-        return path.startswith(ZONES + "/") and path.endswith(RECORDS)
+        return path.startswith(ZONES + "/") and (path.endswith(RECORDS) or "/" not in path[len(ZONES) + 1:])
 
     def get(self, path, params=None, **kwargs):
+        if not path.endswith(RECORDS):
+            return self._zone(path, params, **kwargs)
         records = self.client.request("GET", path, params=params, **kwargs) or []
         zone = unquote(path[len(ZONES) + 1:-len(RECORDS)])
         changesets = [c for c in self.changesets if c["zone"] == zone]
@@ -84,4 +86,18 @@ class DnsOverlay(Overlay):
             wanted = (params or {}).get(key)
             if wanted:
                 out = [r for r in out if r.get(field) == wanted]
+        return out
+
+    def _zone(self, path, params=None, **kwargs):
+        """A zone's answer with the records of its current revision as the predicted changesets leave them (a run that
+        waits reads its records there, ``_revision.read_zone``); its state is the Engine's."""
+        answer = self.client.request("GET", path, params=params, **kwargs)
+        zone = unquote(path[len(ZONES) + 1:])
+        changesets = [c for c in self.changesets if c["zone"] == zone]
+        if not changesets or not isinstance(answer, dict):
+            return answer
+        out = dict(answer, revisions=[dict(r) for r in answer.get("revisions") or []])
+        for revision in out["revisions"]:
+            if revision.get("identifier") == out.get("current_revision") and isinstance(revision.get("records"), list):
+                revision["records"] = replayed(revision["records"], changesets)
         return out

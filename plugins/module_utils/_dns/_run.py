@@ -2,28 +2,43 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""One rrset, reconciled through the shared ``Reconciler`` (the ``dns_record`` module).
+"""One rrset, the ``dns_record`` module: a run of one part (``RrsetPart``, ``_reconcile._run``).
 
-observe (one GET of the zone's records of that name and type) -> plan (``_plan.plan_rrset``) -> check mode:
-predict | apply (``_apply.RrsetOperations``: one changeset) -> observe and plan again, which must find
-nothing left to do. Every option is checked before the first request, so bad input writes nothing.
+observe (one GET of the zone's records of that name and type; with ``wait`` the zone's state beside it) -> plan
+(``_plan.plan_rrset``, and what the zone's newest revision needs, ``_revision``) -> check mode: predict | apply
+(``_apply.RrsetOperations``: one changeset) -> observe and plan again, which must find nothing left to do. Every
+option is checked before the first request, so bad input writes nothing.
 """
 
-from ._clouddns import CloudDNS
 from ._plan import (
-    COMMENT_MAX, SERVICE_NOTE, DesiredRrset, comment_text, observed_rrset, plan_rrset, rrset_key, view)
+    COMMENT_MAX, RRSET, SERVICE_NOTE, DesiredRrset, ZoneObservation, comment_text, observed_rrset, plan_rrset, rrset_key,
+    view)
+from ._revision import read_zone, revision_plan
 from ._values import (
     check_type, fqdn, has_dnspython, normal_name, normal_values, normal_zone)
 from .._model._failure import Failure
 from .._model._names import check_owner, check_tag_prefix
-from .._reconcile._loop import Reconciler
+from .._model._request import Request
+from .._reconcile._plan import Plan
+from .._reconcile._run import Part
 
 TTL_MAX = 2147483647   # RFC 2181: 31 bits
 
 
-class Observation:
-    def __init__(self, world):
-        self.world = world
+class DnsRecordRequest(Request):
+    """The ``dns_record`` module's options (its argument spec; the connection and wait options are the base's)."""
+
+    spec = dict(
+        zone=dict(type="str", required=True),
+        name=dict(type="str", default="@"),
+        type=dict(type="str", required=True),
+        values=dict(type="list", elements="str"),
+        ttl=dict(type="int"),
+        comment=dict(type="str"),
+        owner=dict(type="str"),
+        tag_prefix=dict(type="str", default="anxlb"),
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+    )
 
 
 def desired_from(params):
@@ -66,53 +81,67 @@ def _comment(params):
     return full
 
 
-class DnsRecordRun:
-    def __init__(self, client, params, check_mode):
-        self.client = client
-        self.params = params
-        self.check_mode = check_mode
-        self.result = {"changed": False}
-        self.desired = None
+class RrsetPart(Part):
+    """The rrset a ``dns_record`` task names. ``wait``: the run waits for the zone's new revision to be live, and
+    so reads the zone's state beside its records (``_revision``)."""
 
-    def run(self, diff=False):
-        if not has_dnspython():
-            from ansible.module_utils.basic import missing_required_lib
-            raise Failure(missing_required_lib("dnspython"))
-        self.desired = desired_from(self.params)
+    key = "dns"
+
+    def __init__(self, client, desired, wait=True, wait_timeout=600, warn=None):
+        self.client = client
+        self.desired = desired
+        self.wait, self.wait_timeout = wait, wait_timeout
+        self.warn = warn or (lambda text: None)
+
+    def observe(self, earlier):
         d = self.desired
-        reconciler = Reconciler(self.client, self.check_mode, wait=self.params["wait"],
-                                wait_timeout=self.params["wait_timeout"], applier=self._applier)
-        outcome = reconciler.run(self.observe, self.plan)
+        try:
+            records, answer = read_zone(self.client, d.zone, self.wait, name=d.name, rtype=d.type)
+        except Failure:
+            if d.present:
+                raise
+            self.warn("zone: there is no CloudDNS zone %s in this account, so there is no record of %s to remove"
+                      % (d.zone, fqdn(d.name, d.zone)))
+            return ZoneObservation({})
+        return ZoneObservation(observed_rrset(d.zone, d.name, d.type, records), {d.zone: answer} if answer else {})
+
+    def plan(self, state, planned):
+        plan = plan_rrset(state.world, self.desired)
+        actions, waits = revision_plan(state.zones, state.world, list(plan))
+        return Plan(list(plan) + actions, waits)
+
+    def operations(self, client):
+        from ._apply import RrsetOperations   # a real run that writes only (_reconcile._run)
+        return {RRSET.name: RrsetOperations(client, wait=self.wait, timeout=self.wait_timeout)}
+
+    def summary(self, plan, done):
+        return [Plan([a for a in plan if a.kind is RRSET]).summary(done=done)] if plan else []
+
+    def report(self, outcome, diff=False):
+        """The module's result keys: the rrset after the run, the plan, and the diff."""
+        d = self.desired
         after = self._records(outcome.after)
-        self.result.update(changed=outcome.changed, plan=outcome.plan.to_list(),
-                           rrset=dict(zone=d.zone, name=d.name, fqdn=fqdn(d.name, d.zone), type=d.type,
-                                      values=sorted(set(r["value"] for r in after)), records=after))
+        result = dict(changed=outcome.changed, plan=outcome.plan.to_list(),
+                      rrset=dict(zone=d.zone, name=d.name, fqdn=fqdn(d.name, d.zone), type=d.type,
+                                 values=sorted(set(r["value"] for r in after)), records=after))
         if diff:
-            before = self._records(outcome.before)
-            self.result["diff"] = dict(before=self._view(before), after=self._view(after))
-        return self.result
+            result["diff"] = dict(before=self._view(self._records(outcome.before)), after=self._view(after))
+        return result
 
     def _records(self, world):
-        obj = world.get(rrset_key(self.desired.zone, self.desired.name, self.desired.type))
+        d = self.desired
+        obj = world.get(rrset_key(d.zone, d.name, d.type))
         if obj is None:   # a planned create is keyed by its placeholder
-            obj = next(iter(world.values()), None)
+            obj = next((o for o in world.values() if o.get("kind") == RRSET.name), None)
         return [view(r) for r in sorted((obj or {}).get("records") or [], key=lambda r: r["value"])]
 
     def _view(self, records):
         d = self.desired
         return dict(rrset="%s %s" % (fqdn(d.name, d.zone), d.type), records=records)
 
-    def observe(self):
-        d = self.desired
-        records = CloudDNS(self.client).records(d.zone, name=d.name, rtype=d.type)
-        return Observation(observed_rrset(d.zone, d.name, d.type, records))
 
-    def plan(self, state):
-        return plan_rrset(state.world, self.desired)
-
-    def _applier(self, client, waiter):
-        """The Reconciler's applier, made only when a real run writes (a check-mode or in-sync run never imports it)."""
-        from ._apply import RrsetOperations
-        from .._reconcile._apply import Applier
-        operations = RrsetOperations(client, wait=self.params["wait"], timeout=self.params["wait_timeout"])
-        return Applier(client, waiter, operations={"dns_record": operations})
+def check_dnspython(option=None):
+    """A Failure when dnspython is missing (values are compared with it): said before any request."""
+    if not has_dnspython():
+        from ansible.module_utils.basic import missing_required_lib
+        raise Failure(missing_required_lib("dnspython") + (" (for the option %s)" % option if option else ""))

@@ -19,9 +19,9 @@ from .._model._ownership import foreign_tags, owner_from_tags, owner_tag, split_
 from ._blockers import blockers
 from ._containment import is_child
 from ._planner import converge, create, diff, refused_delete
-from .._reconcile._loop import Reconciler
 from .._reconcile._plan import DELETE, Action, Plan, placeholder
 from .._reconcile._predicting import Predicting
+from .._reconcile._run import Run, Steps
 
 
 def object_argument_spec(parents, fields):
@@ -397,9 +397,8 @@ class LbaasObjectModule(AnxcloudModule):
             warning = to_ms(self.params.get(field), field)[1]
             if warning:
                 self.module.warn(warning)
-        reconciler = Reconciler(self.client, self.check_mode, wait=self.params["wait"],
-                                wait_timeout=self.params["wait_timeout"])
-        outcome = reconciler.run(self.observe, self.plan)
+        outcome = Run(self.client, self.check_mode, [Steps(self.observe, self.plan)], wait=self.params["wait"],
+                      wait_timeout=self.params["wait_timeout"]).run()
         predicted = outcome.plan.predict(outcome.before)
         before = next(iter(outcome.before.values()), None)
         after = next(iter(outcome.after.values()), None)

@@ -145,6 +145,9 @@ class Kind:
     # counted in its summary, not in the state check mode predicts, not recorded across tasks, and no object a
     # wait must read back.
     bookkeeping = False
+    # A summary line (``_reconcile._plan.Plan.summary``) of a place holding only objects of such kinds shows only the
+    # counts that are not 0 ("dns shop.example.com.: 1 to change"); a load balancer's shows all three.
+    terse_summary = False
     # operation -> AFTER_WRITES or AFTER_WAIT, for the operations that run after the plan's other writes (see
     # there); nothing waits for them in turn. An operation not named runs by its dependencies, as any object's.
     runs = {}
@@ -244,6 +247,19 @@ class Kind:
 
     def label(self, action):
         return "%s %s '%s'" % (action.op, self.name, action.obj.get("name"))
+
+    def read(self, client, ident):
+        """The object as the Engine answers it now (a wait's poll); a NotFoundError when it is gone."""
+        return client.lbaas_get(self.name, ident)
+
+    def redeploy(self, client, ident, obj):
+        """Asks for a new deployment of a failed object (``obj``: flat, as last read): go-anxcloud's generic client
+        PUTs the whole object, which carries ``"state": "0"``."""
+        client.lbaas_update(self.name, ident, self.update_body(obj))
+
+    def place(self, action):
+        """Where ``action`` writes, as the run's summary line names it: the load balancer of an object on one."""
+        return (action.lb or {}).get("name")
 
     def __repr__(self):
         return "Kind(%s)" % self.name

@@ -125,20 +125,29 @@ class Plan(list):
         return self._new(deletes(False) + rest + deletes(True) + [a for a in self if a.later])
 
     def summary(self, lbs=(), done=False):
-        """Terraform's plan line per load balancer: "lb1: 3 to add, 1 to change, 0 to destroy"; ``done`` (a real
-        run that applied the plan): "lb1: 3 added, 1 changed, 0 destroyed".
-        Tag adoptions and redeploys are changes; ``lbs`` lists load balancers to show even when untouched.
-        Bookkeeping (``Kind.bookkeeping``: a service's marker) is no object: not counted, and no line of its own."""
-        line = "%s: %d added, %d changed, %d destroyed" if done else "%s: %d to add, %d to change, %d to destroy"
-        counts = {}
+        """Terraform's plan line per place: "lb1: 3 to add, 1 to change, 0 to destroy"; ``done`` (a real run that
+        applied the plan): "lb1: 3 added, 1 changed, 0 destroyed". The place is the kind's (``Kind.place``): the
+        load balancer of an LBaaS object, the name of a DNS record set ("dns shop.example.com.: 1 to change"), ...
+        Tag adoptions and redeploys are changes; ``lbs`` lists load balancers to show even when untouched (with
+        every count); another place shows only the counts that are not 0. Bookkeeping (``Kind.bookkeeping``: a
+        service's marker) is no object: not counted, and no line of its own."""
+        words = ("added", "changed", "destroyed") if done else ("to add", "to change", "to destroy")
+        counts, terse = {}, set()
         order = [lb.get("name") for lb in lbs]
         for action in self.objects():
-            name = (action.lb or {}).get("name")
+            name = action.kind.place(action)
             if name not in order:
                 order.append(name)
+            if action.kind.terse_summary:
+                terse.add(name)
             slot = counts.setdefault(name, [0, 0, 0])
             slot[{CREATE: 0, DELETE: 2}.get(action.effect, 1)] += 1
-        return "; ".join(line % ((name or "-",) + tuple(counts.get(name, (0, 0, 0)))) for name in order)
+        lines = []
+        for name in order:
+            numbers = counts.get(name, (0, 0, 0))
+            said = ["%d %s" % (n, w) for n, w in zip(numbers, words) if n or name not in terse]
+            lines.append("%s: %s" % (name or "-", ", ".join(said)))
+        return "; ".join(lines)
 
     def predict(self, world):
         """The objects (``{id: flat object}``) as they will be after the plan ran (each kind's ``predict``);

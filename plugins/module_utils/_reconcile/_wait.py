@@ -49,7 +49,7 @@ class Waiter:
 
     def _poll(self, target):
         try:
-            obj = self.client.lbaas_get(target.kind, target.id)
+            obj = target.spec.read(self.client, target.id)
         except NotFoundError:
             obj = None
         self.seen[target.id] = obj
@@ -79,7 +79,7 @@ class Waiter:
         """Asks for a new deployment the way the cloud controller does (updateFailedResources): a PUT of the
         whole object, which carries ``"state": "0"``. ``obj`` is the flat object as last read."""
         self.redeployed.add(target.id)
-        self.client.lbaas_update(target.kind, target.id, target.spec.update_body(obj))
+        target.spec.redeploy(self.client, target.id, obj)
 
     def wait(self, targets):
         pending = list(targets)

@@ -1,0 +1,33 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""A module's options as its run takes them: one typed request per module, whose fields and defaults are the
+module's argument spec, stated once (pure, no I/O).
+
+A module declares ``argument_spec = TheRequest.spec``; its run reads ``TheRequest.from_params(params)``, never a
+module's params. Code that makes a request itself (gc's removal of an owner as the service would remove it, tests)
+names only what differs: every option left out has the spec's default, so no default is written twice."""
+
+import copy
+
+
+class Request:
+    """Attributes named as the options of ``spec`` (the argument spec: option -> {type, default, ...})."""
+
+    spec = {}
+
+    def __init__(self, **values):
+        unknown = sorted(set(values) - set(self.spec))
+        if unknown:
+            raise TypeError("%s has no option %s" % (type(self).__name__, ", ".join(unknown)))
+        for name, option in self.spec.items():
+            setattr(self, name, values[name] if name in values else copy.deepcopy(option.get("default")))
+
+    @classmethod
+    def from_params(cls, params):
+        """The request of a module's ``params`` (Ansible has put the defaults in; an option given as null stays null)."""
+        return cls(**dict((name, params[name]) for name in cls.spec if name in params))
+
+    def as_params(self):
+        return dict((name, getattr(self, name)) for name in self.spec)
