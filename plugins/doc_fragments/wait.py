@@ -21,7 +21,7 @@ options:
     default: 600
 """
 
-    # The wait options of a module that waits for nothing (module_utils._module._group_options).
+    # The wait options of a module that waits for nothing (module_utils._model._group_options).
     IGNORED = r"""
 options:
   wait:

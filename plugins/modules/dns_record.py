@@ -199,7 +199,7 @@ diff:
   type: dict
 """
 
-from ..module_utils._dns._run import DnsRecordRequest
+from ..module_utils._dns._request import DnsRecordRequest
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._reconcile._predicting import Predicting
 
@@ -216,16 +216,9 @@ class DnsRecordModule(AnxcloudModule):
     argument_spec = DnsRecordRequest.spec
 
     def run(self):
-        from ..module_utils._dns._run import RrsetPart, check_dnspython, desired_from
-        from ..module_utils._reconcile._run import Run
-        check_dnspython()
-        request = DnsRecordRequest.from_params(self.params)
-        part = RrsetPart(self.client, desired_from(request.as_params()), wait=self.params["wait"],
-                         wait_timeout=self.params["wait_timeout"], warn=self.module.warn)
-        run = Run(self.client, self.check_mode, [part], wait=self.params["wait"], wait_timeout=self.params["wait_timeout"])
-        outcome = run.run()
-        self.result = part.report(outcome, diff=self.module._diff)
-        self.result["summary"] = run.summary(outcome.plan, done=not self.check_mode) or "in sync"
+        from ..module_utils._dns._run import run_dns_record   # here: a task refused for its arguments never loads it
+        self.result = run_dns_record(self.client, DnsRecordRequest.from_params(self.params), self.check_mode,
+                                     warn=self.module.warn, diff=self.module._diff)
 
 
 def main():

@@ -85,7 +85,7 @@ from ..module_utils._model._failure import Failure
 from ..module_utils._model._names import check_tag_prefix
 from ..module_utils._model._ownership import owner_tag_head
 from ..module_utils._module._base import AnxcloudModule
-from ..module_utils._module._group_options import with_ignored_wait
+from ..module_utils._model._group_options import with_ignored_wait
 
 
 def record_entry(record, zone, tag_prefix):

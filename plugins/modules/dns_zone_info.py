@@ -74,7 +74,7 @@ from ..module_utils._dns._clouddns import CloudDNS, live, revision_state
 from ..module_utils._dns._values import normal_zone
 from ..module_utils._model._names import check_tag_prefix
 from ..module_utils._module._base import AnxcloudModule
-from ..module_utils._module._group_options import with_ignored_wait
+from ..module_utils._model._group_options import with_ignored_wait
 
 SHOWN = ("is_editable", "deployment_level", "validation_level", "current_revision", "master", "dnssec_mode", "admin_email",
          "ttl", "refresh", "retry", "expire", "dns_servers", "published_at")

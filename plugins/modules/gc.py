@@ -298,54 +298,20 @@ diff:
         - pool 127.0.10.0/24: address 127.0.10.3
 """
 
-from ansible.module_utils.basic import missing_required_lib
-
-from ..module_utils._model._failure import Failure
+from ..module_utils._gc._request import GcRequest
 from ..module_utils._module._base import AnxcloudModule
-from ..module_utils._module._group_options import with_ignored_wait
 
 
 class GcModule(AnxcloudModule):
-    argument_spec = with_ignored_wait(dict(
-        keep=dict(type="list", elements="str"),
-        keep_new=dict(type="list", elements="str", default=[]),
-        dns_zones=dict(type="list", elements="str", default=[]),
-        collect_all=dict(type="bool", default=False),
-        strict_keep=dict(type="bool", default=True),
-        remove=dict(type="list", elements="str", default=[]),
-        tag_prefix=dict(type="str", default="anxlb"),
-        load_balancers=dict(type="list", elements="str", default=[]),
-        pools=dict(type="list", elements="str", default=[]),
-        min_age=dict(type="int", default=0),
-        prune_orphans=dict(type="bool", default=False),
-        max_delete=dict(type="int", default=100),
-        lease_timeout=dict(type="int", default=1800),
-        lease_holder=dict(type="str"),
-        wait_timeout=dict(type="raw", default=600),
-    ), only=["wait"])
+    argument_spec = GcRequest.spec
 
     def run(self):
         # Imported here, not with the module: a task refused for its arguments never loads (under Ansible: compiles)
-        # the collection's code, and a run without dns_zones never loads the DNS part.
-        from ..module_utils._gc._request import GcRequest
-        from ..module_utils._gc._run import GcRun
-        req = GcRequest.from_params(self.params)
-        names = None
-        if req.dns_zones:
-            from ..module_utils._dns._gc import DnsCollection
-            from ..module_utils._dns._values import has_dnspython
-            from ..module_utils._gc._live import live_set
-            if not has_dnspython():   # the records' values are compared with it: said before any request
-                raise Failure(missing_required_lib("dnspython") + " (for the option dns_zones)")
-            names = DnsCollection(self.client, req.dns_zones, req.tag_prefix, live_set(req), req.remove, self.check_mode,
-                                  wait_timeout=req.wait_timeout)   # zones checked before any request
-        run = GcRun(self.client, req, self.check_mode, warn=self.module.warn, dns=names)   # its records count in max_delete
+        # the collection's code.
+        from ..module_utils._gc._run import gc_run, report
+        run = gc_run(self.client, GcRequest.from_params(self.params), self.check_mode, warn=self.module.warn)
         self.result = run.result
-        self.result["dns_removed"] = []
-        run.run(diff=self.module._diff)
-        if names is not None:
-            changed, self.result["dns_removed"] = names.run()   # after the objects: the name goes last
-            self.result["changed"] = self.result["changed"] or changed
+        report(run, diff=self.module._diff)
 
 
 def main():

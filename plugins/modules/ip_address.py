@@ -246,8 +246,8 @@ diff:
   sample: {before: "owner: shop\nfamily: v4\naddresses: []\n", after: "owner: shop\nfamily: v4\naddresses:\n- 198.51.100.2\n"}
 """
 
+from ..module_utils._addresses._request import AddressRequest
 from ..module_utils._module._base import AnxcloudModule
-from ..module_utils._module._group_options import with_ignored_wait
 from ..module_utils._reconcile._predicting import Predicting
 
 
@@ -260,27 +260,12 @@ def predicted_families():
 
 class IpAddressModule(AnxcloudModule):
     predicts = Predicting(predicted_families)
-    argument_spec = with_ignored_wait(dict(
-        pool=dict(type="list", elements="str"),
-        owner=dict(type="str", required=True),
-        family=dict(type="str", choices=["v4", "v6"]),
-        count=dict(type="int", default=1),
-        range_start=dict(type="str"),
-        range_end=dict(type="str"),
-        exclude=dict(type="list", elements="str", default=[]),
-        strategy=dict(type="str", choices=["first", "last"], default="first"),
-        tag_prefix=dict(type="str", default="anxlb"),
-        rdns_name=dict(type="str"),
-        state=dict(type="str", choices=["present", "absent"], default="present"),
-        force=dict(type="bool", default=False),
-        ignore_binds=dict(type="list", elements="str", default=[]),
-    ))
+    argument_spec = AddressRequest.spec
 
     def run(self):
-        from ..module_utils._addresses._run import AddressRequest, AddressRun   # here: a task refused for its arguments never loads it
-        run = AddressRun(self.client, AddressRequest.from_params(self.params), self.check_mode, warn=self.module.warn)
-        self.result = run.result
-        run.run(diff=self.module._diff)
+        from ..module_utils._addresses._run import run_addresses   # here: a task refused for its arguments never loads it
+        self.result = run_addresses(self.client, AddressRequest.from_params(self.params), self.check_mode,
+                                    warn=self.module.warn, diff=self.module._diff)
 
 
 def main():

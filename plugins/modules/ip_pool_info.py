@@ -80,7 +80,7 @@ prefixes:
 """
 
 from ..module_utils._module._base import AnxcloudModule
-from ..module_utils._module._group_options import with_ignored_wait
+from ..module_utils._model._group_options import with_ignored_wait
 from ..module_utils._model._names import check_tag_prefix
 
 

@@ -533,33 +533,10 @@ tagged_other:
 
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._reconcile._predicting import Predicting
+from ..module_utils._service._request import ServiceRequest
 
-# The run's code (the service layer, the address check, the DNS part) is imported in ``run``, not here: a task
-# refused for its arguments never loads (under Ansible: compiles) it, and a service without dns never loads the
-# DNS part. Ansible's packager ships imports inside functions too.
-
-
-def checked_service_run(client, declaration, check_mode, warn):
-    """The service's run, warning when a bind it creates or moves is on an address in no IPAM prefix of the account."""
-    from ..module_utils._addresses._outside import OutsidePrefixes
-    from ..module_utils._service._run import ServiceRun
-
-    class CheckedServiceRun(ServiceRun):
-        def __init__(self):
-            super().__init__(client, declaration, check_mode, warn)
-            # a real run sends the listing alongside its lease and writes: nothing waits for it but the warning
-            self.outside = OutsidePrefixes(client, warn, "addresses", ahead=not check_mode)
-
-        def plan(self, state):
-            return self.outside.check(super().plan(state))
-
-        def run(self, diff=False):
-            try:
-                return super().run(diff)
-            finally:
-                self.outside.settle()   # the warnings, also when the run failed after the listing went out
-
-    return CheckedServiceRun()
+# The run's code (the service's parts, the address check) is imported in ``run``, not here: a task refused for its
+# arguments never loads (under Ansible: compiles) it. Ansible's packager ships imports inside functions too.
 
 
 def predicted_families():
@@ -573,54 +550,22 @@ def predicted_families():
 class ServiceModule(AnxcloudModule):
     predicts = Predicting(predicted_families)
     wait_options = True
-    argument_spec = dict(
-        name=dict(type="str", required=True),
-        name_suffix=dict(type="str"),
-        load_balancers=dict(type="list", elements="str", required=True),
-        ports=dict(type="list", elements="dict", default=[], options=dict(
-            name=dict(type="str"),
-            port=dict(type="int", required=True),
-            target_port=dict(type="int"),
-            mode=dict(type="str", choices=["tcp", "http"], default="tcp"),
-            health_check=dict(type="raw"),
-            server_timeout=dict(type="raw"),
-            client_timeout=dict(type="raw"),
-            ssl=dict(type="bool", default=False),
-            ssl_certificate_path=dict(type="str"),
-            allow_sources=dict(type="list", elements="str"),
-        )),
-        allow_sources=dict(type="list", elements="str"),
-        allow_sources_bypass=dict(type="str", choices=["warn", "fail"], default="warn"),
-        addresses=dict(type="list", elements="str", default=[]),
-        servers=dict(type="list", elements="dict", default=[], options=dict(
-            name=dict(type="str", required=True),
-            address=dict(type="str", required=True, aliases=["ip"]),
-            check=dict(type="raw", default="enabled"),   # enabled/disabled or a boolean (_health_check.server_check)
-        )),
-        tag_prefix=dict(type="str", default="anxlb"),
-        lease_timeout=dict(type="int", default=1800),
-        lease_holder=dict(type="str"),
-        state=dict(type="str", choices=["present", "absent"], default="present"),
-        dns=dict(type="dict", options=dict(
-            zone=dict(type="str", required=True),
-            name=dict(type="str", required=True),
-            ttl=dict(type="int"),
-        )),
-    )
+    argument_spec = ServiceRequest.spec
 
     def run(self):
+        from ..module_utils._addresses._outside import OutsideCheck, OutsidePrefixes
         from ..module_utils._service._declaration import ServiceDeclaration
+        from ..module_utils._service._run import report, service_run
         declaration = ServiceDeclaration.from_params(self.params)
-        service = checked_service_run(self.client, declaration, self.check_mode, warn=self.module.warn)
-        self.result = service.result   # partly filled when it fails: conflicts, the hash
-        names = None
         if declaration.dns:
-            from ..module_utils._service._dns_names import ServiceNames
-            names = ServiceNames(self.client, declaration, self.check_mode, warn=self.module.warn)
-            names.prepare(self.result)   # the DNS kind: its conflicts fail before any write
-        service.run(diff=self.module._diff)
-        if names is not None:
-            names.apply(self.result, diff=self.module._diff)
+            from ..module_utils._dns._run import check_dnspython
+            check_dnspython("dns")
+        # a bind on an address in no IPAM prefix of the account is a warning; a real run sends the listing alongside
+        # its lease and writes: nothing waits for it but the warning
+        outside = OutsideCheck(OutsidePrefixes(self.client, self.module.warn, "addresses", ahead=not self.check_mode))
+        run = service_run(self.client, declaration, self.check_mode, self.module.warn, checks=[outside])
+        self.result = run.result   # partly filled when it fails: conflicts, the hash
+        report(run, diff=self.module._diff)
 
 
 def main():

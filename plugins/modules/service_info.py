@@ -173,7 +173,7 @@ from ansible.module_utils.basic import missing_required_lib
 
 from ..module_utils._model._failure import Failure
 from ..module_utils._module._base import AnxcloudModule
-from ..module_utils._module._group_options import with_ignored_wait
+from ..module_utils._model._group_options import with_ignored_wait
 from ..module_utils._model._names import check_owner, check_tag_prefix
 
 

@@ -21,6 +21,8 @@ the latest when the run ends (``settle``). Check mode asks in planning, as it ha
 
 from .._engine._errors import AccessDeniedError, EngineError, NotFoundError
 from .._model._kind import CREATE, UPDATE
+from .._reconcile._plan import Plan
+from .._reconcile._run import Part
 
 
 def bind_addresses(plan):
@@ -110,3 +112,27 @@ class OutsidePrefixes:
                 self.warn("%s: %s is in no IPAM prefix of this account, so the Engine will most likely not route it "
                           "to the load balancer; the bind is made anyway. Check the address for a typo, or take one "
                           "from a prefix of the account (anxcloud.lbaas.ip_address)" % (self.option, address))
+
+
+class Unobserved:
+    world = {}
+
+
+class OutsideCheck(Part):
+    """The check as a part of a run (the service's): it plans nothing, it reads the plan of the parts before it and
+    warns (``OutsidePrefixes.check``), and settles a listing sent ahead when the run ends."""
+
+    key = "outside prefixes"
+
+    def __init__(self, outside):
+        self.outside = outside
+
+    def observe(self, earlier):
+        return Unobserved()
+
+    def plan(self, state, planned):
+        self.outside.check(planned)
+        return Plan()
+
+    def end(self):
+        self.outside.settle()

@@ -2,10 +2,10 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""One owner's addresses, reconciled through the shared ``Reconciler`` (the ``ip_address`` module).
+"""One owner's addresses, the ``ip_address`` module: a run of one part (``OwnerAddresses``, ``_reconcile._run``).
 
-observe (``_address_observe``) -> plan (``_address_plan``) -> check mode: predict | apply
-(``_address_apply``) -> observe and plan again, which must find nothing left to do. A release of an
+observe (``_observe``) -> plan (``_plan``) -> check mode: predict | apply (``_apply``) -> observe and plan again,
+which must find nothing left to do. A release of an
 address that a bind on any load balancer still listens on fails naming the bind, unless ``force``:
 the next owner would get the address and a second load balancer would bind the same address and port.
 """
@@ -17,7 +17,8 @@ from .._model._failure import Failure
 from .._model._kinds import refuse_host_bits
 from .._model._names import check_hostname, check_owner, check_tag_prefix
 from .._model._ownership import owner_tag
-from .._reconcile._loop import Reconciler
+from .._reconcile._plan import Plan
+from .._reconcile._run import Part, Run
 
 
 def check_releases(client, plan, force=False, warn=None, ignore=()):
@@ -37,36 +38,11 @@ def check_releases(client, plan, force=False, warn=None, ignore=()):
     return users
 
 
-class AddressRequest:
-    """One owner's addresses as a run takes them: the ``ip_address`` module's options, read once
-    (``from_params``). ``AddressRun`` reads these attributes, never a module's params; it validates them."""
+class OwnerAddresses(Part):
+    """The addresses of one owner in one pool (``prepare`` resolves the pool before the run observes)."""
 
-    OPTIONS = ("owner", "pool", "family", "count", "range_start", "range_end", "exclude", "strategy", "tag_prefix",
-               "rdns_name", "state", "force", "ignore_binds")
+    key = "addresses"
 
-    def __init__(self, owner, pool=None, family=None, count=1, range_start=None, range_end=None, exclude=(),
-                 strategy="first", tag_prefix="anxlb", rdns_name=None, state="present", force=False, ignore_binds=()):
-        self.owner = owner
-        self.pool = pool              # None: not given (required with state=present)
-        self.family = family
-        self.count = count
-        self.range_start = range_start
-        self.range_end = range_end
-        self.exclude = list(exclude or [])
-        self.strategy = strategy
-        self.tag_prefix = tag_prefix
-        self.rdns_name = rdns_name
-        self.state = state
-        self.force = force
-        self.ignore_binds = list(ignore_binds or [])
-
-    @classmethod
-    def from_params(cls, params):
-        """The request of the ``ip_address`` module's options (an option the module leaves unset: its default)."""
-        return cls(**dict((key, params[key]) for key in cls.OPTIONS if params.get(key) is not None))
-
-
-class AddressRun:
     def __init__(self, client, request, check_mode, warn=None):
         self.client = client
         self.request = request   # an AddressRequest
@@ -92,7 +68,8 @@ class AddressRun:
             # Surrounding blanks are dropped when it is sent, as always; inside, the name must be a host name.
             check_hostname(req.rdns_name.strip(), "rdns_name")
 
-    def run(self, diff=False):
+    def prepare(self):
+        """The options checked (no request yet), then the pool's prefixes resolved and, for an allocation, read."""
         req = self.request
         self.validate()
         present = req.state == "present"
@@ -108,8 +85,13 @@ class AddressRun:
             self.family = families[0]
         if present:
             self.observer.resolve_pools((req.range_start, req.range_end, req.exclude))
-        reconciler = Reconciler(self.client, self.check_mode, applier=self._applier)
-        outcome = reconciler.run(self.observe, self.plan)
+
+    def summary(self, plan, done):
+        mine = Plan([a for a in plan if a.kind.name == "address"])
+        return [mine.summary(done=done)] if mine else []
+
+    def report(self, outcome, diff=False):
+        """The module's result keys: the owner's addresses after the run, the plan, and the diff."""
         order = self.state.prefix_order
         after = [self._entry(o) for o in sorted(outcome.after.values(), key=sort_key(order))]
         self.result.update(changed=outcome.changed, plan=outcome.plan.to_list(), addresses=after,
@@ -139,26 +121,35 @@ class AddressRun:
             view["rdns_name"] = dict((o["address"], o.get("rdns_name") or "") for o in objs)
         return view
 
-    def _applier(self, client, waiter):
-        """The Reconciler's applier, made only when a real run writes: a check-mode or in-sync run never
-        imports the write code (every file a module imports is compiled again on every run)."""
+    def operations(self, client):
+        """The address operations, imported only when a real run writes (a check-mode or in-sync run never loads
+        the write code: every file a module imports is compiled again on every run)."""
         from ._apply import AddressOperations
-        from .._reconcile._apply import Applier
-        operations = AddressOperations(client, self.state, self.request.owner, self.request.tag_prefix,
-                                       self.request.strategy,
-                                       rdns_name=self.request.rdns_name if self._rdns_asked() else None)
-        return Applier(client, waiter, operations={"address": operations})
+        return {"address": AddressOperations(client, self.state, self.request.owner, self.request.tag_prefix,
+                                             self.request.strategy,
+                                             rdns_name=self.request.rdns_name if self._rdns_asked() else None)}
 
-    def observe(self):
+    def observe(self, earlier=()):
         self.state = self.observer.observe()
         if self.first is None:
             self.first = self.state
         return self.state
 
-    def plan(self, state):
+    def plan(self, state, planned=()):
         req = self.request
         plan = plan_owner(state, req.owner, req.count, req.state == "present", self.tag, req.strategy,
                           rdns_name=req.rdns_name if self._rdns_asked() else None)
         if any(a.op == RELEASE for a in plan):
             check_releases(self.client, plan, force=req.force, warn=self.warn, ignore=set(req.ignore_binds))
         return plan
+
+
+def run_addresses(client, request, check_mode, warn=None, diff=False):
+    """The ``ip_address`` module's run of ``request`` (an ``AddressRequest``): its result."""
+    part = OwnerAddresses(client, request, check_mode, warn=warn)
+    part.prepare()
+    run = Run(client, check_mode, [part])
+    outcome = run.run()
+    result = part.report(outcome, diff=diff)
+    result["summary"] = run.summary(outcome.plan, done=not check_mode) or "in sync"
+    return result

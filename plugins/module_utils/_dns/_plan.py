@@ -19,7 +19,7 @@ nor is an immutable one. A record with no mark is the user's to manage by naming
 
 from ._values import fqdn, stored_value
 from .._model._failure import Failure
-from .._model._kind import CREATE, DELETE, REDEPLOY, UPDATE, Kind, registered
+from .._model._kind import CREATE, DELETE, UPDATE, Kind, registered
 from .._model._ownership import is_owner_tag, owner_tag, split_owner_tag
 from .._reconcile._plan import Action, Placeholder, Plan
 
@@ -295,10 +295,31 @@ def changeset(action):
     records that stay are exactly those planned."""
     deletes = list(action.deletes)
     doomed = [_engine_key(r) for r in deletes]
-    twins = [r for r in (action.obj.get("records") or []) if _engine_key(r) in doomed
-             and not any(r is d for d in deletes)]
+    held = list(action.obj.get("records") or []) + list(action.obj.get("others") or [])   # others: not the task's
+    twins = [r for r in held if _engine_key(r) in doomed and not any(r is d for d in deletes)]
     delete = [dict(name=r["name"], type=r["type"], rdata=r["rdata"], region=r["region"], ttl=r["ttl"] or 0)
               for r in deletes + twins]
     create = [dict(name=r["name"], type=r["type"], rdata=r["rdata"], region=r["region"], ttl=r["ttl"] or 0,
                    comment=r["comment"]) for r in twins + list(action.creates)]
     return create, delete
+
+
+def owned_rrsets(zone, records, owned):
+    """``{key: rrset}`` of the records for which ``owned(record)`` holds, by name and type; each rrset also keeps the
+    others of its name and type (``others``: never deleted, but a changeset must know them, ``changeset``)."""
+    ours = [r for r in records if owned(r)]
+    world = {}
+    for name, rtype in sorted(set((r["name"], r["type"]) for r in ours)):
+        found = observed_rrset(zone, name, rtype, ours)
+        rest = observed_rrset(zone, name, rtype, [r for r in records if not owned(r)])
+        for key, obj in found.items():
+            obj["others"] = rest.get(key, {}).get("records", [])
+        world.update(found)
+    return world
+
+
+def removal(obj, reason, owner=None):
+    """The action that deletes the records of ``obj`` (an rrset of ``owned_rrsets``), and only those."""
+    action = Action(DELETE, RRSET, obj, changes=_changes(obj["records"], []), reason=reason, owner=owner)
+    action.deletes, action.creates, action.records_after = list(obj["records"]), [], []
+    return action

@@ -18,27 +18,10 @@ from ._values import (
     check_type, fqdn, has_dnspython, normal_name, normal_values, normal_zone)
 from .._model._failure import Failure
 from .._model._names import check_owner, check_tag_prefix
-from .._model._request import Request
 from .._reconcile._plan import Plan
-from .._reconcile._run import Part
+from .._reconcile._run import Part, Run
 
 TTL_MAX = 2147483647   # RFC 2181: 31 bits
-
-
-class DnsRecordRequest(Request):
-    """The ``dns_record`` module's options (its argument spec; the connection and wait options are the base's)."""
-
-    spec = dict(
-        zone=dict(type="str", required=True),
-        name=dict(type="str", default="@"),
-        type=dict(type="str", required=True),
-        values=dict(type="list", elements="str"),
-        ttl=dict(type="int"),
-        comment=dict(type="str"),
-        owner=dict(type="str"),
-        tag_prefix=dict(type="str", default="anxlb"),
-        state=dict(type="str", choices=["present", "absent"], default="present"),
-    )
 
 
 def desired_from(params):
@@ -145,3 +128,15 @@ def check_dnspython(option=None):
     if not has_dnspython():
         from ansible.module_utils.basic import missing_required_lib
         raise Failure(missing_required_lib("dnspython") + (" (for the option %s)" % option if option else ""))
+
+
+def run_dns_record(client, request, check_mode, warn=None, diff=False):
+    """The ``dns_record`` module's run of ``request`` (a ``DnsRecordRequest``, with the wait options): its result."""
+    check_dnspython()
+    part = RrsetPart(client, desired_from(request.as_params()), wait=request.wait, wait_timeout=request.wait_timeout,
+                     warn=warn)
+    run = Run(client, check_mode, [part], wait=request.wait, wait_timeout=request.wait_timeout)
+    outcome = run.run()
+    result = part.report(outcome, diff=diff)
+    result["summary"] = run.summary(outcome.plan, done=not check_mode) or "in sync"
+    return result

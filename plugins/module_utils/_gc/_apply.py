@@ -16,7 +16,6 @@ from .._engine._errors import EngineError
 from .._engine._tag_entities import forget
 from ._plan import MARKER
 from .._model._failure import Failure
-from .._reconcile._apply import Applier
 from .._model._kind import Operations
 
 
@@ -63,7 +62,6 @@ class ReleaseOperations(Operations):
         return []
 
 
-def gc_applier(client, waiter, warn, failed):
-    """The applier of a gc run: owner by owner (``failed``: owner -> why its removal failed)."""
-    return Applier(client, waiter, operations={MARKER: MarkerOperations(client, warn), "address": ReleaseOperations(client)},
-                   isolate=lambda action: action.owner, failed=failed)
+def gc_operations(client, warn):
+    """The operations of gc's own kinds: markers and address releases (the run applies owner by owner)."""
+    return {MARKER: MarkerOperations(client, warn), "address": ReleaseOperations(client)}

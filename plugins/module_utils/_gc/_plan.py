@@ -30,6 +30,8 @@ from .._model._failure import Failure
 from .._lbaas._lease import when
 from .._model._ownership import foreign_tags, owner_tag
 from .._reconcile._plan import DELETE, Action, Plan
+from .._dns._plan import RRSET, view
+from .._dns._values import fqdn
 from .._service._marker import MARKER, MARKER_KIND   # the service's marker, as gc removes it
 
 
@@ -90,8 +92,23 @@ class GcPlan(Plan):
         super().__init__(actions)
         self.decision = decision
 
+    @classmethod
+    def joined(cls, plans):
+        out = super().joined(plans)
+        out.decision = next((p.decision for p in plans if getattr(p, "decision", None) is not None), None)
+        return out
+
     def to_list(self):
-        return [removed_entry(a) for a in self]
+        return [entry for a in self for entry in removed_entries(a)]
+
+
+def removed_entries(action):
+    """How an action of gc's plan reads in ``removed``: one entry per object, address or marker; one per DNS record
+    (an rrset action deletes the owner's records of one name and type)."""
+    if action.kind.name == RRSET.name:
+        return [dict(type=action.obj["type"], name="%s %s" % (fqdn(action.obj["name"], action.obj["zone"]), r["value"]),
+                     id=None, owner=action.owner, zone=action.obj["zone"], reason=action.reason) for r in action.deletes]
+    return [removed_entry(action)]
 
 
 def removed_entry(action):
@@ -104,6 +121,12 @@ def removed_entry(action):
     if action.kind.name == MARKER:
         out["id"] = None
     return out
+
+
+def dns_removed(plan):
+    """The ``dns_removed`` result: per owner and rrset, the records gc deletes."""
+    return [dict(owner=a.owner, zone=a.obj["zone"], name=a.obj["name"], type=a.obj["type"],
+                 records=[view(r) for r in a.deletes]) for a in plan if a.kind.name == RRSET.name]
 
 
 def skip(owner, reason, load_balancer=None, prefix=None, objects=()):
@@ -122,15 +145,22 @@ def protected(objs, collecting, prefix):
     return [o for o in objs if foreign_tags(o.get("tags"), own)]
 
 
-def removals(plan, dns=()):
-    """How many objects, addresses and DNS records the plan removes (markers are tags, not counted against the cap);
-    ``dns``: the DNS records of collected owners the run deletes after the plan (``_dns._gc``), one each."""
-    return len([a for a in plan if a.kind.name != MARKER]) + len(dns)
+def _count(action):
+    """How many removals an action is: a marker none (a tag, not counted against the cap), an rrset action one per
+    record it deletes (a record is what the Engine stores and a resolver answers), anything else one."""
+    if action.kind.name == MARKER:
+        return 0
+    return len(action.deletes) if action.kind.name == RRSET.name else 1
 
 
-def over_cap(plan, max_delete, dns=()):
+def removals(plan):
+    """How many objects, addresses and DNS records the plan removes (the number ``max_delete`` bounds)."""
+    return sum(_count(a) for a in plan)
+
+
+def over_cap(plan, max_delete):
     """The number of removals when it is above ``max_delete``, else None."""
-    count = removals(plan, dns)
+    count = removals(plan)
     return count if max_delete is not None and count > max_delete else None
 
 
@@ -141,17 +171,19 @@ def _owners_text(owners, shown=8):
     return "%s and %d more" % (", ".join(owners[:shown]), len(owners) - shown)
 
 
-def removals_by_owner(plan, dns=()):
+def removals_by_owner(plan):
     """{owner: number of removals} (markers not counted, DNS records one each)."""
     per_owner = {}
-    for owner in [a.owner for a in plan if a.kind.name != MARKER] + [r["owner"] for r in dns]:
-        per_owner[owner] = per_owner.get(owner, 0) + 1
+    for action in plan:
+        if _count(action):
+            per_owner[action.owner] = per_owner.get(action.owner, 0) + _count(action)
     return per_owner
 
 
-def cap_message(plan, count, max_delete, check_mode, dns=()):
+def cap_message(plan, count, max_delete, check_mode):
     """The sentence that says the cap stops the run (a real run's failure, check mode's warning)."""
-    owners = sorted(removals_by_owner(plan, dns))
+    owners = sorted(removals_by_owner(plan))
+    dns = any(a.kind.name == RRSET.name for a in plan)
     what = "%d %s of %d owner(s) (%s), more than max_delete (%d)" % (
         count, "objects, addresses and DNS records" if dns else "objects and addresses", len(owners),
         _owners_text(owners), max_delete)
@@ -162,17 +194,17 @@ def cap_message(plan, count, max_delete, check_mode, dns=()):
             "(keep), then raise max_delete to at least %d to go ahead" % (what, count))
 
 
-def check_cap(plan, max_delete, dns=()):
+def check_cap(plan, max_delete):
     """A real run over the cap fails before any write: one sentence, with the counts per owner as data (the
     whole plan would be printed on the task's ``fatal:`` line; check mode shows it as a preview instead)."""
-    count = over_cap(plan, max_delete, dns)
+    count = over_cap(plan, max_delete)
     if count is not None:
-        raise Failure(cap_message(plan, count, max_delete, check_mode=False, dns=dns), would_remove=count, removed=[],
-                      would_remove_by_owner=removals_by_owner(plan, dns), over_max_delete=True)
+        raise Failure(cap_message(plan, count, max_delete, check_mode=False), would_remove=count, removed=[],
+                      would_remove_by_owner=removals_by_owner(plan), over_max_delete=True)
 
 
-def _counts_by_place(plan, dns, done):
-    """[((place, what), count)] in the order first met: load balancers, prefixes, then zones."""
+def _counts_by_place(plan, done):
+    """[((place, what), count)] in the order first met: load balancers, prefixes, zones (in the plan's order)."""
     places = []
     counts = {}
     destroy, release = ("destroyed", "released") if done else ("to destroy", "to release")
@@ -182,24 +214,21 @@ def _counts_by_place(plan, dns, done):
             continue
         if action.kind.name == "address":
             key = (action.obj["prefix"], release)
+        elif action.kind.name == RRSET.name:
+            key = ("zone %s" % action.obj["zone"], records)
         else:
             key = ((action.lb or {}).get("name") or "(unknown load balancer)", destroy)
         if key not in counts:
             places.append(key)
-        counts[key] = counts.get(key, 0) + 1
-    for record in dns:
-        key = ("zone %s" % record["zone"], records)
-        if key not in counts:
-            places.append(key)
-        counts[key] = counts.get(key, 0) + 1
+        counts[key] = counts.get(key, 0) + _count(action)
     return [(key, counts[key]) for key in places]
 
 
-def summary(plan, skipped, kept, done=False, dns=()):
-    """One readable line: what goes where (``done``: what went, in a real run), then who stays; ``dns``: the DNS
-    records of collected owners, counted per zone."""
-    places = _counts_by_place(plan, dns, done)
-    owners = sorted(removals_by_owner(plan, dns))
+def summary(plan, skipped, kept, done=False):
+    """One readable line: what goes where (``done``: what went, in a real run), then who stays; DNS records counted
+    per zone."""
+    places = _counts_by_place(plan, done)
+    owners = sorted(removals_by_owner(plan))
     text = "; ".join("%s: %d %s" % (place, count, what) for (place, what), count in places) or "nothing to collect"
     text += " | owners collected: %s" % (", ".join(owners) or "none")
     text += " | kept: %d owner(s)" % len(kept)

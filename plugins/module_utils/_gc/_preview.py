@@ -21,11 +21,6 @@ It is the diff's ``prepared`` text, which Ansible prints as it is (no ``before``
 """
 
 
-def dns_entry(record):
-    """A DNS record gc deletes (``_dns._gc``) as a line of the preview: ``- zone example.com: A shop.example.com. 1.2.3.4``."""
-    return dict(owner=record["owner"], zone=record["zone"], type=record["type"], name="%s %s" % (record["fqdn"], record["value"]))
-
-
 def _place(entry, default="(unknown load balancer)"):
     if entry.get("zone"):
         return "zone %s" % entry["zone"]

@@ -6,7 +6,7 @@
 
 from .._module._base import AnxcloudModule
 from .._model._failure import Failure
-from .._module._group_options import with_ignored_wait
+from .._model._group_options import with_ignored_wait
 from ._views import details, owned_ids, render
 from .._model._ownership import tag_names
 from ._lookup import find_one, get_by_id

@@ -81,6 +81,18 @@ def marker_head(prefix):
     return prefix + "-reconciled."
 
 
+def placement_head(prefix):
+    """What every placement tag of ``prefix`` starts with: ``<prefix>-placed.<owner>=<family>:<where>``, on each load
+    balancer of a service, remembers what the service placed outside its load balancers (``_service._marker``)."""
+    return prefix + "-placed."
+
+
+def placed_owners(tags, prefix):
+    """The owners that left a placement tag of ``prefix`` among a load balancer's tag names."""
+    head = placement_head(prefix)
+    return [t[len(head):].split("=", 1)[0] for t in tags if t.startswith(head) and "=" in t]
+
+
 def marked_owners(tags, prefix):
     """The owners that left a marker of ``prefix`` among a load balancer's tag names."""
     head = marker_head(prefix)
@@ -96,6 +108,7 @@ def discover(names, lb_tags, prefix):
     found = set(owners_from_tags(names, prefix))
     for tags in lb_tags.values():
         found.update(marked_owners(tags, prefix))
+        found.update(placed_owners(tags, prefix))
     valid, invalid = [], []
     for owner in sorted(found):
         try:

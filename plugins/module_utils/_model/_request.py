@@ -11,6 +11,13 @@ names only what differs: every option left out has the spec's default, so no def
 
 import copy
 
+# The options of doc fragment anxcloud.lbaas.wait (the module base adds them to a module that waits; a request that
+# reads them states them with its own).
+WAIT_OPTIONS = dict(
+    wait=dict(type="bool", default=True),
+    wait_timeout=dict(type="raw", default=600),   # seconds or a duration (10m): turned into seconds before the run
+)
+
 
 class Request:
     """Attributes named as the options of ``spec`` (the argument spec: option -> {type, default, ...})."""

@@ -4,6 +4,7 @@
 
 """The module base class: connection options, one Engine client per run, every error as ``fail_json``."""
 
+import copy
 import importlib
 import traceback
 
@@ -13,6 +14,7 @@ from ._arguments import ArgumentsModule
 from .._model._diff_text import readable_diff
 from .._model._durations import to_seconds
 from .._model._failure import Failure
+from .._model._request import WAIT_OPTIONS
 
 from .._engine._client import DEFAULT_MAX_WORKERS, EngineClient, normalize_api_url
 from .._engine._errors import EngineError
@@ -46,10 +48,7 @@ def predictions_argument_spec():
 
 def wait_argument_spec():
     """Options of doc fragment anxcloud.lbaas.wait."""
-    return dict(
-        wait=dict(type="bool", default=True),
-        wait_timeout=dict(type="raw", default=600),   # seconds or a duration (10m): turned into seconds in main()
-    )
+    return copy.deepcopy(WAIT_OPTIONS)
 
 
 class AnxcloudModule:

@@ -98,6 +98,13 @@ class Plan(list):
         super().__init__(actions)
         self.waits = list(waits)
 
+    @classmethod
+    def joined(cls, plans):
+        """One plan of the actions and waits of ``plans`` (the parts of a run)."""
+        out = cls([a for plan in plans for a in plan])
+        out.waits = [w for plan in plans for w in getattr(plan, "waits", ())]
+        return out
+
     def _new(self, actions):
         """A plan of the same type and attributes with other actions."""
         out = copy.copy(self)

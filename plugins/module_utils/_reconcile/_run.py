@@ -52,6 +52,9 @@ class Part:
     def summary(self, plan, done):
         return []
 
+    def end(self):
+        """Called once the run ended, well or not (a part that sent reads in the background settles them)."""
+
 
 class RunState:
     """One observation of a run: each part's state (``of(part)``), and their worlds joined (``world``)."""
@@ -70,12 +73,12 @@ class RunState:
 class Guard:
     """What keeps other runs away while this one writes (the service's and gc's leases). ``before_apply`` runs
     once before the first write of a real run (True: another run wrote meanwhile, observe and plan again);
-    ``finish`` after a run that ended well, ``abandon`` after one that failed (it must not raise)."""
+    ``end`` after a run that ended well, ``abandon`` after one that failed (it must not raise)."""
 
     def before_apply(self, state, plan):
         return False
 
-    def finish(self, outcome):
+    def end(self, outcome):
         pass
 
     def abandon(self):
@@ -83,9 +86,9 @@ class Guard:
 
 
 class Run:
-    """``parts`` observed, planned, predicted or applied together (see the module). ``plan_type`` makes the plan
-    of the joined actions (gc's plan carries its decisions); ``isolate`` and ``failed`` are the applier's (gc
-    applies owner by owner); ``check(plan)``, when given, sees every joined plan before it is returned (gc's cap)."""
+    """``parts`` observed, planned, predicted or applied together (see the module). ``plan_type`` joins the parts'
+    plans (``Plan.joined``: gc's plan carries its decisions); ``isolate`` and ``failed`` are the applier's (gc applies
+    owner by owner); ``check(plan)``, when given, sees every joined plan before it is returned."""
 
     def __init__(self, client, check_mode, parts, wait=True, wait_timeout=600, guard=None, plan_type=Plan,
                  isolate=None, failed=None, check=None, max_rounds=3):
@@ -109,16 +112,20 @@ class Run:
     def run(self):
         """The outcome (``_loop.Outcome``); the guard released either way."""
         try:
-            outcome = self.reconciler.run(self.observe, self.plan)
-        except BaseException:
-            self.guard.abandon()
-            raise
-        try:
-            self.guard.finish(outcome)
-        except (Failure, EngineError) as exc:
-            # the plan was applied: what failed after it does not make the run unchanged
-            exc.partial_result = dict(changed=outcome.changed, plan=outcome.plan.to_list())
-            raise
+            try:
+                outcome = self.reconciler.run(self.observe, self.plan)
+            except BaseException:
+                self.guard.abandon()
+                raise
+            try:
+                self.guard.end(outcome)
+            except (Failure, EngineError) as exc:
+                # the plan was applied: what failed after it does not make the run unchanged
+                exc.partial_result = dict(changed=outcome.changed, plan=outcome.plan.to_list())
+                raise
+        finally:
+            for part in self.parts:
+                part.end()
         self.outcome = outcome
         return outcome
 
@@ -129,13 +136,10 @@ class Run:
         return RunState(self.parts, states)
 
     def plan(self, state):
-        actions, waits = [], []
+        plans = []
         for part in self.parts:
-            planned = part.plan(state.of(part), list(actions))
-            actions.extend(planned)
-            waits.extend(getattr(planned, "waits", ()))
-        plan = self.plan_type(actions)
-        plan.waits = waits
+            plans.append(part.plan(state.of(part), [a for plan in plans for a in plan]))
+        plan = self.plan_type.joined(plans)
         if self.check is not None:
             self.check(plan)
         return plan

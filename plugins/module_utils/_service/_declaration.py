@@ -24,6 +24,7 @@ from .._model._durations import to_ms
 from .._model._failure import Failure
 from .._model._health_check import HTTP_CHECK, TCP_CHECK, render, server_check
 from .._model._names import check_name_part
+from ._request import ServiceRequest
 from .._model._kinds import normalize_cidr, normalize_ip, one_host_ip
 from ._desired import Desired, network_key
 
@@ -90,47 +91,25 @@ def build(service):
     return desired
 
 
-class ServiceDeclaration:
-    """A service as a run takes it: the ``service`` module's options read once (``from_params``), or the
-    removal of an owner wherever its tag is (``removal``, gc). ``ServiceRun`` and its guard read these
-    attributes, never a module's params; ``objects()`` is the part ``build`` turns into ``Desired``.
-    Validation stays with the run (``ServiceRun.validate``), before any request."""
+class ServiceDeclaration(ServiceRequest):
+    """A service as a run takes it: the ``service`` module's options (``ServiceRequest``) read once (``from_params``), or the removal of an owner wherever its tag is (``removal``, gc). The service's parts
+    and its guard read these attributes, never a module's params; ``objects()`` is the part ``build`` turns into
+    ``Desired``. Validation stays with the run (``ServiceObjects.validate``), before any request."""
 
-    def __init__(self, name, load_balancers=(), ports=(), addresses=(), servers=(), name_suffix=None,
-                 allow_sources=None, allow_sources_bypass="warn", tag_prefix="anxlb", lease_timeout=1800,
-                 lease_holder=None, state="present", wait=True, wait_timeout=600, anywhere=False, dns=None):
-        self.name = name
-        self.load_balancers = list(load_balancers or [])
-        self.ports = list(ports or [])
-        self.addresses = list(addresses or [])
-        self.servers = list(servers or [])
-        self.name_suffix = name_suffix
-        self.allow_sources = allow_sources
-        self.allow_sources_bypass = allow_sources_bypass
-        self.tag_prefix = tag_prefix
-        self.lease_timeout = lease_timeout
-        self.lease_holder = lease_holder
-        self.state = state
-        self.wait = wait
-        self.wait_timeout = wait_timeout
-        # no load balancer declared: the owner's objects are found wherever its tag is, and removed (gc)
-        self.anywhere = anywhere
-        self.dns = dns   # {zone, name, ttl}: the service's DNS name (_dns_names.ServiceNames), None without one
+    anywhere = False   # no load balancer declared: the owner's objects are found wherever its tag is, and removed (gc)
 
-    OPTIONS = ("name", "load_balancers", "ports", "addresses", "servers", "name_suffix", "allow_sources",
-               "allow_sources_bypass", "tag_prefix", "lease_timeout", "lease_holder", "state", "wait", "wait_timeout", "dns")
+    def __init__(self, **values):
+        super().__init__(**values)
+        for option in ("load_balancers", "ports", "addresses", "servers"):
+            setattr(self, option, list(getattr(self, option) or []))
 
     @classmethod
-    def from_params(cls, params):
-        """The declaration of the ``service`` module's options (an option the module leaves unset: its default)."""
-        return cls(**dict((key, params[key]) for key in cls.OPTIONS if params.get(key) is not None))
-
-    @classmethod
-    def removal(cls, owner, tag_prefix, lease_timeout, lease_holder, wait_timeout):
+    def removal(cls, owner, **options):
         """``owner``'s removal everywhere (gc): ``state=absent`` with no load balancer declared, which finds the
-        owner's objects wherever its tag is."""
-        return cls(owner, tag_prefix=tag_prefix, lease_timeout=lease_timeout, lease_holder=lease_holder,
-                   state="absent", wait=True, wait_timeout=wait_timeout, anywhere=True)
+        owner's objects wherever its tag is; ``options``: the tag prefix, lease and wait options gc runs with."""
+        out = cls(name=owner, load_balancers=[], state="absent", **options)
+        out.anywhere = True
+        return out
 
     def objects(self):
         """The options that declare objects, as ``build`` and ``warnings`` read them."""

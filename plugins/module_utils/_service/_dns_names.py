@@ -2,40 +2,41 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""A service's name in CloudDNS (``dns: {zone, name, ttl}``): the A and AAAA rrsets of its addresses.
+"""A service's names in CloudDNS (``dns: {zone, name, ttl}``): the A and AAAA rrsets of its addresses, a part of the
+service's run (``ServiceNames``), planned and written by the DNS kind (``_dns._plan.plan_rrset``,
+``_dns._apply.RrsetOperations``) in the service's one plan, under its lease.
 
-The service declares the DNS kind and reuses it whole: the rrsets are planned by ``_dns._plan.plan_rrset`` and
-written by ``_dns._apply.RrsetOperations`` through a ``Reconciler`` of their own, one changeset per rrset that
-changes. The records carry the owner's mark in their comment (``<tag_prefix>-svc=<name>``, records have no tags).
+The records are the service's by their comment: its mark ``<tag_prefix>-svc=<name>``, then the note
+``; dns name of the service`` (``SERVICE_NOTE``), exactly. A ``dns_record`` task of the same owner writes the mark
+alone (it refuses the note), so an alias it made is never taken for the service's.
 
-Order, so that a conflict fails before any write: ``prepare`` (before the load balancers are touched) checks
-the option, reads the name's records once (one GET, both types) and fails on a record of the name that is not
-ours: an A, AAAA or CNAME without our mark or with another owner's. ``apply`` (after the load balancers) plans
-from that same reading, so a no-op costs that one request, writes in a real run and predicts in check mode.
+What the part reads: the declared zone, and every zone the service's placement tags remember
+(``_marker.placements``: on its load balancers, written with its marker), so that a new ``dns.zone``, ``dns`` removed
+while the service stays, and ``state: absent`` without ``dns`` all find the records the service left. With ``wait``
+each zone is one GET of the zone (its current revision's records and its state, ``_dns._revision``); without, the
+declared name's records (one GET filtered by name), and the whole zone only when the run writes the name.
 
-State absent deletes only the records carrying our mark; the others of the name are left alone (a warning).
+What it plans: the declared name's A and AAAA rrsets as declared; the deletes of every other record of the service (a
+name it left, a zone it left, all of them when absent); what a zone's newest revision needs (``revision_plan``). A
+record of the declared name that is not the service's (an A, AAAA or CNAME without its exact comment: hand-made,
+another owner's, or a ``dns_record`` of the same owner) is a conflict: the run fails before any write, in check mode
+too (``state: absent`` leaves such records alone, with a warning). Two services writing one name at the same time
+are told apart by the changeset's answer (``RrsetOperations._claimed``): the second takes its records back.
 
-A new ``dns.name`` moves the name: the service's A and AAAA records at other names of the zone (comment exactly what the
-service writes: its mark and ``SERVICE_NOTE``; a ``dns_record`` of the same owner never carries that note) are
-deleted, and those of the new name created. They are found by reading the whole zone, which a run does only when the
-name's own records are not as declared (``_others_wanted``): the first run after a rename (or an address change, or
-state absent) is a writing run anyway, and a no-op costs the one GET of the name as before. The deletes go before the
-creates (the shared ``Applier`` sends deletes first), so a run that fails in between leaves the new name not as
-declared, and the next run reads the zone again: old records can not outlive a rename unseen. A rename back and
-forth within one zone is covered the same way. Not covered: a change of ``dns.zone``, or ``dns`` removed from the
-declaration: the service does not know the zone its records were in (nothing it reads on every run records it),
-so those records stay until the service is removed (gc collects them from the zones it is told of).
+Order in the run (the kinds' declared dependencies): the records are written after the binds that carry the addresses
+exist, and deleted before them.
 """
 
-from .._dns._clouddns import CloudDNS
-from .._dns._plan import DesiredRrset, ZoneObservation, mark_of, service_comment, observed_rrset, plan_rrset, view
-from .._dns._values import fqdn, has_dnspython, normal_name, normal_values, normal_zone
-from .._model._diff_text import as_text
+from .._dns._plan import (
+    RRSET, DesiredRrset, ZoneObservation, is_service_record, mark_of, owned_rrsets, plan_rrset, service_comment, view)
+from .._dns._revision import read_zone, revision_plan
+from .._dns._values import fqdn, normal_name, normal_values, normal_zone
 from .._model._failure import Failure
 from .._model._kinds import normalize_ip
 from .._model._ownership import owner_tag
-from .._reconcile._loop import Reconciler
 from .._reconcile._plan import Plan
+from .._reconcile._run import Part
+from ._marker import DNS, placement_tag, placements
 
 FAMILIES = ("A", "AAAA")   # the record types of a service's addresses, IPv4 then IPv6
 CLASHING = ("A", "AAAA", "CNAME")   # a CNAME cannot stand beside the service's records
@@ -67,147 +68,177 @@ def family_values(addresses):
     return dict((rtype, normal_values(rtype, values, "addresses") if values else []) for rtype, values in out.items())
 
 
-class ServiceNames:
-    """The DNS names of one service run (a ``ServiceDeclaration``); inert (no request) for a service without ``dns``."""
+def _by_rrset(zone, records, comment, keep):
+    """The rrsets (``{key: rrset}``) of the records carrying ``comment`` for which ``keep(record)`` holds (each knowing
+    the other records of its name and type, so that a delete never takes a hand-made twin)."""
+    return owned_rrsets(zone, records, lambda r: r.get("comment") == comment and keep(r))
 
-    def __init__(self, client, declaration, check_mode, warn):
+
+class ServiceNames(Part):
+    """The DNS names of one ``ServiceDeclaration``: its declared name, and what it left elsewhere (see the module).
+    ``objects``: the service's LBaaS part, whose observation read the load balancers' tags (the placements)."""
+
+    key = "dns"
+
+    def __init__(self, client, declaration, check_mode, warn, result, objects=None):
+        d = declaration
         self.client = client
         self.declaration = declaration
         self.check_mode = check_mode
         self.warn = warn
-        self.spec = None
-        self.records = None
-        self.first = None
-
-    def prepare(self, result):
-        """Checks the option, reads the name's records and fails on a conflict: all before any write."""
-        d = self.declaration
+        self.result = result
+        self.objects = objects
         self.spec = check_dns(d.dns)
-        if self.spec is None:
-            return
-        if not has_dnspython():
-            from ansible.module_utils.basic import missing_required_lib
-            raise Failure(missing_required_lib("dnspython") + " (for the option dns)")
-        zone, name, _ttl = self.spec
         self.mark = owner_tag(d.name, d.tag_prefix)
         self.comment = service_comment(d.name, d.tag_prefix)   # the mark, and that the service wrote it
-        self.values = family_values(d.addresses) if d.state == "present" else None
-        self.first = self._observe_all()
-        foreign = [r for r in self.records if r["type"] in CLASHING and mark_of(r.get("comment")) != self.mark]
-        conflicts = [dict(zone=zone, name=name, fqdn=fqdn(name, zone), type=r["type"], value=r.get("rdata"),
-                          comment=r.get("comment"), owner=mark_of(r.get("comment"))) for r in foreign]
-        result["dns_conflicts"] = conflicts
-        if not conflicts:
-            return
-        held = "; ".join("%s %s %s (%s)" % (c["fqdn"], c["type"], c["value"],
-                                            "owner mark %s" % c["owner"] if c["owner"] else "no owner mark") for c in conflicts)
-        if d.state == "absent":
-            self.warn("dns: records of %s not carrying %s are left alone: %s" % (fqdn(name, zone), self.mark, held))
-            return
-        raise Failure("service %s: dns name %s is held by records it does not own: %s. The service never changes or deletes "
-                      "a record without its mark %s in the comment; remove them (or give the service another dns.name)"
-                      % (d.name, fqdn(name, zone), held, self.mark), dns_conflicts=conflicts)
+        self.present = d.state == "present"
+        self.values = family_values(d.addresses) if self.present and self.spec else None
+        self.wait = d.wait
+        if self.spec is not None:
+            self.result["dns_conflicts"] = []
+            placement_tag(d.tag_prefix, d.name, DNS, self.spec[0])   # fails now if the tag would be too long
+        self.zones = []   # the zones the last observation read
 
-    def _observe_all(self):
-        """One GET of the name's records; the world of our rrsets (the records carrying our mark). When those are
-        not as declared, a second GET of the whole zone adds our records at other names (a name left by a rename)."""
-        zone, name, _ttl = self.spec
-        dns = CloudDNS(self.client)
-        self.records = dns.records(zone, name=name, option="dns.zone")
-        ours = [r for r in self.records if mark_of(r.get("comment")) == self.mark]
-        world = {}
-        for rtype in FAMILIES:
-            world.update(observed_rrset(zone, name, rtype, ours))
-        if self._others_wanted(world):
-            world.update(self._left_elsewhere(dns.records(zone, option="dns.zone")))
-        return ZoneObservation(world)
+    # ---- what the marker remembers ----------------------------------------------------------------------------
+    def placed(self):
+        """The placement tags this service's marker carries after the run: its declared zone, when present."""
+        d = self.declaration
+        return [placement_tag(d.tag_prefix, d.name, DNS, self.spec[0])] if self.present and self.spec else []
 
-    def _others_wanted(self, world):
-        """Whether this run writes the name (its plan is not empty): the only runs that read the whole zone."""
+    def remembered(self, lb_tags):
+        """The zones the placement tags on the service's load balancers name (sorted)."""
+        d = self.declaration
+        return sorted(set(where for tags in lb_tags.values()
+                          for family, where, _tag in placements(d.tag_prefix, d.name, tags) if family == DNS))
+
+    # ---- observe ----------------------------------------------------------------------------------------------
+    def observe(self, earlier):
+        lb_tags = self.objects.state.lb_tags if self.objects is not None and self.objects.state is not None else {}
+        declared = self.spec[0] if self.spec else None
+        others = [z for z in self.remembered(lb_tags) if z != declared]
+        self.zones = ([declared] if declared else []) + others
+        world, zones, conflicts = {}, {}, []
+        for zone in self.zones:
+            records, answer = self._read(zone, zone == declared)
+            if answer is not None:
+                zones[zone] = answer
+            if zone == declared:
+                world.update(self._declared_world(zone, records, conflicts))
+            world.update(_by_rrset(zone, records, self.comment,
+                                   lambda r: r.get("type") in FAMILIES and (zone != declared or r["name"] != self.spec[1])))
+        state = ZoneObservation(world, zones)
+        state.conflicts = conflicts
+        return state
+
+    def _read(self, zone, declared):
+        """The records (of the declared name, when that is all a run without wait needs) and the zone's answer."""
+        try:
+            if self.wait or not declared:
+                return read_zone(self.client, zone, self.wait, option="dns.zone")
+            records, answer = read_zone(self.client, zone, False, name=self.spec[1], option="dns.zone")
+            if self.present and self._writes_name(self._declared_world(zone, records, [])):
+                records, answer = read_zone(self.client, zone, False, option="dns.zone")   # a name it left, if any
+            return records, answer
+        except Failure:
+            if declared and self.present:
+                raise
+            self.warn("dns: there is no CloudDNS zone %s in this account, so no record of service %s is left there"
+                      % (zone, self.declaration.name))
+            return [], None
+
+    def _declared_world(self, zone, records, conflicts):
+        """The declared name's rrsets of ours; ``conflicts`` gets the records of the name that are not."""
+        name = self.spec[1]
+        at_name = [r for r in records if r.get("name") == name]
+        conflicts.extend(dict(zone=zone, name=name, fqdn=fqdn(name, zone), type=r["type"], value=r.get("rdata"),
+                              comment=r.get("comment"), owner=mark_of(r.get("comment")))
+                         for r in at_name if r.get("type") in CLASHING and r.get("comment") != self.comment)
+        return _by_rrset(zone, at_name, self.comment, lambda r: r.get("type") in FAMILIES)
+
+    def _writes_name(self, world):
         return any(self._plan_name(world))
 
-    def _left_elsewhere(self, records):
-        """The rrsets of our A and AAAA records at other names than the declared one. Ours is exact here: the
-        comment the service writes, its mark and ``SERVICE_NOTE``; a ``dns_record`` task with ``owner`` (an alias
-        of the same owner, say) writes the mark alone or with its own comment, and is never taken for a name left."""
-        zone, name, _ttl = self.spec
-        left = [r for r in records if r.get("type") in FAMILIES and r.get("name") != name and r.get("comment") == self.comment]
-        world = {}
-        for other, rtype in sorted(set((r["name"], r["type"]) for r in left)):
-            world.update(observed_rrset(zone, other, rtype, left))
-        return world
-
-    def observe(self):
-        if self.first is not None:
-            state, self.first = self.first, None   # prepare's reading is the first observation
-            return state
-        return self._observe_all()
-
-    def plan(self, state):
-        """The declared name's rrsets, and the deletes of our rrsets at other names (a rename's old name)."""
-        zone, name, _ttl = self.spec
-        actions = self._plan_name(state.world)
+    # ---- plan -------------------------------------------------------------------------------------------------
+    def plan(self, state, planned=()):
+        self._conflicts(state.conflicts)
+        actions = self._plan_name(state.world) if self.spec else []
         for key, obj in sorted(state.world.items()):
-            if obj["name"] != name:
-                gone = DesiredRrset(zone, obj["name"], obj["type"], None, present=False, owner=self.declaration.name,
-                                    tag_prefix=self.declaration.tag_prefix)
+            if not self.spec or obj["zone"] != self.spec[0] or obj["name"] != self.spec[1] or not self.present:
+                gone = self._desired(obj["zone"], obj["name"], obj["type"], None)
                 actions.extend(plan_rrset({key: obj}, gone))
-        return Plan(actions)
+        more, waits = revision_plan(state.zones, state.world, actions)
+        return Plan(actions + more, waits)
+
+    def _conflicts(self, conflicts):
+        if self.spec is None:
+            return
+        self.result["dns_conflicts"] = conflicts
+        if not conflicts:
+            return
+        zone, name, _ttl = self.spec
+        held = "; ".join("%s %s %s (%s)" % (c["fqdn"], c["type"], c["value"], _whose(c, self.mark)) for c in conflicts)
+        if not self.present:
+            self.warn("dns: records of %s that are not the service's are left alone: %s" % (fqdn(name, zone), held))
+            return
+        raise Failure("service %s: dns name %s is held by records it does not own: %s. The service changes and deletes only "
+                      "records whose comment is its own (%s); remove them (or give the service another dns.name)"
+                      % (self.declaration.name, fqdn(name, zone), held, self.comment), dns_conflicts=conflicts)
+
+    def _desired(self, zone, name, rtype, values, ttl=None):
+        d = self.declaration
+        return DesiredRrset(zone, name, rtype, values, present=values is not None, ttl=ttl, comment=self.comment,
+                            compare_comment=True, owner=d.name, tag_prefix=d.tag_prefix, clashing=CLASHING)
 
     def _plan_name(self, world):
-        """The actions that make the declared name's A and AAAA rrsets as declared."""
+        """The actions that make the declared name's A and AAAA rrsets as declared (none when absent: ``plan``)."""
+        if not self.present:
+            return []
         zone, name, ttl = self.spec
         actions = []
         for rtype in FAMILIES:
-            if self.values is None:
-                desired = DesiredRrset(zone, name, rtype, None, present=False, owner=self.declaration.name,
-                                       tag_prefix=self.declaration.tag_prefix)
-            else:
-                desired = DesiredRrset(zone, name, rtype, self.values[rtype], ttl=ttl, comment=self.comment, compare_comment=True,
-                                       owner=self.declaration.name, tag_prefix=self.declaration.tag_prefix)
-            actions.extend(plan_rrset(world, desired))
+            actions.extend(plan_rrset(world, self._desired(zone, name, rtype, self.values[rtype], ttl)))
         return actions
 
-    def apply(self, result, diff=False):
-        """Reconciles the records (after the load balancers) and adds them to ``result``."""
+    # ---- result -----------------------------------------------------------------------------------------------
+    def summary(self, plan, done):
+        mine = Plan([a for a in plan if a.kind is RRSET])
+        return [mine.summary(done=done)] if mine.objects() else []
+
+    def report(self, outcome):
         if self.spec is None:
             return
-        d = self.declaration
-        reconciler = Reconciler(self.client, self.check_mode, wait=d.wait, wait_timeout=d.wait_timeout,
-                                applier=self._applier)
-        outcome = reconciler.run(self.observe, self.plan)
         zone, name, _ttl = self.spec
-        after = self.view(outcome.after)
-        result["changed"] = bool(result.get("changed")) or outcome.changed
-        result["plan"] = list(result.get("plan") or []) + outcome.plan.to_list()
-        result["dns"] = dict(zone=zone, name=name, fqdn=fqdn(name, zone), records=after)
-        if diff and isinstance(result.get("diff"), dict):
-            for side, world in (("before", outcome.before), ("after", outcome.after)):
-                result["diff"][side] = (result["diff"].get(side) or "") + as_text({"dns": self._shown(world)},
-                                                                                  inline_leaves=True)
+        self.result["dns"] = dict(zone=zone, name=name, fqdn=fqdn(name, zone), records=self.view(outcome.after))
 
-    def _shown(self, world):
+    def shown(self, world):
         """The diff's ``dns`` block of ``world``: the declared name always, and each other name holding records of
-        ours (a rename's old name, in *before*)."""
-        zone, name, _ttl = self.spec
-        names = [name] + sorted(set(o["name"] for o in world.values() if o.get("zone") == zone
-                                    and o.get("name") != name and o.get("records")))
-        return dict((fqdn(n, zone), dict((t, ["%s ttl=%s" % (r["value"], r["ttl"] or "zone") for r in rs])
-                                         for t, rs in self.view(world, n).items())) for n in names)
+        the service (a name or zone it left, in *before*)."""
+        names = [(self.spec[0], self.spec[1])] if self.spec and self.present else []
+        names += sorted(set((o["zone"], o["name"]) for o in world.values()
+                            if o.get("kind") == RRSET.name and o.get("records") and (o["zone"], o["name"]) not in names))
+        return dict((fqdn(n, z), dict((t, ["%s ttl=%s" % (r["value"], r["ttl"] or "zone") for r in rs])
+                                      for t, rs in self.view(world, z, n).items())) for z, n in names)
 
-    def view(self, world, name=None):
-        """{A: [values], AAAA: [values]} of our records at ``name`` (default: the declared one) in ``world`` (a
-        planned create keyed by its placeholder)."""
-        zone, declared, _ttl = self.spec
-        name = declared if name is None else name
+    def view(self, world, zone=None, name=None):
+        """{A: [values], AAAA: [values]} of our records at ``name`` of ``zone`` (default: the declared ones) in ``world``
+        (a planned create keyed by its placeholder)."""
+        zone = self.spec[0] if zone is None else zone
+        name = self.spec[1] if name is None else name
         out = {}
         for obj in world.values():
-            if obj.get("zone") == zone and obj.get("name") == name and obj.get("records"):
+            if obj.get("kind") == RRSET.name and obj.get("zone") == zone and obj.get("name") == name and obj.get("records"):
                 out[obj["type"]] = [view(r) for r in sorted(obj["records"], key=lambda r: r["value"])]
         return dict((rtype, out[rtype]) for rtype in FAMILIES if rtype in out)
 
-    def _applier(self, client, waiter):
-        from .._dns._apply import RrsetOperations
-        from .._reconcile._apply import Applier
-        operations = RrsetOperations(client, wait=self.declaration.wait, timeout=self.declaration.wait_timeout)
-        return Applier(client, waiter, operations={"dns_record": operations})
+    def operations(self, client):
+        from .._dns._apply import RrsetOperations   # a real run that writes only (_reconcile._run)
+        d = self.declaration
+        return {RRSET.name: RrsetOperations(client, wait=d.wait, timeout=d.wait_timeout)}
+
+
+def _whose(conflict, mark):
+    if conflict["owner"] == mark:
+        return "owner mark %s without the service's note: a dns_record of the same owner" % mark
+    if is_service_record(conflict["comment"]):
+        return "the dns name of service %s" % conflict["owner"].split("=", 1)[-1]
+    return "owner mark %s" % conflict["owner"] if conflict["owner"] else "no owner mark"

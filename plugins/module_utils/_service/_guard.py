@@ -35,9 +35,10 @@ from .._model._failure import Failure
 from .._model._ownership import tag_names
 from .._lbaas._lease import Leases, default_holder
 from .._model._kind import Operations
-from .._reconcile._plan import Action
+from .._reconcile._plan import Action, Plan
+from .._reconcile._run import Part
 from ._marker import (
-    MARK, MARKER, MARKER_KIND, LbMarks, Marker, declaration_hash, marker_outcome, refuse_newer)
+    MARK, MARKER, MARKER_KIND, LbMarks, Marker, declaration_hash, marker_outcome, placements, refuse_newer)
 from .._model._names import check_holder, check_owner, check_tag_prefix
 from .._engine._tag_entities import Lookahead, delete_found, lookup, still_carried
 
@@ -101,16 +102,17 @@ class ServiceGuard:
             self.write(action)
         self.finish(release=False)
 
-    def marker_actions(self, marks):
+    def marker_actions(self, marks, placed=None):
         """The ``mark`` actions of ``marks`` ([(lbs, absent)]), one per load balancer with something to write:
-        each records there which declaration this run applied (absent: removes the service's marker). They run
-        ``AFTER_WRITES`` (see the module)."""
-        writes, self.planned_olds = self._marker_writes(marks)
+        each records there which declaration this run applied (absent: removes the service's marker), and what it
+        placed outside its load balancers (``placed``: placement tags, ``_marker.placement_tag``; None: left as they
+        are). They run ``AFTER_WRITES`` (see the module)."""
+        writes, self.planned_olds = self._marker_writes(marks, placed)
         self._look_ahead()   # a plan made under the leases (a later round): its replaced markers too
         head = Marker.head(self.prefix, self.service).rstrip("=")
         out = []
         for lb_marks in writes:
-            if lb_marks.new is None and not lb_marks.olds:
+            if lb_marks.new is None and not lb_marks.olds and not lb_marks.unplace:
                 continue   # absent, and no marker of the service there: nothing to write
             lb = lb_marks.lb
             reason = ("records that declaration %s is applied here" % self.digest if lb_marks.new
@@ -128,8 +130,8 @@ class ServiceGuard:
         self.replaced.extend(name for name in lb_marks.olds if name not in self.replaced)
         self.unwritten.discard(action.id)
 
-    def _marker_writes(self, marks):
-        """The ``LbMarks`` of ``marks`` ([(lbs, absent)]) and the marker names they replace."""
+    def _marker_writes(self, marks, placed=None):
+        """The ``LbMarks`` of ``marks`` ([(lbs, absent)]) and the tag names they replace (markers, placements)."""
         out, replaced = [], []
         for lbs, absent in marks:
             found = dict((lb["id"], Marker.find(self.prefix, self.service, self.lb_tags.get(lb["id"], []))) for lb in lbs)
@@ -137,9 +139,16 @@ class ServiceGuard:
             ours = Marker.ours(self.prefix, self.service, self.digest, after=newest, open_=self.open)
             for lb in lbs:
                 olds = [old.name for old in found[lb["id"]]]
-                out.append(LbMarks(lb, None if absent else ours.name, olds))
-                replaced.extend(name for name in olds if name not in replaced)
+                place, unplace = self._placements(lb, placed, absent)
+                out.append(LbMarks(lb, None if absent else ours.name, olds, place, unplace))
+                replaced.extend(name for name in olds + unplace if name not in replaced)
         return out, replaced
+
+    def _placements(self, lb, placed, absent):
+        """(placement tags to attach, to remove) on ``lb`` for ``placed`` (None: as they are; absent: none)."""
+        have = [tag for _f, _w, tag in placements(self.prefix, self.service, self.lb_tags.get(lb["id"], []))]
+        wanted = have if placed is None else ([] if absent else list(placed))
+        return [t for t in wanted if t not in have], [t for t in have if t not in wanted]
 
     def finish(self, release=True):
         """The end of a run, after its markers were written (``write``, the plan's actions after its writes): the
@@ -266,3 +275,44 @@ class MarkerWrites(Operations):
 
     def tag(self, applier, action, ident):
         self.guard.write(action)
+
+
+class Marked:
+    """The marker part observes nothing of its own: it writes from what the objects' part read (the tags)."""
+
+    world = {}
+
+
+class ServiceMarker(Part):
+    """The service's marker as a part of its run: after the other parts, the ``mark`` of each load balancer when the
+    run writes (``ServiceGuard.marker_actions``), with the placements the parts ask for (``placed()``: the tags of
+    what they placed outside the load balancers, the DNS zone of the service's name). A run that writes nothing
+    writes no marker; gc (a removal ``anywhere``) removes markers itself.
+
+    ``wrote()``: whether a round of this run wrote already (an interrupted round whose next plan has nothing left to
+    write still owes its marker)."""
+
+    key = "marker"
+
+    def __init__(self, guard, objects, placed=None, wrote=lambda: False):
+        self.guard = guard
+        self.objects = objects   # the service's LBaaS part (_run.ServiceObjects): its load balancers
+        self.placed = placed
+        self.wrote = wrote
+
+    def observe(self, earlier):
+        return Marked()
+
+    def plan(self, state, planned):
+        objects = self.objects
+        writes = any(not a.kind.bookkeeping for a in planned)
+        if objects.anywhere or not (writes or (self.guard.unwritten and self.wrote())):
+            return Plan()
+        lbaas = objects.state
+        marks = [(objects.lbs, objects.declaration.state == "absent")]
+        if lbaas.extra_lbs:
+            marks.append((list(lbaas.extra_lbs), True))   # the service is gone from there: so is its marker
+        return Plan(self.guard.marker_actions(marks, self.placed() if self.placed is not None else None))
+
+    def operations(self, client):
+        return {MARKER: MarkerWrites(self.guard)}

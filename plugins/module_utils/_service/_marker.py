@@ -31,7 +31,7 @@ from .._lbaas._lease import when
 from .._model._kind import AFTER_WRITES, DELETE, TAG, Kind
 from .._model._kinds import KINDS
 from .._model._names import TAG_MAX
-from .._model._ownership import marker_head
+from .._model._ownership import marker_head, placement_head
 from .._engine._version import COLLECTION_VERSION
 
 SCHEME = 1
@@ -147,6 +147,34 @@ class Marker:
                     reconciled_at=when(self.stamp) if self.stamp else None)   # ISO 8601 for people; the tag keeps Unix seconds
 
 
+# What a service placed outside its load balancers, remembered beside its marker: one tag per placement on each of
+# its load balancers, ``<prefix>-placed.<service>=<family>:<where>`` (``dns:<zone>``: its name's records are in that
+# zone). A run that no longer places it there (a new dns.zone, dns removed, state absent) finds the zone there and
+# deletes its records in the same run; gc finds a dead owner's names there first. Written with the marker (a writing
+# run), and like it only once every write of the plan returned.
+DNS = "dns"
+
+
+def placement_tag(prefix, service, family, where, option="dns.zone"):
+    """The tag remembering a placement; a Failure naming ``option`` when it would be longer than the Engine keeps."""
+    tag = "%s%s=%s:%s" % (placement_head(prefix), service, family, where)
+    if len(tag) > TAG_MAX:
+        raise Failure("%s: the tag that remembers it on the load balancers ('%s') would be longer than the Engine's %d "
+                      "characters; use a shorter tag_prefix, service name or zone" % (option, tag, TAG_MAX))
+    return tag
+
+
+def placements(prefix, service, tags):
+    """``[(family, where, tag)]`` of the service's placement tags among a load balancer's tags."""
+    head = "%s%s=" % (placement_head(prefix), service)
+    out = []
+    for tag in tags:
+        if tag.startswith(head) and ":" in tag[len(head):]:
+            family, where = tag[len(head):].split(":", 1)
+            out.append((family, where, tag))
+    return out
+
+
 def refuse_newer(lb, markers):
     """Fails when a newer, incompatible collection reconciled the service on ``lb`` last."""
     for marker in markers:
@@ -165,16 +193,20 @@ class LbMarks:
     earlier declaration would vouch for what this run changed (``_service/_observe``, closed frontends), and
     any write that lands shows a run waiting for the lease that this one wrote."""
 
-    def __init__(self, lb, new, olds):
+    def __init__(self, lb, new, olds, place=(), unplace=()):
         self.lb = lb
         self.new = new
         self.olds = list(olds)
+        self.place = list(place)       # placement tags to attach (``placement_tag``)
+        self.unplace = list(unplace)   # placement tags to remove: the run no longer places that there
         self.failed = []   # (tag name, attach: bool, EngineError)
 
     def write(self, client):
         if self.new is not None:
             self._one(client.tag_add, self.new, True)
-        for old in self.olds:
+        for tag in self.place:
+            self._one(client.tag_add, tag, True)
+        for old in self.olds + self.unplace:
             self._one(client.tag_remove, old, False)
 
     def _one(self, write, name, attach):

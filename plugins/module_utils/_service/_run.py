@@ -2,31 +2,37 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""One service, reconciled on every load balancer that holds or should hold its objects.
+"""One service, reconciled on every load balancer that holds or should hold its objects: a run of parts.
 
-The orchestration behind the ``service`` module (and, later, the roles and ``gc``): validate the
-declaration before any request; observe every declared load balancer and every one the owner tag is
-found on; plan each load balancer on its own (a load balancer no longer named gets everything of ours
-deleted there, children first); confirm the exact tags of what the plan would write to on the strength
-of the tag listing; detect conflicts; take the leases; apply through the shared Reconciler; report the
-plan, a per-load-balancer summary and a diff keyed by load balancer.
+``service_run`` makes the run of the ``service`` module (``_reconcile._run.Run``): the LBaaS objects on its load
+balancers (``ServiceObjects``, this file), its DNS names (``_dns_names.ServiceNames``) and its marker
+(``_guard.ServiceMarker``), joined in one plan under the service's lease (``_guard.ServiceGuard``), with one
+summary and one diff. gc reuses the same parts for an owner it collects (``ServiceObjects`` with a removal
+``ServiceDeclaration``, which names no load balancer: the owner's objects are found wherever its tag is).
+
+``ServiceObjects``: validate the declaration before any request; observe every declared load balancer and every one
+the owner tag is found on; plan each load balancer on its own (a load balancer no longer named gets everything of
+ours deleted there, children first); confirm the exact tags of what the plan would write to on the strength of the
+tag listing; detect conflicts; report the objects, the status and a per-load-balancer summary and diff.
 """
 
-from .._engine._errors import EngineError
 from .._lbaas._planner import refused_backend_deletes
 from .._model._failure import Failure
 from .._model._names import check_holder, check_name_part, check_tag_prefix
 from .._model._ownership import owner_tag
-from .._reconcile._loop import Reconciler
 from .._reconcile._plan import CREATE, DELETE, Plan
+from .._model._diff_text import as_text
+from .._reconcile._run import Guard, Part, Run
 from ._declaration import build, warnings
+from ._dns_names import ServiceNames
+from ._guard import ServiceGuard, ServiceMarker
 from ._desired import Desired
-from ._guard import MarkerWrites, ServiceGuard
-from ._marker import MARKER
 from ._managed import PARENT_NAMES
 from ._observe import ServiceObserver
 from ._plan import LbPlanner
-from ._tree import diff as service_diff, status, tree
+from ._tree import diff_tree, status, tree
+
+DNS_DIFF_KEY = "dns"   # the key of the service's names in its diff tree, beside its load balancers
 
 CONFIRM_ROUNDS = 4   # each round can only take ownership away, so a handful settles any plan
 
@@ -40,6 +46,10 @@ class _Scope:
         self.lb_tags = state.lb_tags
 
 
+def scope(state):
+    return _Scope(state)
+
+
 def _without_deleted(observed, deleted, tag):
     """What a run deleted may still be listed while the Engine removes it, and without its tags (then the owner
     tag listing leaves it out): such an object is no untagged object named like ours, and no warning may
@@ -51,22 +61,27 @@ def _without_deleted(observed, deleted, tag):
     return observed
 
 
-class ServiceRun:
-    """One run of a ``ServiceDeclaration``: validate, then ``Reconciler.run(observe, plan)`` (check mode predicts,
-    a real run applies under the lease and waits), then the result. A declaration ``anywhere`` (gc's
-    ``ServiceDeclaration.removal``) names no load balancer and is absent: the run finds the owner's objects wherever
-    its tag is and plans their removal (gc calls ``prepare``, ``observe`` and ``plan`` only)."""
+class ServiceObjects(Part):
+    """The LBaaS objects of one ``ServiceDeclaration`` on its load balancers: a part of the service's run (and of gc's,
+    for an owner it collects: a declaration ``anywhere``, ``ServiceDeclaration.removal``, names no load balancer and
+    is absent; the part finds the owner's objects wherever its tag is and plans their removal)."""
 
-    def __init__(self, client, declaration, check_mode, warn):
+    key = "lbaas"
+
+    def __init__(self, client, declaration, check_mode, warn, result=None):
         self.client = client
         self.declaration = declaration   # a ServiceDeclaration (_declaration)
         self.check_mode = check_mode
         self.warn = warn
         self.anywhere = declaration.anywhere
-        self.result = {"changed": False, "conflicts": [], "allow_sources_bypasses": []}
+        self.result = result if result is not None else {}
+        self.result.update(conflicts=[], allow_sources_bypasses=[])
         self.renumber_warned = False
         self.bypasses_warned = set()
-        self.reconciler = None
+        self.guard = None      # the ServiceGuard of the run (its marker checks, the declaration's hash)
+        self.run = None        # the Run this part is in (whether it wrote: the marker part asks)
+        self.state = None
+        self.first_lbs = []
 
     def validate(self):
         d = self.declaration
@@ -89,8 +104,9 @@ class ServiceRun:
         return Desired() if d.state == "absent" else desired
 
     def prepare(self, lb_listing=None):
-        """Everything before the first observation. ``lb_listing`` (gc: one listing for all owners) stands
-        in for the run's own listing of load balancers, which it then skips."""
+        """Everything before the first observation: the declaration checked (no request yet), then its load balancers
+        resolved. ``lb_listing`` (gc: one listing for all owners) stands in for the part's own listing of load
+        balancers, which it then skips."""
         d = self.declaration
         self.desired = self.validate()
         self.tag = owner_tag(d.name, d.tag_prefix)
@@ -103,64 +119,14 @@ class ServiceRun:
             self.lbs = self.observer.resolve(d.load_balancers, gone)
             for index, ref in gone or ():
                 self.warn("load_balancers[%d]: no load balancer named '%s' exists; nothing to remove there" % (index, ref))
-        self.guard = ServiceGuard(self.client, d, self.desired, warn=self.warn)
-        self.result["declaration_hash"] = self.guard.digest
-        self.observer.vouched_by(self.guard.service, self.guard.digest)   # the declaration hashed once
-        self.state = None
 
-    def run(self, diff=False):
-        d = self.declaration
-        self.prepare()
-        self.reconciler = Reconciler(self.client, self.check_mode, wait=d.wait, wait_timeout=d.wait_timeout,
-                                     before_apply=lambda state, plan: self.guard.before_apply(_Scope(state), plan),
-                                     applier=self._applier)
-        try:
-            outcome = self.reconciler.run(self.observe, self.plan)
-        except BaseException:
-            self.guard.abandon()   # the markers written before the failure taken back, the leases released (_guard)
-            raise
-        try:
-            self.guard.finish()   # the markers were written with the plan: the leases released (_guard)
-        except (Failure, EngineError) as exc:
-            # the plan was applied: a marker that failed after it does not make the run unchanged
-            exc.partial_result = dict(changed=outcome.changed, plan=outcome.plan.to_list())
-            raise
-        shown = self.first_lbs
-        predicted = outcome.plan.predict(outcome.before)
-        self.result.update(
-            changed=outcome.changed,
-            plan=outcome.plan.to_list(),
-            summary=outcome.plan.summary(shown, done=not self.check_mode),
-            objects=tree(outcome.after, shown, with_ids=True, prefix=d.tag_prefix),
-            status=status(outcome.after, self.lbs),
-        )
-        if outcome.interruptions:
-            self.result["interruptions"] = outcome.interruptions
-        if diff:
-            self.result["diff"] = service_diff(outcome.before, predicted, shown, d.name, self.tag,
-                                               self.result["summary"], prefix=d.tag_prefix)
-        return self.result
+    def guarded_by(self, guard):
+        """The run's guard: its hash of the declaration is what the marker vouches for (read once)."""
+        self.guard = guard
+        self.result["declaration_hash"] = guard.digest
+        self.observer.vouched_by(guard.service, guard.digest)
 
-    def _applier(self, client, waiter):
-        """The applier of a real run: the objects' generic operations, the marker's own (``MarkerWrites``).
-        Imported here: a check-mode or in-sync run does not load the applier (``_reconcile._loop``)."""
-        from .._reconcile._apply import Applier
-        return Applier(client, waiter, operations={MARKER: MarkerWrites(self.guard)})
-
-    def _marked(self, state, plan):
-        """``plan`` with the service's marker writes (``ServiceGuard.marker_actions``), which run after its other
-        writes, alongside the wait: when it writes objects, or when a round of this run wrote and ended before its markers ran (an
-        interrupted round whose next plan has nothing left to write). A run that writes nothing writes no
-        marker; gc (``anywhere``) removes markers itself."""
-        wrote = self.reconciler is not None and self.reconciler.wrote
-        if self.anywhere or not (plan.objects() or (self.guard.unwritten and wrote)):
-            return plan
-        marks = [(self.lbs, self.declaration.state == "absent")]
-        if state.extra_lbs:
-            marks.append((list(state.extra_lbs), True))   # the service is gone from there: so is its marker
-        return Plan(list(plan) + self.guard.marker_actions(marks), plan.waits)
-
-    def observe(self):
+    def observe(self, earlier=()):
         state = self.observer.observe(self.lbs)
         if self.state is None:
             self.first_lbs = state.all_lbs   # what the first plan touched: the diff's keys
@@ -169,8 +135,9 @@ class ServiceRun:
         self.state = state
         return state
 
-    def plan(self, state):
-        self.guard.inspect(_Scope(state), self.check_mode)
+    def plan(self, state, planned=()):
+        if self.guard is not None:
+            self.guard.inspect(scope(state), self.check_mode)
         for _round in range(CONFIRM_ROUNDS):
             planners, plan = self._plan_once(state)
             # Premises, and what a write targets (a child ours by containment may carry a foreign owner tag).
@@ -193,7 +160,20 @@ class ServiceRun:
         self._conflicts(state, planners)
         self._blocked(planners)
         self._bypassed(planners)
-        return self._marked(state, plan)
+        return plan
+
+    def summary(self, plan, done):
+        """Terraform's plan line of every load balancer the first plan touched (also when nothing changes there)."""
+        return [Plan([a for a in plan if a.lb is not None and not a.kind.terse_summary]).summary(self.first_lbs, done=done)]
+
+    def report(self, outcome):
+        """The result keys of the objects: per load balancer, with identifiers and states, and where they listen."""
+        self.result.update(objects=tree(outcome.after, self.first_lbs, with_ids=True, prefix=self.declaration.tag_prefix),
+                           status=status(outcome.after, self.lbs))
+
+    def shown(self, world):
+        """The part's share of the diff: the objects per load balancer, as ``diff_tree`` renders them."""
+        return diff_tree(world, self.first_lbs, self.declaration.name, self.declaration.tag_prefix)
 
     def _bypassed(self, planners):
         """Rules and ACLs of others under a frontend with an allow-list that admit what the list refuses
@@ -300,3 +280,70 @@ class ServiceRun:
                 for c in conflicts)
             raise Failure("service %s conflicts with binds it does not own: %s" % (self.declaration.name, held),
                           conflicts=conflicts)
+
+
+class ServiceLease(Guard):
+    """The service's guard in its run: the leases of every load balancer its objects' part may write to, taken before
+    the first write of any part (its DNS names too) and released after the last; the markers taken back on failure."""
+
+    def __init__(self, guard, objects):
+        self.guard, self.objects = guard, objects
+
+    def before_apply(self, state, plan):
+        return self.guard.before_apply(scope(state.of(self.objects)), plan)
+
+    def end(self, outcome):
+        self.guard.finish()
+
+    def abandon(self):
+        self.guard.abandon()   # the markers written before the failure taken back, the leases released (_guard)
+
+
+def service_run(client, declaration, check_mode, warn, checks=()):
+    """The run of a service (see the module): its parts made and the declaration checked (no request yet), then its
+    load balancers resolved. ``checks``: parts that read the joined plan (the outside-prefix check). Returns the
+    ``Run``; ``run.result`` is the module's result, filled as the parts learn (conflicts, the hash) and by
+    ``report``."""
+    result = {"changed": False}
+    objects = ServiceObjects(client, declaration, check_mode, warn, result)
+    names = ServiceNames(client, declaration, check_mode, warn, result, objects)   # dns checked before any request
+    objects.prepare()
+    guard = ServiceGuard(client, declaration, objects.desired, warn)
+    objects.guarded_by(guard)
+    marker = ServiceMarker(guard, objects, placed=names.placed, wrote=lambda: run.wrote)
+    run = Run(client, check_mode, [objects, names] + list(checks) + [marker], wait=declaration.wait,
+              wait_timeout=declaration.wait_timeout, guard=ServiceLease(guard, objects))
+    run.result = result
+    return run
+
+
+def report(run, diff=False):
+    """Runs the service's ``run`` and fills its result: changed, the one plan, the one summary (every load balancer,
+    then each name), the objects, the names, and in diff mode one tree (load balancers and names side by side)."""
+    outcome = run.run()
+    objects, names = run.parts[0], run.parts[1]
+    result, d = run.result, objects.declaration
+    result.update(changed=outcome.changed, plan=outcome.plan.to_list(),
+                  summary=run.summary(outcome.plan, done=not objects.check_mode))
+    objects.report(outcome)
+    names.report(outcome)
+    if outcome.interruptions:
+        result["interruptions"] = outcome.interruptions
+    if diff:
+        predicted = outcome.plan.predict(outcome.before)
+        sides = []
+        for world in (outcome.before, predicted):
+            tree_ = objects.shown(world)
+            dns = names.shown(world)
+            if dns:
+                tree_[DNS_DIFF_KEY if DNS_DIFF_KEY not in tree_ else "dns names"] = dns
+            sides.append(as_text(tree_, inline_leaves=True))
+        result["diff"] = dict(before=sides[0], after=sides[1],
+                              before_header="%s as observed (objects carry %s unless they show an owner)"
+                              % (d.name, objects.tag), after_header=result["summary"])
+    return result
+
+
+def run_service(client, declaration, check_mode, warn, diff=False, checks=()):
+    """The ``service`` module's run of ``declaration``: its result."""
+    return report(service_run(client, declaration, check_mode, warn, checks=checks), diff=diff)

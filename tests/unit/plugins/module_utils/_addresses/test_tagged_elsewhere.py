@@ -3,9 +3,10 @@ dropped family runs only when both name a resource): ``ip_address``'s ``tagged_e
 ``tagged_other``, against the local Engine, with the requests each run sends."""
 import copy
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._run import AddressRequest, AddressRun
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._request import AddressRequest
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._run import run_addresses
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import ServiceDeclaration
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import ServiceRun
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import run_service
 
 from ..conftest import engine_log, new_client, reset_log
 
@@ -19,13 +20,13 @@ WEB = dict(name="web", name_suffix=None, load_balancers=["lb1"], addresses=[],
 
 
 def allocate(client, family, check_mode=False):
-    return AddressRun(client, AddressRequest("web", pool=POOL, family=family), check_mode).run()
+    return run_addresses(client, AddressRequest(owner="web", pool=POOL, family=family), check_mode)
 
 
 def reconcile(client, addresses, check_mode=False):
     params = copy.deepcopy(WEB)
     params["addresses"] = addresses
-    return ServiceRun(client, ServiceDeclaration.from_params(params), check_mode, lambda _w: None).run()
+    return run_service(client, ServiceDeclaration.from_params(params), check_mode, lambda _w: None)
 
 
 def tag_listings(engine):
@@ -57,7 +58,7 @@ def test_the_allocation_and_the_service_name_what_else_the_owner_holds_without_a
     # Its bind gone, then the v6 address released (the role's order): nothing is left that both name, so the role
     # runs no release on the passes after.
     reconcile(client, [v4["address"]])
-    AddressRun(client, AddressRequest("web", family="v6", state="absent"), False).run()
+    run_addresses(client, AddressRequest(owner="web", family="v6", state="absent"), False)
     steady = allocate(client, "v4")
     assert set(steady["tagged_elsewhere"]) == lbaas and reconcile(client, [v4["address"]])["tagged_other"] == [v4["id"]]
 

@@ -6,7 +6,8 @@ import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._clouddns import CloudDNS, zone_path
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._predicted import DnsOverlay, replayed
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._run import DnsRecordRun
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._request import DnsRecordRequest
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._run import run_dns_record
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._predictions import PredictedEngine, Predictions
 
@@ -26,9 +27,13 @@ class ZoneClient:
         self.calls.append((method, path, dict(params or {})))
         if method != "GET":
             return []
-        zone = path.split("/")[-2]
+        records = path.endswith("/records")
+        zone = path.split("/")[-2 if records else -1]
         if zone not in self.zones:
             raise NotFoundError("no zone", status=404, method=method, path=path)
+        if not records:   # the zone: live, its current revision's records
+            return dict(name=zone, is_editable=True, deployment_level=100, current_revision="r1",
+                        revisions=[dict(identifier="r1", serial=1, state="active", records=list(self.zones[zone]))])
         return [r for r in self.zones[zone] if all(r[f] == (params or {}).get(k, r[f])
                                                    for k, f in (("name", "name"), ("type", "type"), ("data", "rdata")))]
 
@@ -52,9 +57,8 @@ def next_task(previous):
 
 def dns_record(client, state="present", values=None, name="www", rtype="A", ttl=None, owner=None):
     """One dns_record task in check mode on ``client`` (the predicting view): its result."""
-    params = dict(zone=ZONE, name=name, type=rtype, values=values, ttl=ttl, comment=None, owner=owner, tag_prefix="anxlb",
-                  state=state, wait=True, wait_timeout=600)
-    return DnsRecordRun(client, params, check_mode=True).run(diff=True)
+    request = DnsRecordRequest(zone=ZONE, name=name, type=rtype, values=values, ttl=ttl, owner=owner, state=state)
+    return run_dns_record(client, request, check_mode=True, diff=True)
 
 
 def test_a_predicted_create_is_seen_by_the_next_task_which_has_nothing_to_do():
@@ -163,14 +167,17 @@ def test_a_real_run_s_record_is_not_touched_by_other_sections():
 
 
 def service_names(client, state="present", addresses=("127.0.0.5", "fd00::5")):
-    """A service's DNS part (_service/_dns_names.py) in check mode on ``client``: its result."""
-    from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._dns_names import ServiceNames
-    params = dict(name="shop", tag_prefix="anxlb", state=state, addresses=list(addresses), wait=True, wait_timeout=600,
-                  dns=dict(zone=ZONE, name="shop", ttl=60))
+    """A service's DNS part (_service/_dns_names.py) in check mode on ``client``, run on its own: its result."""
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._run import Run
     from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import ServiceDeclaration
-    names, result = ServiceNames(client, ServiceDeclaration.from_params(params), check_mode=True, warn=lambda msg: None), {}
-    names.prepare(result)
-    names.apply(result)
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._dns_names import ServiceNames
+    declaration = ServiceDeclaration(name="shop", load_balancers=["lb1"], state=state, addresses=list(addresses),
+                                     dns=dict(zone=ZONE, name="shop", ttl=60))
+    result = {}
+    names = ServiceNames(client, declaration, True, lambda msg: None, result)
+    outcome = Run(client, True, [names]).run()
+    names.report(outcome)
+    result["changed"] = outcome.changed
     return result
 
 

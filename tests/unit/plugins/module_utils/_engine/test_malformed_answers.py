@@ -9,7 +9,7 @@ import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import ServiceDeclaration
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import UnexpectedResponseError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import ServiceRun
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import run_service
 
 A = "a" * 32
 LB1 = "0a11ba1a000000000000000000000001"
@@ -99,7 +99,7 @@ def test_the_service_module_fails_with_the_message_instead_of_a_type_error(stub)
                   lease_holder=None, state="present", wait=True, wait_timeout=5, allow_sources=None)
     warnings = []
     with pytest.raises(UnexpectedResponseError) as err:
-        ServiceRun(stub.client(), ServiceDeclaration.from_params(params), False, warnings.append).run()
+        run_service(stub.client(), ServiceDeclaration.from_params(params), False, warnings.append)
     assert "GET /api/core/v1/resource.json: unexpected answer from the Engine: expected list items with an " \
            "identifier, got a string 'anxlb-svc=web' as item 0" == str(err.value)
     assert [r["method"] for r in stub.seen if r["method"] != "GET"] == []

@@ -8,7 +8,9 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool im
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._plan import (
     age_reason, parse_created, select, summary)
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._run import GcRun, GcState, OwnerSnapshot
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._plan import owned_rrsets
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._collection import Collection, GcState, OwnerSnapshot
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._names import GcZones
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._plan import DELETE, Action
 
 from ..fakes import FakeClient
@@ -78,7 +80,7 @@ def decide(gc_state, client=None, check_mode=True, **over):
 
 
 def gc_run(client=None, check_mode=True, **over):
-    run = GcRun(client or with_binds(), params(**over), check_mode, warn=lambda text: None, clock=lambda: NOW)
+    run = Collection(client or with_binds(), params(**over), check_mode, warn=lambda text: None, clock=lambda: NOW)
     run.scope = set(LB["id"] for LB in (LB1, LB2) if LB["name"] in over.get("load_balancers", [])) or None
     run.holder = "gc@test:1"
     return run
@@ -150,22 +152,44 @@ def test_the_cap_fails_a_real_run_in_one_sentence_and_check_mode_keeps_the_plan_
     assert decide(state(snapshot(addresses=["192.0.2.5"])), check_mode=False, max_delete=5)   # at the cap: goes
 
 
+def names(owner, *values, zone="example.com"):
+    """The owner's A records of ``values`` at its own name, as gc's zone reading gives them (``_names.GcZones``)."""
+    records = [dict(name=owner, type="A", rdata=v, ttl=300, comment="anxlb-svc=" + owner, region="default") for v in values]
+    return owned_rrsets(zone, records, lambda r: True)
+
+
+def state_with_names(*snaps, lb_tags=None):
+    out = state(*snaps, lb_tags=lb_tags)
+    out.zones = GcZones(None, [], "anxlb")
+    return out
+
+
 def test_each_dns_record_counts_against_the_cap_and_shows_in_the_summary():
-    records = [dict(owner=o, zone="example.com", name=o, fqdn=o + ".example.com.", type="A", value="203.0.113.%d" % i)
-               for i, o in enumerate(["api", "api", "old"])]
-    run = gc_run(max_delete=6)
-    run.dns_records = records
-    assert decide(state(snapshot(addresses=["192.0.2.5"])), check_mode=False, max_delete=6)   # 5 without the records: goes
-    run.check_mode = False
+    def snaps():
+        api, old = snapshot(addresses=["192.0.2.5"]), OwnerSnapshot("old")
+        api.names, old.names = names("api", "203.0.113.1", "203.0.113.2"), names("old", "203.0.113.3")
+        return state_with_names(api, old)
+    assert decide(snaps(), check_mode=False, max_delete=8)   # 5 objects and addresses, 3 records: goes
     with pytest.raises(Failure) as err:
-        run.plan(state(snapshot(addresses=["192.0.2.5"])))
+        decide(snaps(), check_mode=False, max_delete=6)
     assert err.value.msg.startswith("gc would remove 8 objects, addresses and DNS records of 2 owner(s) (api, old), "
                                     "more than max_delete (6), so nothing was deleted")
     assert err.value.details["would_remove_by_owner"] == {"api": 7, "old": 1}
-    plan = decide(state(snapshot(addresses=["192.0.2.5"])))
-    assert summary(plan, [], {}, dns=records).startswith(
-        "lb1: 2 to destroy; lb2: 2 to destroy; 192.0.2.0/24: 1 to release; zone example.com: 3 DNS record(s) to delete "
+    plan = decide(snaps())
+    assert summary(plan.ordered(), [], {}).startswith(
+        "zone example.com: 3 DNS record(s) to delete; lb1: 2 to destroy; lb2: 2 to destroy; 192.0.2.0/24: 1 to release "
         "| owners collected: api, old")
+
+
+def test_the_names_of_an_owner_whose_objects_stay_somewhere_stay_too():
+    api = snapshot()
+    api.names = names("api", "203.0.113.1")
+    tags = {LB1["id"]: [], LB2["id"]: ["anxlb-lease=other@ci:1@%d" % (NOW + 600)]}
+    plan = decide(state_with_names(api, lb_tags=tags))
+    assert kinds(plan) == [("bind", "lb1"), ("frontend", "lb1")]   # the names point at what lb2 still serves
+    stays = [s for s in plan.decision["skipped"] if s["reason"].startswith("its DNS names stay")]
+    assert stays and stays[0]["reason"] == "its DNS names stay with its objects on lb2, which stay"
+    assert stays[0]["objects"] == [dict(type="A", name="api 203.0.113.1", id=None)]
 
 
 def test_every_removal_names_the_owners_absence_from_the_live_set_or_remove():

@@ -42,8 +42,8 @@ def test_a_real_run_says_removed_and_nothing_gives_no_text():
 
 
 def test_dns_records_are_lines_of_their_owner_in_their_zone():
-    from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._preview import dns_entry
-    records = [dns_entry(dict(owner="old", zone="example.com", fqdn="old.example.com.", type="A", value="203.0.113.7"))]
+    # as ``removed`` lists a DNS record (``_plan.removed_entries``)
+    records = [dict(owner="old", zone="example.com", type="A", name="old.example.com. 203.0.113.7", id=None)]
     assert preview(REMOVED[-1:] + records, [], REASONS) == (
         "owner 'old' is named in remove: 2 to remove\n"
         "  - lb2: backend http.old\n"

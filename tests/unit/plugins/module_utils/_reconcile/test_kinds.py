@@ -8,7 +8,7 @@ from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._plan im
     ADDRESS, ADOPT, ALLOCATE, RELEASE, placeholder as address_placeholder)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._addresses._pool import Prefix, flat, pools_for
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import AccessDeniedError, ServerError
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._apply import gc_applier
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._apply import gc_operations
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._plan import MARKER_KIND, GcPlan, marker_removal
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import ACL, BACKEND, BIND, FRONTEND, RULE, SERVER
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._reconcile._apply import Applier, EngineOperations
@@ -147,7 +147,7 @@ def test_the_marker_kind_goes_after_the_objects_it_vouches_for_are_gone():
     assert [a.kind.name for a in plan] == ["bind", "marker"] and plan.predict({bind: {}}) == {}
     failed = {}
     client.calls = []
-    gc_applier(client, Waiter(client, 1, sleep=lambda s: None), warn=None, failed=failed).apply(plan)
+    gc_applier(client, failed).apply(plan)
     steps = [c[:2] for c in client.calls if c[0] in ("DELETE", "GET", "UNTAG", "DELETE TAG")]
     assert steps[:3] == [("DELETE", "bind"), ("GET", "bind"), ("UNTAG", marker)] and failed == {}
     assert marker not in client.entities   # its tag entity went with it
@@ -161,11 +161,17 @@ def test_an_owner_whose_removal_fails_is_recorded_and_the_next_goes_on():
     failed = {}
     plan = GcPlan([Action(DELETE, BIND, {"kind": "bind", "id": refused, "name": "a"}, owner="one"),
                    Action(DELETE, BIND, {"kind": "bind", "id": other, "name": "b"}, owner="two")]).ordered()
-    applier = gc_applier(client, Waiter(client, 1, sleep=lambda s: None), warn=None, failed=failed)
+    applier = gc_applier(client, failed)
     assert not applier.confirms_by_wait(plan)   # the loop looks again: only that shows what a failed owner kept
     assert applier.apply(plan) == []
     assert list(failed) == ["one"] and "refused" in failed["one"]
     assert refused in client.objects and other not in client.objects
+
+
+def gc_applier(client, failed):
+    """gc's applier as its run makes it: its kinds' operations, owner by owner."""
+    return Applier(client, Waiter(client, 1, sleep=lambda s: None), operations=gc_operations(client, None),
+                   isolate=lambda action: action.owner, failed=failed)
 
 
 # ---- the lease: one implementation for the service guard and gc --------------------------------------

@@ -13,7 +13,7 @@ import copy
 import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import ServiceDeclaration
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import ServiceRun
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._run import run_service
 
 from ..conftest import new_client
 
@@ -39,7 +39,7 @@ def run(client, service, warnings):
     params = copy.deepcopy(service)
     params["ports"] = port_defaults(params["ports"])
     params["servers"] = [dict(s, check="enabled") for s in params["servers"]]
-    return ServiceRun(client, ServiceDeclaration.from_params(params), False, warnings.append).run()
+    return run_service(client, ServiceDeclaration.from_params(params), False, warnings.append)
 
 
 def test_an_object_the_run_deleted_is_never_reported_left_alone(slow_engine):

@@ -1,9 +1,9 @@
-"""The service's DNS names, pure parts: the option checked before any request, addresses split by record type,
-and the plan of the A/AAAA rrsets from the records carrying the service's mark."""
+"""The service's DNS names (``_service/_dns_names.py``): the option checked before any request, addresses split by
+record type, and the plan of its records from a zone as the Engine answers it (a stub client), with what its
+placement tags remember."""
 import pytest
 
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._gc import collected_owner
-from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._plan import ZoneObservation
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._gc._names import GcZones
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import ServiceDeclaration
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._dns_names import (
@@ -39,68 +39,104 @@ def test_addresses_by_record_type():
 SVC = "anxlb-svc=shop; dns name of the service"   # what the service writes: its mark, then its note
 
 
-def record(rtype, value, comment=SVC, ttl=60):
-    return dict(name="shop", type=rtype, rdata=value, ttl=ttl, comment=comment, region="default")
+def record(rtype, value, comment=SVC, ttl=60, name="shop"):
+    return dict(name=name, type=rtype, rdata=value, ttl=ttl, comment=comment, region="default", immutable=False)
 
 
-def planned(p, records):
-    names = ServiceNames(None, ServiceDeclaration.from_params(p), check_mode=True, warn=None)
-    names.spec, names.mark, names.comment, names.records = check_dns(p["dns"]), "anxlb-svc=shop", SVC, records
-    names.values = family_values(p["addresses"]) if p["state"] == "present" else None
-    return names.plan(ZoneObservation(_world(names, records)))
+class Zones:
+    """The Engine's zones as GETs answer them: each zone live, its current revision holding ``records``."""
+
+    def __init__(self, **zones):
+        self.zones = zones
+        self.calls = []
+
+    def request(self, method, path, params=None, **_kw):
+        self.calls.append((method, path))
+        zone = path.rsplit("/", 1)[-1]
+        return dict(name=zone, is_editable=True, deployment_level=100, current_revision="r1",
+                    revisions=[dict(identifier="r1", serial=1, state="active", records=self.zones[zone])])
 
 
-def _world(names, records):
-    from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._plan import observed_rrset
-    world = {}
-    for rtype in ("A", "AAAA"):
-        world.update(observed_rrset("local.test", "shop", rtype, records))
-    return world
+class Objects:
+    """The service's LBaaS part as the names part reads it: the load balancers' tags."""
+
+    def __init__(self, *tags):
+        self.state = type("State", (), {"lb_tags": {"lb1": list(tags)}})()
+
+
+def planned(p, client, *tags):
+    result = {}
+    names = ServiceNames(client, ServiceDeclaration.from_params(p), True, lambda text: None, result, Objects(*tags))
+    return names.plan(names.observe([])), result
+
+
+def shown(plan):
+    return sorted((a.op, a.obj["zone"], a.obj["name"], a.obj["type"], tuple(r["value"] for r in a.deletes or a.creates))
+                  for a in plan)
 
 
 def test_in_step_plans_nothing_and_a_new_address_is_one_change_per_type():
-    assert list(planned(params(), [record("A", "127.0.10.5"), record("AAAA", "fd00:10::5")])) == []
-    plan = planned(params(addresses=["127.0.10.6"]), [record("A", "127.0.10.5"), record("AAAA", "fd00:10::5")])
+    held = [record("A", "127.0.10.5"), record("AAAA", "fd00:10::5")]
+    assert list(planned(params(), Zones(**{"local.test": held}))[0]) == []
+    plan, _result = planned(params(addresses=["127.0.10.6"]), Zones(**{"local.test": held}))
     by_type = dict((a.obj["type"], a) for a in plan)
     assert sorted(by_type) == ["A", "AAAA"]
     assert [r["value"] for r in by_type["A"].creates] == ["127.0.10.6"] and by_type["AAAA"].op == "delete"
     assert by_type["A"].creates[0]["comment"] == SVC and by_type["A"].creates[0]["ttl"] == 60
 
 
-def test_absent_deletes_what_carries_the_mark():
-    plan = planned(params(state="absent"), [record("A", "127.0.10.5")])
-    assert [(a.op, [r["value"] for r in a.deletes]) for a in plan] == [("delete", ["127.0.10.5"])]
+def test_absent_deletes_the_service_s_records_only():
+    zone = [record("A", "127.0.10.5"), record("A", "127.0.0.6", comment="anxlb-svc=shop", name="alias")]
+    plan, _result = planned(params(state="absent"), Zones(**{"local.test": zone}))
+    assert shown(plan) == [("delete", "local.test", "shop", "A", ("127.0.10.5",))]
 
 
-@pytest.mark.parametrize("comment,live,remove,owner", [
-    ("anxlb-svc=shop", ["cart"], [], "shop"), ("anxlb-svc=shop; note", ["cart"], [], "shop"),
-    ("anxlb-svc=cart", ["cart"], [], None), ("team-svc=shop", ["cart"], [], None), ("by hand", ["cart"], [], None),
-    (None, [], [], None), ("anxlb-svc=shop", None, ["shop"], "shop"), ("anxlb-svc=cart", None, ["shop"], None)])
-def test_gc_collects_only_marks_of_its_prefix_whose_owner_is_gone(comment, live, remove, owner):
-    assert collected_owner(comment, "anxlb", live, set(remove)) == owner
+def test_a_record_of_the_owner_without_the_service_s_note_is_a_conflict_naming_it():
+    zone = [record("A", "127.0.10.5", comment="anxlb-svc=shop")]   # a dns_record of the same owner
+    with pytest.raises(Failure, match="without the service's note: a dns_record of the same owner") as err:
+        planned(params(), Zones(**{"local.test": zone}))
+    assert err.value.details["dns_conflicts"][0]["value"] == "127.0.10.5"
 
 
 def test_a_renamed_service_deletes_its_records_at_other_names_of_the_zone_and_only_those():
     """dns.name shop -> shop2: our A and AAAA records at shop go (the deletes, sent before the creates), shop2's are
     created; records not ours, or whose comment is not the service's own (a dns_record of the same owner, with a
-    comment of its own or the mark alone), or of another type, are not in the world and so never planned."""
-    p = params(dns=dict(zone="local.test", name="shop2", ttl=60))
-    names = ServiceNames(None, ServiceDeclaration.from_params(p), check_mode=True, warn=None)
-    names.spec, names.mark, names.comment, names.values = check_dns(p["dns"]), "anxlb-svc=shop", SVC, family_values(p["addresses"])
-    zone = [dict(record("A", "127.0.0.6", comment="anxlb-svc=shop"), name="alias"),   # a dns_record alias of the owner
+    comment of its own or the mark alone), or of another type, are never planned."""
+    zone = [record("A", "127.0.0.6", comment="anxlb-svc=shop", name="alias"),   # a dns_record alias of the owner
             record("A", "127.0.10.5"), record("AAAA", "fd00:10::5"), record("A", "127.0.0.9", comment="made by hand"),
             record("A", "127.0.0.8", comment="anxlb-svc=shop; kept"), record("TXT", "x"),
-            dict(record("A", "127.0.0.7", comment="anxlb-svc=cart"), name="cart")]
-    assert names._others_wanted({})   # nothing at shop2 yet: this run writes, so it reads the zone
-    world = names._left_elsewhere(zone)
-    assert sorted(world) == ["local.test shop A", "local.test shop AAAA"]
-    assert [r["value"] for r in world["local.test shop A"]["records"]] == ["127.0.10.5"]
-    plan = names.plan(ZoneObservation(world))
-    assert sorted((a.op, a.obj["name"], a.obj["type"], tuple(r["value"] for r in a.deletes or a.creates)) for a in plan) == [
-        ("create", "shop2", "A", ("127.0.10.5",)), ("create", "shop2", "AAAA", ("fd00:10::5",)),
-        ("delete", "shop", "A", ("127.0.10.5",)), ("delete", "shop", "AAAA", ("fd00:10::5",))]
-    # deletes first: a run failing after them leaves shop2 not as declared, so the next run reads the zone again
+            record("A", "127.0.0.7", comment="anxlb-svc=cart", name="cart")]
+    plan, _result = planned(params(dns=dict(zone="local.test", name="shop2", ttl=60)), Zones(**{"local.test": zone}))
+    assert shown(plan) == [
+        ("create", "local.test", "shop2", "A", ("127.0.10.5",)), ("create", "local.test", "shop2", "AAAA", ("fd00:10::5",)),
+        ("delete", "local.test", "shop", "A", ("127.0.10.5",)), ("delete", "local.test", "shop", "AAAA", ("fd00:10::5",))]
+    # deletes first: the names' records go before the binds, and are created after them
     assert [(a.op, a.obj["name"]) for a in plan.ordered()][:2] == [("delete", "shop"), ("delete", "shop")]
-    in_step = dict((k.replace(" shop ", " shop2 "), dict(o, name="shop2", id=k.replace(" shop ", " shop2 ")))
-                   for k, o in world.items())
-    assert not names._others_wanted(in_step)   # the name as declared: a no-op reads only the name
+
+
+def test_a_new_zone_or_dns_removed_deletes_the_records_the_placement_remembers():
+    old = [record("A", "127.0.10.5"), record("A", "127.0.10.5", comment="by hand")]   # a hand-made twin stays
+    placed = "anxlb-placed.shop=dns:old.test"
+    client = Zones(**{"old.test": old, "local.test": []})
+    plan, _result = planned(params(), client, placed)
+    assert shown(plan) == [("create", "local.test", "shop", "A", ("127.0.10.5",)),
+                           ("create", "local.test", "shop", "AAAA", ("fd00:10::5",)),
+                           ("delete", "old.test", "shop", "A", ("127.0.10.5",))]
+    plan, _result = planned(params(dns=None), Zones(**{"old.test": old}), placed)
+    assert shown(plan) == [("delete", "old.test", "shop", "A", ("127.0.10.5",))]
+    plan, _result = planned(params(dns=None, state="absent"), Zones(**{"old.test": old}), placed)
+    assert shown(plan) == [("delete", "old.test", "shop", "A", ("127.0.10.5",))]
+    # the changeset deletes both twins and creates the hand-made one again, whichever the Engine takes
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._plan import changeset
+    create, delete = changeset(list(plan)[0])
+    assert len(delete) == 2 and [c["comment"] for c in create] == ["by hand"]
+
+
+@pytest.mark.parametrize("comment,owner", [
+    ("anxlb-svc=shop", "shop"), ("anxlb-svc=shop; note", "shop"), ("anxlb-svc=cart", "cart"), ("team-svc=shop", None),
+    ("by hand", None), (None, None)])
+def test_gc_finds_the_owners_of_its_prefix_marked_on_records(comment, owner):
+    zones = GcZones(None, [], "anxlb")
+    zones.records = {"local.test": [record("A", "127.0.0.1", comment=comment)]}
+    assert zones.owners() == ({owner} if owner else set())
+    assert bool(zones.world_of("shop")) == (owner == "shop")

@@ -1,0 +1,24 @@
+# Copyright: Contributors to the anxcloud.lbaas collection
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The ``dns_record`` module's options as its run takes them (pure: a module imports it for its argument spec)."""
+
+from .._model._request import WAIT_OPTIONS, Request
+
+
+class DnsRecordRequest(Request):
+    """The ``dns_record`` module's options (its argument spec, with the wait options its run reads)."""
+
+    spec = dict(
+        zone=dict(type="str", required=True),
+        name=dict(type="str", default="@"),
+        type=dict(type="str", required=True),
+        values=dict(type="list", elements="str"),
+        ttl=dict(type="int"),
+        comment=dict(type="str"),
+        owner=dict(type="str"),
+        tag_prefix=dict(type="str", default="anxlb"),
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        **WAIT_OPTIONS
+    )
