@@ -171,8 +171,8 @@ rrset:
            records: [{value: 198.51.100.10, ttl: 300, comment: anxlb-svc=shop}]}
 summary:
   description:
-    - One line, what the task writes (check mode) or wrote, per name, as the other modules' plan lines say it
-      (C(dns www.example.com.: 1 to change)); V(in sync) when nothing.
+    - "One line, what the task writes (check mode) or wrote, per name, as the other modules' plan lines say it
+      (C(dns www.example.com.: 1 to change)); V(in sync) when nothing."
   returned: always
   type: str
   sample: "dns www.example.com.: 1 to add"

@@ -67,16 +67,26 @@ options:
     default: []
   dns_zones:
     description:
-      - CloudDNS zones to collect records in. A record whose comment starts with the mark C(<tag_prefix>-svc=<owner>)
-        of a collected owner (the mark the service module's O(anxcloud.lbaas.service#module:dns) writes) is deleted,
-        one changeset per name and type; records without a mark, with another prefix's or a live owner's are left alone.
-      - Records carry no tags, so gc finds them only in the zones named here (one request per zone), never by listing
-        every zone of the account. The role C(anxcloud.lbaas.garbage_collection) passes the zones of its declared services.
-      - Needs the Python library C(dnspython) on the host that runs the module (only when zones are given).
+      - CloudDNS zones to collect records in, besides the zones gc finds by itself. A record whose comment starts with the
+        mark C(<tag_prefix>-svc=<owner>) of a collected owner is deleted (the mark the service module's
+        O(anxcloud.lbaas.service#module:dns) and M(anxcloud.lbaas.dns_record)'s O(anxcloud.lbaas.dns_record#module:owner)
+        write), one changeset per name and type; records without a mark, with another prefix's or a live owner's are left
+        alone, and so is a hand-made record with the same name, type, value and TTL as an owner's (the changeset deletes
+        both and creates it again).
+      - gc finds the zone of a service's name by itself, from the placement tag C(<tag_prefix>-placed.<owner>=dns:<zone>)
+        the service leaves beside its marker on its load balancers. Name zones here for the records a service wrote
+        before it kept that tag, and for owners that have only records (made with M(anxcloud.lbaas.dns_record)). An owner
+        whose mark is on a record of these zones is found like an owner with tagged objects, so it can be kept
+        (O(keep)) and is collected when it is not alive. Records carry no tags, so gc never lists every zone of the
+        account; each zone it reads is one request.
+      - Needs the Python library C(dnspython) on the host that runs the module (when it reads a zone).
       - "Each record deleted counts as one removal against O(max_delete) (an rrset of two addresses is two), read before
         the first write of the run, so that a run over the cap deletes nothing, DNS or LBaaS; the C(--diff) preview
         lists them, one line each (C(- zone example.com: A api.example.com. 203.0.113.7))."
-      - DNS removals are not subject to O(load_balancers) or O(min_age).
+      - What gc leaves alone of an owner it leaves alone in every family. An owner too young (O(min_age)) keeps its
+        names; so does an owner any of whose objects stay (on a load balancer outside O(load_balancers), leased by a
+        running reconcile, or holding another owner's object), as its names point at the addresses those objects serve.
+        Both are listed in RV(skipped_items).
     type: list
     elements: str
     default: []

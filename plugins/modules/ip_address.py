@@ -183,6 +183,13 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+summary:
+  description:
+    - "One line per prefix the task writes in, the counts that are not 0 (C(pool 198.51.100.0/24: 1 to add)): an
+      allocation adds, a release destroys, an adoption or a changed rDNS name changes; V(in sync) when nothing."
+  returned: always
+  type: str
+  sample: "pool 198.51.100.0/24: 1 to change"
 addresses:
   description: The owner's addresses in the pool after the run (predicted in check mode), of O(family) if given.
   returned: always

@@ -177,12 +177,21 @@ options:
         it is never changed or deleted.
       - Each record type that changes is one changeset of the zone (all or nothing); with O(wait) the run waits until
         the zone's new revision is live. A no-op costs one request more than without O(dns).
-      - A new O(dns.name) moves the name within the zone - the service's A and AAAA records at other names of the zone
-        (comment exactly its mark and note) are deleted, before those of the new name are created; check mode and C(--diff) show
-        both. Records of the old name that are not the service's stay. A run that writes the name reads the whole zone
-        for this (one request more), a no-op does not. A new O(dns.zone), or O(dns) removed while the service stays,
-        leaves the records in the old zone - delete them with M(anxcloud.lbaas.dns_record) (O(anxcloud.lbaas.dns_record#module:owner)
-        set to the service, O(anxcloud.lbaas.dns_record#module:state=absent)).
+      - The service remembers the zone of its name in a placement tag C(<tag_prefix>-placed.<name>=dns:<zone>) beside its
+        marker on its load balancers (written with the marker, by a run that writes). A new O(dns.name) or O(dns.zone),
+        O(dns) removed while the service stays, and O(state=absent) with or without O(dns) delete the service's records
+        it left (comment exactly its mark and note) in the same run, before the binds that carry their addresses go and
+        before the records of a new name are created; check mode and C(--diff) show it. Records that are not the
+        service's stay (a M(anxcloud.lbaas.dns_record) alias of the same owner with the mark alone included). Records a
+        service wrote before it kept the placement tag are found in a new zone only by
+        M(anxcloud.lbaas.gc) (its O(anxcloud.lbaas.gc#module:dns_zones)).
+      - With O(wait) (the default) each zone is read whole, in one request (its current revision's records and its
+        state), which is what a no-op costs; a zone whose newest revision failed to deploy gets the service's
+        records written again (a new revision), one still deploying is waited for. Without O(wait), a no-op reads the
+        name's records only.
+      - When another service or a M(anxcloud.lbaas.dns_record) task writes a record of the name at the same moment, the
+        writer whose changeset comes second finds the first's records in its answer, takes its own records back, and
+        fails naming them. Every write of the name happens under the service's lease.
       - Needs the Python library C(dnspython) on the host that runs the module.
       - The reverse DNS name of the addresses is not set by this option; set it with M(anxcloud.lbaas.ip_address)
         (its O(anxcloud.lbaas.ip_address#module:rdns_name), the service's FQDN for example). The role
@@ -363,19 +372,22 @@ RETURN = r"""
 summary:
   description:
     - One line per load balancer the task touches, Terraform's plan line; tag adoptions and redeploys count as changes.
+    - "Then one per DNS name the task writes (O(dns)), with the counts that are not 0 (C(dns shop.example.com.: 1 to change))."
     - Check mode says what the run would do (C(3 to add, 1 to change, 0 to destroy)), a real run what it did
       (C(3 added, 1 changed, 0 destroyed)).
     - In diff mode it is also the header of the diff's after side (C(+++ after) line), so C(--diff) shows it at the
       default verbosity, where Ansible prints only C(changed) or C(ok) for the task otherwise.
   returned: always
   type: str
-  sample: "lb1: 3 to add, 1 to change, 0 to destroy; lb2: 0 to add, 0 to change, 6 to destroy"
+  sample: "lb1: 3 to add, 1 to change, 0 to destroy; lb2: 0 to add, 0 to change, 6 to destroy; dns shop.example.com.: 1 to add"
 diff:
   description:
     - In diff mode (C(--diff)), the service's objects before and after the task as YAML text, which Ansible prints
       as a unified diff. Both sides are one tree, load balancer then group, sorted by name; a group is a
       port's backend and frontend (one name, C(<port>.<name>)) with their C(servers) and C(binds) (and C(acls) and
       C(rules) with an allow-list), each object one line of its fields, keyed by its name.
+    - Beside the load balancers, the key C(dns) holds the service's names (O(dns)) by FQDN, each with its A and AAAA
+      records (C(value ttl=...)); a name or zone the service leaves shows on the before side.
     - What every object has in common is said once. The load balancer is the key the groups are under. The owner
       tag is named in the header of the before side (C(objects carry anxlb-svc=web unless they show an owner));
       an object shows C(owner) only when it is not the service's, V((untagged\)) for an object without an owner

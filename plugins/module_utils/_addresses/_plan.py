@@ -51,6 +51,11 @@ class AddressKind(Kind):
     def to_engine(self, desired):
         return dict(desired)   # the planned address: the operations allocate it (or the next free one)
 
+    terse_summary = True
+
+    def place(self, action):
+        return "pool %s" % action.obj["prefix"]
+
     def predict(self, obj, action):
         for field, (_before, after) in action.changes.items():
             obj[field] = after

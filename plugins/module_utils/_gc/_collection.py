@@ -28,6 +28,7 @@ from .._addresses._observe import AddressState, binds_using, by_tag
 from .._addresses._plan import ADDRESS, RELEASE, in_use_message
 from .._addresses._pool import observe as observe_prefixes
 from .._addresses._pool import flat, owned, resolve
+from .._dns._values import has_dnspython
 from .._engine._tag_entities import names_like
 from .._lbaas._lease import Leases, leases, when
 from .._model._failure import Failure
@@ -119,6 +120,9 @@ class Collection(Part):
             raise Failure("owners in both keep and remove: %s; an owner is either alive or removed" % ", ".join(both))
         self._check_bounds()
         self.zones = check_zones(req.dns_zones)
+        if self.zones and not has_dnspython():   # the records' values are compared with it: said before any request
+            from ansible.module_utils.basic import missing_required_lib
+            raise Failure(missing_required_lib("dnspython") + " (for the option dns_zones)")
         self.holder = check_holder(req.lease_holder) if req.lease_holder else default_holder("gc")
 
     def prepare(self):
