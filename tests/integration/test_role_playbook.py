@@ -143,8 +143,8 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
          "create frontend admin.demo-web", "create bind v4.http.demo-web", "create bind v4.admin.demo-web"]
         + ["create server %s.%s.demo-web" % (n, p) for n in ("node1", "node2", "node3") for p in ("http", "admin")])
     assert summary(check) == [   # plain lines; the plan as the role prints it, each action with its load balancer
-        "service demo-web (present) on lb1: would change, 12 planned action(s)",
-        "summary: lb1: 12 to add, 0 to change, 0 to destroy",
+        "service demo-web (present) on lb1: would change, 13 planned action(s)",   # the allocation is one of them
+        "summary: lb1: 12 to add, 0 to change, 0 to destroy; pool 127.0.10.0/24: 1 to add",
         "addresses: 127.0.10.2",
         "listening: 127.0.10.2:8080, 127.0.10.2:8081",
     ] + ["plan: lb1: " + p for p in planned]
@@ -164,8 +164,8 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
     # backends and frontends carry the owner tag, binds and servers none (ownership by containment)
     assert all(es.tags(engine, o["identifier"]) == (["anxlb-svc=demo-web"] if kind in ("backend", "frontend") else [])
                for kind in KINDS for o in es.objects(engine, kind))
-    assert summary(real)[:2] == ["service demo-web (present) on lb1: changed, 12 planned action(s)",
-                                 "summary: lb1: 12 added, 0 changed, 0 destroyed"]
+    assert summary(real)[:2] == ["service demo-web (present) on lb1: changed, 13 planned action(s)",
+                                 "summary: lb1: 12 added, 0 changed, 0 destroyed; pool 127.0.10.0/24: 1 added"]
 
     # 3. again: nothing to do, nothing written
     created = ids(engine)
