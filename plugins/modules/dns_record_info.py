@@ -86,6 +86,7 @@ from ..module_utils._model._names import check_tag_prefix
 from ..module_utils._model._ownership import owner_tag_head
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._model._group_options import with_ignored_wait
+from ..module_utils._model._request import TAG_PREFIX
 
 
 def record_entry(record, zone, tag_prefix):
@@ -103,7 +104,7 @@ class DnsRecordInfoModule(AnxcloudModule):
         zone=dict(type="str", required=True),
         name=dict(type="str"),
         type=dict(type="str"),
-        tag_prefix=dict(type="str", default="anxlb"),
+        tag_prefix=dict(TAG_PREFIX),
     ))
 
     def run(self):

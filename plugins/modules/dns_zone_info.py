@@ -75,6 +75,7 @@ from ..module_utils._dns._values import normal_zone
 from ..module_utils._model._names import check_tag_prefix
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._model._group_options import with_ignored_wait
+from ..module_utils._model._request import TAG_PREFIX
 
 SHOWN = ("is_editable", "deployment_level", "validation_level", "current_revision", "master", "dnssec_mode", "admin_email",
          "ttl", "refresh", "retry", "expire", "dns_servers", "published_at")
@@ -92,7 +93,7 @@ def zone_entry(zone):
 class DnsZoneInfoModule(AnxcloudModule):
     argument_spec = with_ignored_wait(dict(
         name=dict(type="str"),
-        tag_prefix=dict(type="str", default="anxlb"),
+        tag_prefix=dict(TAG_PREFIX),
     ))
 
     def run(self):

@@ -82,13 +82,14 @@ prefixes:
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._model._group_options import with_ignored_wait
 from ..module_utils._model._names import check_tag_prefix
+from ..module_utils._model._request import TAG_PREFIX
 
 
 class IpPoolInfoModule(AnxcloudModule):
     argument_spec = with_ignored_wait(dict(
         pool=dict(type="list", elements="str", required=True),
         family=dict(type="str", choices=["v4", "v6"]),
-        tag_prefix=dict(type="str", default="anxlb"),
+        tag_prefix=dict(TAG_PREFIX),
     ))
 
     def run(self):

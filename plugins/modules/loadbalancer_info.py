@@ -177,6 +177,7 @@ load_balancers:
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._model._group_options import with_ignored_wait
 from ..module_utils._model._names import check_tag_prefix
+from ..module_utils._model._request import TAG_PREFIX
 
 
 class LoadBalancerInfo(AnxcloudModule):
@@ -184,7 +185,7 @@ class LoadBalancerInfo(AnxcloudModule):
         id=dict(type="str"),
         name=dict(type="str"),
         tree=dict(type="bool", default=False),
-        tag_prefix=dict(type="str", default="anxlb"),
+        tag_prefix=dict(TAG_PREFIX),
     ))
     module_kwargs = dict(mutually_exclusive=[("id", "name")])
 

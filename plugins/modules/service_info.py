@@ -175,13 +175,14 @@ from ..module_utils._model._failure import Failure
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._model._group_options import with_ignored_wait
 from ..module_utils._model._names import check_owner, check_tag_prefix
+from ..module_utils._model._request import TAG_PREFIX
 
 
 class ServiceInfoModule(AnxcloudModule):
     argument_spec = with_ignored_wait(dict(
         load_balancers=dict(type="list", elements="str", default=[]),
         names=dict(type="list", elements="str", default=[]),
-        tag_prefix=dict(type="str", default="anxlb"),
+        tag_prefix=dict(TAG_PREFIX),
         declared=dict(type="list", elements="str"),
         only_undeclared=dict(type="bool", default=False),
         dns_zones=dict(type="list", elements="str", default=[]),

@@ -5,7 +5,7 @@
 """The ``ip_address`` module's options as its run takes them (pure: a module imports it for its argument spec)."""
 
 from .._model._group_options import with_ignored_wait
-from .._model._request import Request
+from .._model._request import Request, TAG_PREFIX
 
 
 class AddressRequest(Request):
@@ -21,7 +21,7 @@ class AddressRequest(Request):
         range_end=dict(type="str"),
         exclude=dict(type="list", elements="str", default=[]),
         strategy=dict(type="str", choices=["first", "last"], default="first"),
-        tag_prefix=dict(type="str", default="anxlb"),
+        tag_prefix=dict(TAG_PREFIX),
         rdns_name=dict(type="str"),
         state=dict(type="str", choices=["present", "absent"], default="present"),
         force=dict(type="bool", default=False),

@@ -4,7 +4,7 @@
 
 """The ``dns_record`` module's options as its run takes them (pure: a module imports it for its argument spec)."""
 
-from .._model._request import WAIT_OPTIONS, Request
+from .._model._request import Request, TAG_PREFIX, WAIT_OPTIONS
 
 
 class DnsRecordRequest(Request):
@@ -18,7 +18,7 @@ class DnsRecordRequest(Request):
         ttl=dict(type="int"),
         comment=dict(type="str"),
         owner=dict(type="str"),
-        tag_prefix=dict(type="str", default="anxlb"),
+        tag_prefix=dict(TAG_PREFIX),
         state=dict(type="str", choices=["present", "absent"], default="present"),
         **WAIT_OPTIONS
     )

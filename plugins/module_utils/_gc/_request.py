@@ -6,7 +6,7 @@
 ``GcRun`` and the live-set checks (``_live``) read these attributes, never a module's params; ``GcRun.validate``
 checks them before any request. Pure, no I/O."""
 
-from .._model._request import Request
+from .._model._request import LEASE_OPTIONS, Request, TAG_PREFIX
 from .._model._group_options import with_ignored_wait
 
 
@@ -21,13 +21,12 @@ class GcRequest(Request):
         collect_all=dict(type="bool", default=False),
         strict_keep=dict(type="bool", default=True),
         remove=dict(type="list", elements="str", default=[]),
-        tag_prefix=dict(type="str", default="anxlb"),
+        tag_prefix=dict(TAG_PREFIX),
         load_balancers=dict(type="list", elements="str", default=[]),
         pools=dict(type="list", elements="str", default=[]),
         min_age=dict(type="int", default=0),
         prune_orphans=dict(type="bool", default=False),
         max_delete=dict(type="int", default=100),   # None (given as null): no cap
-        lease_timeout=dict(type="int", default=1800),
-        lease_holder=dict(type="str"),
+        **LEASE_OPTIONS,
         wait_timeout=dict(type="raw", default=600),
     ), only=["wait"])

@@ -13,6 +13,7 @@ from ._lookup import find_one, get_by_id
 from .._model._names import check_owner, check_tag_prefix
 from .._model._ownership import foreign_tags, owner_tag
 from ._containment import child_is_ours, is_child
+from .._model._request import TAG_PREFIX
 
 
 def info_argument_spec(parents):
@@ -20,7 +21,7 @@ def info_argument_spec(parents):
         id=dict(type="str"),
         name=dict(type="str"),
         owner=dict(type="str"),
-        tag_prefix=dict(type="str", default="anxlb"),
+        tag_prefix=dict(TAG_PREFIX),
     )
     spec.update(parents)
     return with_ignored_wait(spec)

@@ -22,6 +22,7 @@ from ._planner import converge, create, diff, refused_delete
 from .._reconcile._plan import DELETE, Action, Plan, placeholder
 from .._reconcile._predicting import Predicting
 from .._reconcile._run import Run, Steps
+from .._model._request import TAG_PREFIX
 
 
 def object_argument_spec(parents, fields):
@@ -31,7 +32,7 @@ def object_argument_spec(parents, fields):
         id=dict(type="str"),
         state=dict(type="str", default="present", choices=["present", "absent"]),
         owner=dict(type="str"),
-        tag_prefix=dict(type="str", default="anxlb"),
+        tag_prefix=dict(TAG_PREFIX),
         recreate=dict(type="bool", default=False),
     )
     spec.update(parents)

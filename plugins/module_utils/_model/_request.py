@@ -11,6 +11,15 @@ names only what differs: every option left out has the spec's default, so no def
 
 import copy
 
+# The prefix of the owner tag (and of leases, markers, placements), an option of every module that writes or reads
+# owners; its default stated once.
+TAG_PREFIX = dict(type="str", default="anxlb")
+# The lease options of the modules that take leases (service, gc).
+LEASE_OPTIONS = dict(
+    lease_timeout=dict(type="int", default=1800),
+    lease_holder=dict(type="str"),
+)
+
 # The options of doc fragment anxcloud.lbaas.wait (the module base adds them to a module that waits; a request that
 # reads them states them with its own).
 WAIT_OPTIONS = dict(

@@ -5,7 +5,7 @@
 """The ``service`` module's options, stated once (pure: a module imports it for its argument spec; the run reads them
 as a ``_declaration.ServiceDeclaration``)."""
 
-from .._model._request import WAIT_OPTIONS, Request
+from .._model._request import LEASE_OPTIONS, Request, TAG_PREFIX, WAIT_OPTIONS
 
 
 class ServiceRequest(Request):
@@ -35,9 +35,8 @@ class ServiceRequest(Request):
             address=dict(type="str", required=True, aliases=["ip"]),
             check=dict(type="raw", default="enabled"),   # enabled/disabled or a boolean (_health_check.server_check)
         )),
-        tag_prefix=dict(type="str", default="anxlb"),
-        lease_timeout=dict(type="int", default=1800),
-        lease_holder=dict(type="str"),
+        tag_prefix=dict(TAG_PREFIX),
+        **LEASE_OPTIONS,
         state=dict(type="str", choices=["present", "absent"], default="present"),
         dns=dict(type="dict", options=dict(
             zone=dict(type="str", required=True),
