@@ -92,7 +92,8 @@ def build(service):
 
 
 class ServiceDeclaration(ServiceRequest):
-    """A service as a run takes it: the ``service`` module's options (``ServiceRequest``) read once (``from_params``), or the removal of an owner wherever its tag is (``removal``, gc). The service's parts
+    """A service as a run takes it: the ``service`` module's options (``ServiceRequest``) read once
+    (``from_params``), or the removal of an owner wherever its tag is (``removal``, gc). The service's parts
     and its guard read these attributes, never a module's params; ``objects()`` is the part ``build`` turns into
     ``Desired``. Validation stays with the run (``ServiceObjects.validate``), before any request."""
 
