@@ -58,3 +58,13 @@ def test_role_has_readme_and_galaxy_metadata_is_complete():
     assert galaxy["dependencies"] == {}
     for role in glob.glob(os.path.join(ROOT, "roles", "*")):
         assert os.path.isfile(os.path.join(role, "README.md")), "%s has no README.md (Galaxy refuses the import)" % role
+
+
+def test_the_readme_module_table_lists_every_module_once():
+    """A module missing from README.md's table is one a reader of the front page never learns of (acl, acl_info,
+    rule and rule_info were missing: issue 43)."""
+    with open(os.path.join(ROOT, "README.md")) as handle:
+        rows = [line for line in handle if line.startswith("| `")]
+    named = [name for row in rows for name in row.split("|")[1].replace("`", "").replace(",", " ").split()]
+    modules = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(ROOT, "plugins", "modules", "*.py")))
+    assert sorted(named) == modules
