@@ -130,8 +130,10 @@ def test_the_roles_verbose_check_mode_output_of_the_guides_two_services_is_short
     assert size < 10 * 1024, "%d bytes:\n%s" % (size, out.proc.stdout)
     assert not [word for word in INTERNAL if word in out.proc.stdout]
     # what it says instead: each service's summary, from the registered results the role prints nothing else of
-    assert '        "summary: lb1: 5 to add, 0 to change, 0 to destroy",' in out.proc.stdout.splitlines()
-    assert '        "summary: lb1: 4 to add, 0 to change, 0 to destroy",' in out.proc.stdout.splitlines()
+    assert '        "summary: lb1: 5 to add, 0 to change, 0 to destroy; pool 127.0.10.0/24: 1 to add",' in \
+        out.proc.stdout.splitlines()
+    assert '        "summary: lb1: 4 to add, 0 to change, 0 to destroy; pool 127.0.10.0/24: 1 to add",' in \
+        out.proc.stdout.splitlines()
     assert printed(out.proc.stdout, "anxcloud.lbaas.service_loadbalancer : Reconcile web") == ["changed: [localhost]", ""]
 
 
