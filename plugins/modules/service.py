@@ -564,6 +564,13 @@ class ServiceModule(AnxcloudModule):
     wait_options = True
     argument_spec = ServiceRequest.spec
 
+    def warn(self, text):
+        """Every warning of a service names it. Ansible prints a warning once per text, so the same warning of two
+        services of a run (a port's timeout, an address in no prefix) was printed once, naming neither."""
+        name = self.params["name"]
+        named = text.startswith(("service %s:" % name, "service %s " % name))
+        self.module.warn(text if named else "service %s: %s" % (name, text))
+
     def run(self):
         from ..module_utils._addresses._outside import OutsideCheck, OutsidePrefixes
         from ..module_utils._service._declaration import ServiceDeclaration
@@ -574,8 +581,8 @@ class ServiceModule(AnxcloudModule):
             check_dnspython("dns")
         # a bind on an address in no IPAM prefix of the account is a warning; a real run sends the listing alongside
         # its lease and writes: nothing waits for it but the warning
-        outside = OutsideCheck(OutsidePrefixes(self.client, self.module.warn, "addresses", ahead=not self.check_mode))
-        run = service_run(self.client, declaration, self.check_mode, self.module.warn, checks=[outside])
+        outside = OutsideCheck(OutsidePrefixes(self.client, self.warn, "addresses", ahead=not self.check_mode))
+        run = service_run(self.client, declaration, self.check_mode, self.warn, checks=[outside])
         self.result = run.result   # partly filled when it fails: conflicts, the hash
         report(run, diff=self.module._diff)
 

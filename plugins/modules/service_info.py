@@ -46,8 +46,8 @@ options:
   declared:
     description:
       - The owners the caller declares (for example a role's live set). The services found that are not among them are
-        listed in RV(undeclared) and named in one warning, with where each still listens (what a renamed service
-        leaves behind).
+        listed in RV(undeclared) and named in a warning each, with where it still listens (what a renamed service
+        leaves behind; at most three endpoints, then how many more).
       - To keep services that other playbooks manage out of that warning, name them here too.
       - Not given, nothing is reported as undeclared.
     type: list
@@ -87,7 +87,7 @@ EXAMPLES = r"""
     msg: "{{ item.name }}: {{ item.not_ok }}"
   loop: "{{ inventory.services | selectattr('not_ok') | list }}"
 
-- name: Services on lb1 and lb2 that neither this play nor the payments team declares (one warning names them)
+- name: Services on lb1 and lb2 that neither this play nor the payments team declares (a warning names each)
   anxcloud.lbaas.service_info:
     load_balancers: [lb1, lb2]
     declared: [shop, api, payments-gw]
@@ -202,7 +202,7 @@ class ServiceInfoModule(AnxcloudModule):
         skip = p["declared"] if p["only_undeclared"] else ()
         # Imported here, not with the module: a task refused for its arguments never loads (under Ansible: compiles)
         # the service layer, and a run without dns_zones never loads the DNS part.
-        from ..module_utils._service._info import inventory, undeclared, warning
+        from ..module_utils._service._info import inventory, undeclared, warnings
         self.result["services"] = inventory(self.client, p["tag_prefix"], p["load_balancers"], p["names"], now=time.time(),
                                             skip=skip)
         if p["dns_zones"]:   # the services' names: records carry no tags, so only the zones asked for are read
@@ -212,8 +212,7 @@ class ServiceInfoModule(AnxcloudModule):
                 service["dns"] = names.get(service["name"], [])
         if p["declared"] is not None:
             self.result["undeclared"] = undeclared(self.result["services"], p["declared"])
-            message = warning(self.result["services"], p["declared"], p["tag_prefix"])
-            if message:
+            for message in warnings(self.result["services"], p["declared"], p["tag_prefix"]):
                 self.module.warn(message)
 
 

@@ -4,8 +4,8 @@
 
 """The action of the collection's writing modules: check mode predicts across the tasks of a play.
 
-Each module that writes (backend, frontend, bind, server, acl, rule, service, ip_address, dns_record) has an
-action plugin of its name in plugins/action/ that is this class. It runs the module as the ``normal`` action
+Each module that writes (loadbalancer, backend, frontend, bind, server, acl, rule, service, ip_address,
+dns_record) has an action plugin of its name in plugins/action/ that is ``PredictingAction``. It runs the module as the ``normal`` action
 would, and in check mode also carries the predictions of the run's earlier check-mode tasks to it
 and the module's own predictions back:
 
@@ -17,7 +17,8 @@ and the module's own predictions back:
   that file is removed.
 
 And a task whose result something else presents (the role ``service_loadbalancer`` prints a summary per
-service) may set the variable ``anxcloud_lbaas_result_verbosity``: below that ``-v`` count Ansible prints
+service) may set the variable ``anxcloud_lbaas_result_verbosity`` (also on the read-only modules whose action is
+``ReportingAction``, such as service_info): below that ``-v`` count Ansible prints
 only the task's status line (and warnings, and the diff), not its whole result. Ansible's own setup module
 does the same (``_ansible_verbose_override``).
 
@@ -101,35 +102,54 @@ class PredictionStore:
             pass
 
 
-class PredictingAction(ActionBase):
+class ReportingAction(ActionBase):
+    """Runs the module of the task's name as the ``normal`` action does; below the task's
+    ``anxcloud_lbaas_result_verbosity`` the output shows only its status line (``quiet``). ``module_args`` and
+    ``returned`` are where a subclass adds to what goes to the module and takes from what comes back."""
 
     _supports_check_mode = True
     _supports_async = True
+
+    def module_args(self, task_vars):
+        return dict(self._task.args)
+
+    def returned(self, out, task_vars):
+        """``out``, the module's result, before it is the task's."""
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp  # tmp no longer has any effect
         task_vars = task_vars or {}
         wrap_async = self._task.async_val and not self._connection.has_native_async
-        store = PredictionStore(task_vars.get("inventory_hostname") or "")
-
-        args = dict(self._task.args)
-        args.pop(OPTION, None)   # never the user's: only what this run predicted
-        check = bool(self._task.check_mode)
-        records = store.load()
-        if check:
-            args[OPTION] = plain(records)
-        out = self._execute_module(module_name=self._task.action, module_args=args, task_vars=task_vars,
-                                   wrap_async=wrap_async)
-        predicted = out.pop(OPTION, None)   # internal: kept in the store, never in the result Ansible shows
-        ((out.get("invocation") or {}).get("module_args") or {}).pop(OPTION, None)
-        if check and predicted is not None and predicted != records:
-            store.save(predicted)
-        elif not check and records:
-            store.clear()
+        out = self._execute_module(module_name=self._task.action, module_args=self.module_args(task_vars),
+                                   task_vars=task_vars, wrap_async=wrap_async)
+        self.returned(out, task_vars)
         result.update(out)
         if quiet(task_vars.get(RESULT_VERBOSITY), Display().verbosity):
             result["_ansible_verbose_override"] = True   # the status line only; registered results are whole
         if not wrap_async:
             self._remove_tmp_path(self._connection._shell.tmpdir)
         return result
+
+
+class PredictingAction(ReportingAction):
+    """A writing module's action: in check mode, the play's predictions so far go to the module and its own come
+    back into the store (the module docstring)."""
+
+    def module_args(self, task_vars):
+        self.store = PredictionStore(task_vars.get("inventory_hostname") or "")
+        self.records = self.store.load()
+        args = super().module_args(task_vars)
+        args.pop(OPTION, None)   # never the user's: only what this run predicted
+        if self._task.check_mode:
+            args[OPTION] = plain(self.records)
+        return args
+
+    def returned(self, out, task_vars):
+        predicted = out.pop(OPTION, None)   # internal: kept in the store, never in the result Ansible shows
+        ((out.get("invocation") or {}).get("module_args") or {}).pop(OPTION, None)
+        check = bool(self._task.check_mode)
+        if check and predicted is not None and predicted != self.records:
+            self.store.save(predicted)
+        elif not check and self.records:
+            self.store.clear()

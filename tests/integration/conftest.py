@@ -285,8 +285,8 @@ class ModuleResult:
 class Module:
     """Runs a module of the collection as the controller starts it on localhost (``python -m``, its
     arguments as JSON with the internal options, the Engine's URL and token in the environment the way
-    ``Ansible.env`` hands them on), but without the controller. In check mode a module that has an action
-    plugin (plugins/action/) also gets the option the plugin adds there: the predictions of the play's
+    ``Ansible.env`` hands them on), but without the controller. In check mode a module whose action plugin
+    (plugins/action/) predicts also gets the option the plugin adds there: the predictions of the play's
     earlier check-mode tasks, none, as for the first such task of a play."""
 
     ACTIONS = os.path.join(ROOT, "plugins", "action")
@@ -294,10 +294,20 @@ class Module:
     def __init__(self, engine):
         self.engine = engine
 
+    @classmethod
+    def predicts(cls, name):
+        """Whether the module's action plugin carries check mode's predictions (PredictingAction; service_info's only
+        quiets its result)."""
+        path = os.path.join(cls.ACTIONS, name + ".py")
+        if not os.path.exists(path):
+            return False
+        with open(path) as handle:
+            return "PredictingAction" in handle.read()
+
     def __call__(self, name, args, check=False, diff=False, token=True, pythonpath=None):
         """``pythonpath``: a directory put before the collection on the process's PYTHONPATH."""
         args = dict(args)
-        if check and os.path.exists(os.path.join(self.ACTIONS, name + ".py")):
+        if check and self.predicts(name):
             args["check_mode_predictions"] = []
         env = {"ANEXIA_API_URL": self.engine.url}
         if pythonpath:
@@ -375,7 +385,7 @@ class ForkedModule(Module):
     def __call__(self, name, args, check=False, diff=False, token=True, pythonpath=None):
         assert pythonpath is None, "a forked module process imports from the server's path: ModuleForkServer(pythonpath=...), or fresh_module"
         args = dict(args)
-        if check and os.path.exists(os.path.join(self.ACTIONS, name + ".py")):
+        if check and self.predicts(name):
             args["check_mode_predictions"] = []
         env = {"ANEXIA_API_URL": self.engine.url, "PYTHONPATH": self.server.env["PYTHONPATH"]}
         if token:

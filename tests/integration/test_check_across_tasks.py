@@ -156,6 +156,28 @@ def create_then_children_in_check_mode(engine, plays):
     assert stored["frontend"]["identifier"] == real[1]["frontend"]["id"]
 
 
+LB_LIFE = [
+    {"anxcloud.lbaas.loadbalancer": {"name": "lb3", "ip_address": "192.0.2.33", "owner": "infra"}},
+    {"anxcloud.lbaas.backend": {"load_balancer": "lb3", "name": "80.infra", "mode": "tcp", "owner": "infra"}},
+    {"anxcloud.lbaas.backend": {"load_balancer": "lb3", "name": "80.infra", "owner": "infra", "state": "absent"}},
+    {"anxcloud.lbaas.loadbalancer": {"name": "lb3", "owner": "infra", "state": "absent"}},
+]
+
+
+def a_load_balancer_registered_used_and_deregistered(engine, plays):
+    """Issue 43: a load balancer registered in check mode, a backend on it, the backend removed, the load balancer
+    deregistered: each later task finds what the earlier ones predicted (the backend's parent, then no backend in
+    the way of the deregistration), and plans what the real run does; afterwards no lb3 is left."""
+    check, real = check_then_real(engine, plays)
+    ids = {check[0]["loadbalancer"]["id"]: real[0]["loadbalancer"]["id"], check[1]["backend"]["id"]: real[1]["backend"]["id"]}
+    assert check[0]["loadbalancer"]["id"] == "(new loadbalancer lb3)" and check[1]["backend"]["load_balancer"] in ids
+    for index in range(len(LB_LIFE)):
+        assert not check[index].get("warnings"), check[index]
+        same_plan(check[index], real[index], ids)
+    assert [a["action"] for a in check[3]["plan"]] == ["delete"] and check[3]["loadbalancer"] == {}
+    assert "lb3" not in es.by_name(engine, "loadbalancer")
+
+
 SHOP_AWAY = [
     {"anxcloud.lbaas.service": {"name": "shop", "load_balancers": ["lb1"], "state": "absent"}},
     {"anxcloud.lbaas.ip_address": {"owner": "shop", "state": "absent"}},
@@ -213,17 +235,18 @@ def addresses_in_a_loop(engine, plays, ansible, cache):
 
 
 def test_check_mode_predicts_across_tasks_what_the_real_play_does(engine, ansible, module, tmp_path, monkeypatch):
-    """The scenarios (a) to (c) and the create of parents with children, as the plays of one run, facts kept in a
+    """The scenarios (a) to (c), the create of parents with children and a load balancer's life, as the plays of one run, facts kept in a
     jsonfile cache for all of it; the run ends well and no prediction was cached."""
     cache = tmp_path / "facts"
     monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN", "jsonfile")
     monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN_CONNECTION", str(cache))
     monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN_TIMEOUT", "3600")
     ids = seed_service(engine)
-    plays = ansible.session(twice(TEARDOWN) + twice(CREATE_THEN_CHILDREN) + twice(SHOP_AWAY)
+    plays = ansible.session(twice(TEARDOWN) + twice(CREATE_THEN_CHILDREN) + twice(LB_LIFE) + twice(SHOP_AWAY)
                             + twice(LOOP, play=LOOP_PLAY))
     teardown_in_dependency_order(engine, plays, ids)
     create_then_children_in_check_mode(engine, plays)
+    a_load_balancer_registered_used_and_deregistered(engine, plays)
     service_absent_then_release_its_address(engine, plays, module)
     addresses_in_a_loop(engine, plays, ansible, cache)
     assert plays.played == plays.plays and plays.proc.wait(60) == 0, plays.err.read_text()[-4000:]

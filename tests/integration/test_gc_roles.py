@@ -63,7 +63,7 @@ def inventory_playbook(tmp_path):
 
 def results(out):
     """The fact service_loadbalancer_results as the role left it."""
-    facts = [r["result"]["ansible_facts"] for r in out.records if r["task"].startswith("Record the result of ")]
+    facts = [r["result"]["ansible_facts"] for r in out.records if r["task"] == "Gather the results of this run"]
     return facts[-1]["service_loadbalancer_results"]
 
 

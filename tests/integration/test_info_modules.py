@@ -4,6 +4,7 @@ module_defaults through ansible-playbook."""
 import os
 
 import yaml
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import KINDS
 
 from . import engine_state as es
 from .conftest import ROOT, module_tasks
@@ -80,8 +81,9 @@ def test_loadbalancer_info_tree_shows_every_kind_under_its_parent_by_name_with_o
     assert runs[0].result == runs[1].result and not runs[0].failed, runs[0]
     (tree,) = runs[0]["load_balancers"]
     (backend,) = tree["backends"]
-    assert sorted(backend) == ["acls", "health_check", "id", "load_balancer", "mode", "name", "owner", "rules",
-                               "server_timeout", "servers", "state", "tags"]
+    # every field the kind declares (issue 43: a frontend's or backend's enabled shows once declared), and the rest
+    assert sorted(backend) == sorted(["acls", "id", "load_balancer", "name", "owner", "rules", "servers", "state",
+                                      "tags"] + list(KINDS["backend"].fields))
     assert (backend["load_balancer"], backend["owner"], backend["tags"]) == ("lb1", "web", ["anxlb-svc=web"])
     assert [(s["name"], s["backend"], s["owner"], s["tags"]) for s in backend["servers"]] == [
         ("n1.80.web", "80.web", "web", [])]
@@ -89,6 +91,8 @@ def test_loadbalancer_info_tree_shows_every_kind_under_its_parent_by_name_with_o
         (hc, "80.web", None, "10.0.0.0/8", "web")]
     assert backend["rules"] == []
     frontend, shop = tree["frontends"]
+    assert sorted(frontend) == sorted(["acls", "binds", "id", "load_balancer", "name", "owner", "rules", "state",
+                                       "tags"] + list(KINDS["frontend"].fields))
     assert (frontend["name"], frontend["default_backend"], frontend["owner"]) == ("80.web", "80.web", "web")
     assert [(x["name"], x["frontend"], x["owner"]) for x in frontend["binds"]] == [("v4.80.web", "80.web", "web")]
     assert [(a["name"], a["index"], a["frontend"], a["owner"]) for a in frontend["acls"]] == [

@@ -313,16 +313,17 @@ def test_types_users_write_are_taken_as_meant_and_converge(engine, module):
 def test_a_bind_outside_the_accounts_prefixes_is_made_with_a_warning_asked_only_when_it_changes(engine, module):
     """127.0.20.5 is loopback (HAProxy can bind it) but in no IPAM prefix of the account (127.0.10.0/24 and
     fd00:10::/64): the service and the bind module warn, in check mode without a write, and make the bind in a
-    real run; a rerun that changes nothing neither warns nor lists the prefixes."""
+    real run (the service's warning names the service); a rerun that changes nothing neither warns nor lists the
+    prefixes."""
     outside = ("%s: 127.0.20.5 is in no IPAM prefix of this account, so the Engine will most likely not route it to "
                "the load balancer; the bind is made anyway. Check the address for a typo, or take one from a prefix "
                "of the account (anxcloud.lbaas.ip_address)")
     declared = dict(service("far"), addresses=["127.0.20.5"])
     check = module("service", declared, check=True)
-    assert check["changed"] is True and check.writes(engine) == 0 and warned(check) == [outside % "addresses"]
+    assert check["changed"] is True and check.writes(engine) == 0 and warned(check) == ["service far: " + outside % "addresses"]
     assert "v4.http.far" not in es.by_name(engine, "bind")
     run = module("service", declared)
-    assert run["changed"] is True and warned(run) == [outside % "addresses"] and len(prefix_listings(run, engine)) == 1
+    assert run["changed"] is True and warned(run) == ["service far: " + outside % "addresses"] and len(prefix_listings(run, engine)) == 1
     assert es.by_name(engine, "bind")["v4.http.far"]["address"] == "127.0.20.5"
     rerun = module("service", declared)
     assert rerun["changed"] is False and warned(rerun) == [] and prefix_listings(rerun, engine) == []

@@ -12,6 +12,7 @@ from .conftest import ROOT, ForkedModule
 MODULES = sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "plugins", "modules")) if f.endswith(".py"))
 # Just enough valid options for each module's argument parsing to pass (that runs before the check).
 OPTIONS = {
+    "loadbalancer": {"name": "lb1"},
     "backend": {"load_balancer": "lb1", "name": "80.web"},
     "frontend": {"load_balancer": "lb1", "name": "80.web"},
     "bind": {"load_balancer": "lb1", "frontend": "80.web", "name": "v4.80.web"},

@@ -142,12 +142,12 @@ def test_the_playbook_previews_applies_reruns_shrinks_and_removes(engine, ansibl
         ["create backend http.demo-web", "create backend admin.demo-web", "create frontend http.demo-web",
          "create frontend admin.demo-web", "create bind v4.http.demo-web", "create bind v4.admin.demo-web"]
         + ["create server %s.%s.demo-web" % (n, p) for n in ("node1", "node2", "node3") for p in ("http", "admin")])
-    assert summary(check) == [   # plain lines; the plan as the role prints it, each action with its load balancer
+    assert summary(check) == [   # plain lines; with --diff no plan lines: the diff shows each action (issue 43)
         "service demo-web (present) on lb1: would change, 13 planned action(s)",   # the allocation is one of them
         "summary: lb1: 12 to add, 0 to change, 0 to destroy; pool 127.0.10.0/24: 1 to add",
         "addresses: 127.0.10.2",
         "listening: 127.0.10.2:8080, 127.0.10.2:8081",
-    ] + ["plan: lb1: " + p for p in planned]
+    ]
     assert recap(check)["changed"] == 2 and recap(check)["failed"] == 0   # allocation and reconcile, predicted
     assert check.task("Release the addresses of demo-web")["status"] == "skipped"   # as the real run's below
 
@@ -355,6 +355,31 @@ def test_the_role_names_each_bad_key_once_with_its_service_before_any_request(en
     assert problems[6] == "lbaas_services[4] (e): addresses and address_pool are mutually exclusive; give one of them"
     assert problems[7] == "lbaas_services[5] (f): missing required arguments: load_balancers"
     assert problems[8] == "lbaas_services: each service name may appear only once; declared more than once: a"
+    assert engine.requests()["total"] == 0
+
+
+def test_a_misspelt_role_variable_fails_both_roles_before_any_request_naming_the_known_one(engine, ansible):
+    """Issue 43: lbaas_keep_owner, lbaas_tag_prefx and lbaas_prnue were ignored (their defaults used: the tag prefix
+    anxlb, no prune, no owner kept). Every lbaas_* variable of the play is checked against the options of the roles'
+    meta/argument_specs.yml, by both roles, before any request; the playbooks' own lbaas_vars_file is one of them."""
+    variables = {"lbaas_services": [{"name": "web", "load_balancers": ["lb1"], "addresses": ["127.0.10.5"]}],
+                 "lbaas_keep_owner": ["reserved"], "lbaas_tag_prefx": "team", "lbaas_prnue": True,
+                 "lbaas_vars_file": "services.yml"}
+    rescued = {"name": "Rescued", "ansible.builtin.debug": {"msg": "refused"}}
+    engine.reset_requests()
+    out = ansible.run([{"block": [{"ansible.builtin.include_role": {"name": "anxcloud.lbaas.%s" % role}}],
+                        "rescue": [rescued]} for role in ("service_loadbalancer", "garbage_collection")], vars=variables)
+    assert out.rc == 0, out
+    refusals = [r["result"]["msg"] for r in out.records if r["task"] == "Check the lbaas_ variables"]
+    assert len(refusals) == 2 and len([r for r in out.records if r["task"] == "Rescued"]) == 2, out
+    for message in refusals:
+        assert message.startswith(
+            "Unknown variables lbaas_keep_owner (did you mean lbaas_keep_owners?), lbaas_prnue (did you mean "
+            "lbaas_prune?), lbaas_tag_prefx (did you mean lbaas_tag_prefix?): the lbaas_ variables are those of the "
+            "anxcloud.lbaas roles ("), message
+        assert message.endswith("Rename or remove them. Nothing was sent to the Engine."), message
+        # the known ones, as the argument specs of both roles declare them (lbaas_prune is service_loadbalancer's only)
+        assert ", lbaas_prune, " in message and "lbaas_vars_file" in message and "garbage_collection_" not in message
     assert engine.requests()["total"] == 0
 
 

@@ -22,7 +22,7 @@ DELAY = 1.0
 
 LATENCY = {"GET": 0.15, "DELETE": 0.15}
 OUTSIDE = dict(SERVICE, addresses=["127.0.20.5"])   # loopback, in no IPAM prefix of the account
-WARNING = ("addresses: 127.0.20.5 is in no IPAM prefix of this account, so the Engine will most likely not route it to "
+WARNING = ("service web: addresses: 127.0.20.5 is in no IPAM prefix of this account, so the Engine will most likely not route it to "
            "the load balancer; the bind is made anyway. Check the address for a typo, or take one from a prefix of the "
            "account (anxcloud.lbaas.ip_address)")
 

@@ -190,7 +190,7 @@ def test_an_unnamed_port_whose_number_changes_is_replaced_with_a_warning(engine,
     for result in (check, real):
         (warning,) = [w for w in warning_texts(result) if "without a name" in w]
         assert "objects of port 8080 (8080.web) are deleted and those of port 8081 (8081.web) created" in warning
-        assert warning.startswith("ports[0] without a name") and "https" not in warning
+        assert warning.startswith("service web: ports[0] without a name") and "https" not in warning
     after = ids_by_name(engine)
     assert after["v4.https.web"] == before["v4.https.web"] and "8080.web" not in after and "8081.web" in after
 

@@ -336,3 +336,35 @@ def test_a_rename_that_fails_between_its_writes_is_finished_by_the_next_run(engi
         ("shop2", "A", "127.0.10.5", 60, SVC), ("shop2", "AAAA", "fd00:10::5", 60, SVC)]
     rerun = service("service", renamed)
     assert not rerun["changed"] and rerun.writes(engine) == 0, rerun
+
+
+def test_the_user_guides_dns_walkthrough_names_the_seed_the_port_and_a_resolver_that_works_without_dig(engine, service):
+    """Issue 43: docs/user-guide.md "DNS records" starts an Engine whose seed has load balancers, a pool and the zone,
+    names the DNS server's port, and resolves with a command that needs no dig (not installed here): that command,
+    on this Engine's DNS port, prints what knot answers for the service's name."""
+    import shlex
+    import subprocess
+    import sys
+
+    from localengine.cli import parser
+
+    from .conftest import ROOT
+    from .test_user_guide import BLOCKS
+    guide = dict((b.name, b.text) for b in BLOCKS if b.kind == "skip")
+    start = shlex.split(guide["dns-engine"].split("\nexport ")[0].replace("\\\n", " ").replace("$C", ROOT).rstrip("& \n"))
+    assert start[:2] == ["python3", os.path.join(ROOT, "tests", "engine", "run")]
+    args = parser().parse_args(start[2:])
+    assert os.path.realpath(args.seed) == os.path.realpath(SEED) and args.quiet
+    port = args.dns[1]
+    assert args.dns == ("127.0.0.1", 5353) and "%d" % port in guide["dns-resolve"]
+    exported = dict(w.split("=", 1) for w in shlex.split(guide["dns-engine"].split("\nexport ")[1]))
+    assert exported == {"ANEXIA_API_URL": "http://%s:%d" % args.listen, "ANEXIA_TOKEN": args.token}
+
+    real = service("service", shop())
+    assert not real.failed, real
+    (command,) = [line for line in guide["dns-resolve"].splitlines() if line.strip()]
+    argv = shlex.split(command.replace("r.port = %d" % port, "r.port = %d" % engine.dns_port))
+    assert argv[0] == "python3" and "%d" % engine.dns_port in argv[2]
+    # the Python that has the collection's requirements, as the guide says (this one: dnspython is one of them)
+    answer = subprocess.run([sys.executable] + argv[1:], capture_output=True, text=True, timeout=30, check=True)
+    assert answer.stdout.split() == resolve(engine, "shop.local.test.", "A")[1] == ["127.0.10.5"]

@@ -45,7 +45,7 @@ def test_a_live_lease_of_another_run_stops_a_writing_run_but_not_check_mode_or_a
     assert not noop.failed and noop["changed"] is False
     assert not check.failed and check["changed"] is True
     until = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(expiry))
-    assert warning_texts(check.result) == ["load balancer lb1 is leased by web@ci-runner:4242 (until %s); a real run "
+    assert warning_texts(check.result) == ["service web: load balancer lb1 is leased by web@ci-runner:4242 (until %s); a real run "
                                            "would fail until that run ends" % until]
     assert real.message() == (
         "load balancer lb1 is leased by web@ci-runner:4242 (until %s): another run is reconciling it. Retry later, "
@@ -63,7 +63,7 @@ def test_an_expired_lease_is_taken_over_with_a_warning(engine, module):
     run = apply(module, SMALLER)
     # (the two deletes in either order: the plan's order is not what this test is about)
     assert run["changed"] is True and sorted(a["name"] for a in objects_of(run)) == ["n2.http.web", "n2.https.web"]
-    assert any(w.startswith("took over the expired lease of web@crashed-host:99") for w in warning_texts(run))
+    assert any(w.startswith("service web: took over the expired lease of web@crashed-host:99") for w in warning_texts(run))
     assert stale not in es.tags(engine, lb) and not [t for t in es.tags(engine, lb) if t.startswith("anxlb-lease=")]
 
 
@@ -107,7 +107,7 @@ def test_the_first_429_ends_the_run_with_no_further_request(engine, module):
     assert all("query=anxlb-lease%3Dweb%40" in e["path"] or "query=anxlb-reconciled.web%3D" in e["path"] for e in listings)
     assert ("rate limited by the Engine; back off and retry later, with a lower api_concurrency or fewer forks "
             "(HTTP 429)") in run.message()
-    assert any(w.startswith("the lease tag 'anxlb-lease=web@") and w.endswith(": it could not be removed")
+    assert any(w.startswith("service web: the lease tag 'anxlb-lease=web@") and w.endswith(": it could not be removed")
                for w in warning_texts(run.result))
     assert len(es.objects(engine, "server")) == 4
 

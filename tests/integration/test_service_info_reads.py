@@ -83,9 +83,9 @@ def test_allow_list_listings_follow_the_marker_and_only_undeclared_reads_only_th
     assert [u["name"] for u in report["undeclared"]] == ["api"]
     assert report["undeclared"][0]["message"] == "api: not declared, still on lb1 with 127.0.10.43:9090"
     assert warning_texts(report.result) == [
-        "1 service of tag prefix 'anxlb' is not declared: api (still on lb1 with 127.0.10.43:9090). A renamed service's "
-        "old name keeps listening until it is collected (anxcloud.lbaas.gc). Services other playbooks manage are left "
-        "out of this warning once named in declared (the role service_loadbalancer: lbaas_keep_owners)."]
+        "service api of tag prefix 'anxlb' is not declared but still on lb1 with 127.0.10.43:9090; collect it if it was "
+        "renamed or removed (anxcloud.lbaas.gc), or name it in declared if another playbook manages it (role "
+        "service_loadbalancer: lbaas_keep_owners)"]
     read = report.requests(engine)
     assert [e["path"] for e in read if "tag_name=" in e["path"]] and not [
         e["path"] for e in read if "tag_name=" in e["path"] and "api" not in e["path"]]

@@ -13,6 +13,7 @@ import yaml
 
 from . import engine_state as es
 from .conftest import ROOT, side
+from .test_role_playbook import INCLUDE_ROLE
 from .test_user_guide import BLOCKS
 
 PLAYBOOK = os.path.join(ROOT, "playbooks", "service_loadbalancer.yml")
@@ -129,6 +130,60 @@ def test_the_roles_verbose_check_mode_output_of_the_guides_two_services_is_short
     assert size < 10 * 1024, "%d bytes:\n%s" % (size, out.proc.stdout)
     assert not [word for word in INTERNAL if word in out.proc.stdout]
     # what it says instead: each service's summary, from the registered results the role prints nothing else of
-    assert '        "summary: lb1: 5 to add, 0 to change, 0 to destroy",' in out.proc.stdout.splitlines()
-    assert '        "summary: lb1: 4 to add, 0 to change, 0 to destroy",' in out.proc.stdout.splitlines()
+    assert '        "summary: lb1: 5 to add, 0 to change, 0 to destroy; pool 127.0.10.0/24: 1 to add",' in \
+        out.proc.stdout.splitlines()
+    assert '        "summary: lb1: 4 to add, 0 to change, 0 to destroy; pool 127.0.10.0/24: 1 to add",' in \
+        out.proc.stdout.splitlines()
     assert printed(out.proc.stdout, "anxcloud.lbaas.service_loadbalancer : Reconcile web") == ["changed: [localhost]", ""]
+
+
+def play_output(output, name):
+    """What the run printed for the play called ``name``: from its banner to the next play's (or the recap)."""
+    start = output.index("PLAY [%s]" % name)
+    ends = [i for i in (output.find("PLAY [", start + 1), output.find("PLAY RECAP", start + 1)) if i != -1]
+    return output[start:min(ends)]
+
+
+def slow(index, group):
+    """A service of group ``group`` (one letter) whose port's client_timeout of 30 (milliseconds: most likely meant as
+    seconds) gets a warning of the port's, the same text for every service but for its name."""
+    return {"name": "%s%02d" % (group, index), "load_balancers": ["lb1"],
+            "addresses": ["127.0.10.%d" % ({"a": 10, "b": 20, "c": 30, "d": 60}[group] + index)],
+            "ports": [{"name": "http", "port": 8080, "target_port": 18080, "client_timeout": 30}],
+            "servers": [{"name": "n1", "address": "127.0.0.1"}]}
+
+
+def test_the_roles_verbose_check_output_grows_linearly_and_says_each_thing_once(engine, ansible, module):
+    """Issue 43, a new user's points, measured on one ansible-playbook run with -v --check of four plays (the role
+    for 1, 2 and 20 services, then 1 with --diff's play keyword): each service recorded its result in one fact that
+    grew, printed whole at -v for every service (output with the square of the services): now the 20 services'
+    output is at most 20 times the one's, and each service beyond the second adds what the second added. A port's
+    warning names its service (Ansible prints a warning once per text: two services' were one). With --diff the
+    summary leaves the plan lines out, which the diff shows. A service no play declares (old00) is named in a warning;
+    service_info's whole answer, which the role reports from, is not printed at -v."""
+    assert not module("service", dict(slow(0, "d"), name="old00", addresses=["127.0.10.90"])).failed
+    plays = [("linear-%s" % group, [slow(i, group) for i in range(count)], {})
+             for group, count in (("a", 1), ("b", 2), ("c", 20))] + [("linear-d", [slow(0, "d")], {"diff": True})]
+    path = ansible.write([([INCLUDE_ROLE], dict({"name": name, "vars": {"lbaas_services": services}}, **keywords))
+                          for name, services, keywords in plays])
+    before = es.snapshot(engine)
+    engine.reset_requests()
+    out = ansible.playbook(path, check=True, extra_args=["-v"])
+    assert out.rc == 0, out
+    assert engine.mutating_requests() == 0 and es.snapshot(engine) == before
+    one, two, twenty, diffed = (len(play_output(out.proc.stdout, name).encode("utf-8")) for name, _s, _k in plays)
+    print("-v --check output of the role: 1 service %d bytes, 2 services %d, 20 services %d" % (one, two, twenty))
+    assert twenty <= 20 * one, (one, two, twenty)
+    assert twenty - two <= 18 * (two - one) * 1.02, (one, two, twenty)   # linear: the 2% for numbers' widths
+    for index in range(20):
+        assert "[WARNING]: service c%02d: ports[0].client_timeout: 30 is 30 milliseconds; write 30s if you meant " \
+               "seconds" % index in out.proc.stderr.splitlines()
+    undeclared = printed(out.proc.stdout, "anxcloud.lbaas.service_loadbalancer : Services on these load balancers that "
+                                          "lbaas_services does not declare")
+    assert undeclared == ["ok: [localhost]", ""], undeclared
+    assert "[WARNING]: service old00 of tag prefix 'anxlb' is not declared but still on lb1 with 127.0.10.90:8080; " \
+           "collect it" in out.proc.stderr
+    # plan lines without --diff, none with it (the diff shows the same actions, a line each)
+    assert '        "plan: lb1: create frontend http.a00",' in out.proc.stdout.splitlines()
+    shown = play_output(out.proc.stdout, "linear-d")
+    assert '"plan: ' not in shown and "+    frontend: {mode: tcp" in shown and '"summary: lb1: 4 to add' in shown

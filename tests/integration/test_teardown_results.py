@@ -64,7 +64,7 @@ def test_a_teardown_run_twice_is_ok_and_unchanged_the_second_time(engine, module
         assert runs[index]["changed"] is False and runs[index]["plan"] == [], (index, runs[index])
         assert writes_of(runs[index], engine) == [], index
     assert warning_texts(runs[14].result) == [
-        "load_balancers[0]: no load balancer named 'no-such-lb' exists; nothing to remove there"]
+        "service gone: load_balancers[0]: no load balancer named 'no-such-lb' exists; nothing to remove there"]
     assert runs[15].message() == "load_balancers[0]: no load balancer named 'no-such-lb' exists"
     assert writes_of(runs[15], engine) == []
     for kind in ("backend", "frontend", "bind", "server"):

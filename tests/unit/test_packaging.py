@@ -58,3 +58,36 @@ def test_role_has_readme_and_galaxy_metadata_is_complete():
     assert galaxy["dependencies"] == {}
     for role in glob.glob(os.path.join(ROOT, "roles", "*")):
         assert os.path.isfile(os.path.join(role, "README.md")), "%s has no README.md (Galaxy refuses the import)" % role
+
+
+def test_the_readme_module_table_lists_every_module_once():
+    """A module missing from README.md's table is one a reader of the front page never learns of (acl, acl_info,
+    rule and rule_info were missing: issue 43)."""
+    with open(os.path.join(ROOT, "README.md")) as handle:
+        rows = [line for line in handle if line.startswith("| `")]
+    named = [name for row in rows for name in row.split("|")[1].replace("`", "").replace(",", " ").split()]
+    modules = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(ROOT, "plugins", "modules", "*.py")))
+    assert sorted(named) == modules
+
+
+# What users read to run the collection's playbooks (docs/benchmarks.md is the developers': it runs the checkout's).
+USER_DOCS = ["README.md", "docs/user-guide.md", "docs/fleet.md", "docs/garbage-collection.md"] + sorted(
+    os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "roles", "*", "README.md"))
+    + glob.glob(os.path.join(ROOT, "playbooks", "*.yml")))
+
+
+def test_the_user_docs_run_playbooks_by_their_installed_name_not_a_checkout_path():
+    """Issue 43: the fleet docs and the role README said playbooks/service_fleet.yml, a path only a checkout has; an
+    installed collection's playbook runs as anxcloud.lbaas.<name> (and a project imports it by that name)."""
+    import re
+    playbooks = set(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(ROOT, "playbooks", "*.yml")))
+    named = 0
+    for path in USER_DOCS:
+        with open(os.path.join(ROOT, path)) as handle:
+            text = handle.read()
+        assert not re.findall(r"playbooks/[a-z_]+\.yml|playbook `[a-z_]+\.yml`", text), (
+            "%s names a playbook by its checkout path" % path)
+        for name in re.findall(r"(?:ansible-playbook|import_playbook:)[^\n`]*?\banxcloud\.lbaas\.(\w+)", text):
+            assert name in playbooks, "%s runs anxcloud.lbaas.%s, which is no playbook of the collection" % (path, name)
+            named += 1
+    assert named >= 10

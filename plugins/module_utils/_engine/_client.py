@@ -476,14 +476,18 @@ class EngineClient:
         path = self.lbaas_path(kind)
         return _one_object(self.request("POST", path, body=link_ids(body)), "POST", path)
 
-    def lbaas_update(self, kind, ident, body):
+    def lbaas_update(self, kind, ident, body, redeploy=False):
         """PUT of the whole object, as go-anxcloud's generic client sends it (pkg/apis/lbaas/v1/helper.go,
         ``requestBody``): ``body`` is the full object (name, parent link, every field; an answer of
         ``lbaas_get`` will do), links become identifier strings and ``"state": "0"`` is always set,
-        because the Engine serialises updates with state 0 ("Updating") and deploys them only then.
-        Returns the full object."""
+        because the Engine serialises updates with state 0 ("Updating") and deploys them only then. Except for a
+        LoadBalancer, whose body that client sends without ``state`` (two embedded fields claim the key, so Go's
+        encoder drops both: pkg/apis/lbaas/v1/loadbalancer_genclient.go, loadbalancer_types.go; Terraform's
+        resource_lbaas_loadbalancer.go updates through it); ``redeploy`` sends it all the same, the one way known
+        to ask for a deployment. Returns the full object."""
         path = self.lbaas_path(kind, ident)
-        return _one_object(self.request("PUT", path, body=update_body(body)), "PUT", path, empty_ok=True)
+        body = update_body(body, state=redeploy or kind != "loadbalancer")
+        return _one_object(self.request("PUT", path, body=body), "PUT", path, empty_ok=True)
 
     def lbaas_redeploy(self, kind, ident, body=None):
         """Asks the Engine to deploy the object again: the same full PUT with state "0", as the cloud
@@ -491,7 +495,7 @@ class EngineClient:
         whole object). Without ``body`` the object is read first."""
         if body is None:
             body = self.lbaas_get(kind, ident)
-        return self.lbaas_update(kind, ident, body)
+        return self.lbaas_update(kind, ident, body, redeploy=True)
 
     def lbaas_delete(self, kind, ident):
         """True if the Engine accepted the deletion, False if the object was already gone (404).
@@ -775,13 +779,16 @@ def link_ids(body):
     return out
 
 
-def update_body(body):
+def update_body(body, state=True):
     """The body of an update or redeploy: the whole object, links as identifiers, ``"state": "0"``
-    (whatever ``state`` the object had: a read object carries its state as ``{id, title, type}``)."""
+    (whatever ``state`` the object had: a read object carries its state as ``{id, title, type}``); with
+    ``state`` false no ``state`` at all (a LoadBalancer's, ``lbaas_update``)."""
     if not isinstance(body, dict) or not body.get("name"):
         raise ValueError("an update sends the whole object, name included (go-anxcloud's generic client)")
     out = link_ids(body)
-    out["state"] = "0"
+    out.pop("state", None)
+    if state:
+        out["state"] = "0"
     return out
 
 

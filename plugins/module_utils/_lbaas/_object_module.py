@@ -2,7 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""The per-object modules (backend, frontend, bind, server, and through _parent_typed ACL and rule): one object, identified inside its parent.
+"""The per-object modules (loadbalancer, backend, frontend, bind, server, and through _parent_typed ACL and rule): one
+object, identified inside its parent (a load balancer, which has none, among all).
 
 openstack.cloud's StateMachine shape: find the parent and the object, compare only the fields the
 user set (normalized), then predict (check mode) or apply and wait, through the shared Reconciler.
@@ -25,16 +26,21 @@ from .._reconcile._run import Run, Steps
 from .._model._request import TAG_PREFIX
 
 
-def object_argument_spec(parents, fields):
-    """Options shared by every per-object module, plus its parent and field options."""
+def object_argument_spec(parents, fields, kind=None):
+    """Options shared by every per-object module, plus its parent and field options: ``recreate`` (a move to another
+    parent) for a kind with a parent, and the option ``kind`` declares for deleting an object not carrying the
+    task's owner tag (``LbaasKind.unowned_delete``)."""
     spec = dict(
         name=dict(type="str"),
         id=dict(type="str"),
         state=dict(type="str", default="present", choices=["present", "absent"]),
         owner=dict(type="str"),
         tag_prefix=dict(TAG_PREFIX),
-        recreate=dict(type="bool", default=False),
     )
+    if parents:
+        spec["recreate"] = dict(type="bool", default=False)
+    if kind is not None and kind.unowned_delete:
+        spec[kind.unowned_delete] = dict(type="bool", default=False)
     spec.update(parents)
     spec.update(fields)
     return spec
@@ -128,6 +134,8 @@ class LbaasObjectModule(AnxcloudModule):
 
     def resolve_parent(self):
         option = self.kind.parent
+        if option is None:   # a load balancer: no parent
+            return None
         ref = self.params[option]
         if ref is None:
             if self.params["id"]:
@@ -155,6 +163,8 @@ class LbaasObjectModule(AnxcloudModule):
                     return find_one(self.client, self.kind.name, self.recreated, parent=parent, missing_ok=True,
                                     allow_id=False)
                 raise Failure("id: no %s with id %s exists" % (noun(self.kind.name), p["id"]))
+        if self.kind.parent is None:   # a load balancer: by name among all of them
+            return find_one(self.client, self.kind.name, p["name"], option="name", missing_ok=True, allow_id=False)
         if parent is None or parent.get("missing"):
             return None
         found = find_one(self.client, self.kind.name, p["name"], parent=parent, option="name", missing_ok=True,
@@ -183,7 +193,7 @@ class LbaasObjectModule(AnxcloudModule):
         if obj is not None:   # with or without owner: an object carrying an owner tag is someone's (check_owner)
             obj["tags"] = sorted(t["name"] if isinstance(t, dict) else t
                                  for t in self.client.resource_get(obj["id"]).get("tags") or [])
-        if parent is None and obj is not None:   # addressed by id alone: the object names its parent
+        if parent is None and obj is not None and self.kind.parent:   # addressed by id alone: the object names its parent
             parent = {"kind": self.kind.parent_kind, "id": obj[self.kind.parent], "name": obj[self.kind.parent]}
         if (self.kind.parent != "load_balancer" and parent is not None and not parent.get("missing")
                 and (obj is not None or self.params["state"] == "present")):
@@ -212,7 +222,7 @@ class LbaasObjectModule(AnxcloudModule):
             return False
         if self.params["state"] == "absent":
             return True
-        return bool(self.params["recreate"]) and parent is not None and parent["id"] != obj[self.kind.parent]
+        return bool(self.params.get("recreate")) and parent is not None and parent["id"] != obj[self.kind.parent]
 
     def blockers(self, obj):
         """What still points at the object, which the Engine would refuse to delete it for (409): children of
@@ -229,15 +239,38 @@ class LbaasObjectModule(AnxcloudModule):
         other than this task's is someone's: never changed, tagged, moved or deleted here. Without ``owner`` only
         objects carrying no owner tag at all are written (a user's own untagged objects); with ``owner``, objects
         carrying exactly its tag, or none (adopted on change). A bind or server is its parent's owner's
-        (containment, ``check_parent``): with ``owner`` its parent carries the tag, the child need not."""
+        (containment, ``check_parent``): with ``owner`` its parent carries the tag, the child need not. A kind the
+        collection does not make (``LbaasKind.unowned_delete``: a load balancer) is deleted only when it carries this
+        task's owner tag, or when the task sets the kind's option (``check_unowned_delete``)."""
         owner = self.params["owner"]
         self.refuse_foreign(obj, self.kind.name, "%s it" % doing)
+        if doing == "delete":
+            self.check_unowned_delete(obj)
         if not owner or is_child(self.kind):
             return
         owners = owner_from_tags(obj.get("tags", []), self.params["tag_prefix"])
         if doing == "delete" and not owners:
             raise Failure("%s (%s) carries no owner tag for '%s'; refusing to delete it"
                           % (describe(self.kind.name, obj), obj["id"], owner))
+
+    def check_unowned_delete(self, obj):
+        """A Failure, before any write, for the delete of an object of a kind whose objects the collection did not
+        necessarily make (``LbaasKind.unowned_delete``, a load balancer: registering one provisions nothing, the host
+        was there before) when it does not carry this task's owner tag and the task does not set that option.
+        ``refuse_foreign`` has refused one carrying another owner tag already, whatever the option."""
+        option = self.kind.unowned_delete
+        tags = self.owner_tags()
+        if option is None or self.params.get(option) or (tags and tags[0] in (obj.get("tags") or [])):
+            return
+        what = "%s (%s)" % (describe(self.kind.name, obj), obj["id"])
+        if tags:
+            why = ("%s does not carry the owner tag %s: '%s' did not register it through this collection"
+                   % (what, tags[0], self.params["owner"]))
+        else:
+            why = ("%s carries no owner tag: it was registered outside this collection (or by a task without owner)"
+                   % what)
+        raise Failure("%s; refusing to delete (deregister) it. Set %s: true to deregister it anyway"
+                      % (why, option))
 
     def refuse_foreign(self, obj, kind, doing):
         """A Failure if ``obj`` carries an owner tag (of any prefix) other than this task's, naming it and the fix."""
@@ -281,14 +314,14 @@ class LbaasObjectModule(AnxcloudModule):
             return self.plan_delete(state)
         desired = self.desired_fields()
         desired.update(state.links)
-        parent_id = state.parent["id"] if state.parent else obj[self.kind.parent]
+        parent_id = state.parent["id"] if state.parent else (obj or {}).get(self.kind.parent)
         if obj is None:
+            where = " on %s" % describe(self.kind.parent_kind, state.parent) if self.kind.parent else ""
             return Plan([self.create(self.params["name"], parent_id, desired,
-                                     "no %s named '%s' on %s" % (noun(self.kind.name), self.params["name"],
-                                                                 describe(self.kind.parent_kind, state.parent)),
+                                     "no %s named '%s'%s" % (noun(self.kind.name), self.params["name"], where),
                                      self.lb_of(state))])
         self.check_owner(obj, "change")
-        if parent_id != obj[self.kind.parent]:
+        if self.kind.parent and parent_id != obj[self.kind.parent]:
             return self.plan_move(state, parent_id, desired)
         changes = diff(obj, desired)
         if self.params["name"] and self.params["name"] != obj["name"]:
@@ -337,6 +370,9 @@ class LbaasObjectModule(AnxcloudModule):
     def lb_of(self, state):
         """The load balancer the object is on, for the plan: the parent itself, or the parent's load balancer."""
         parent = state.parent or {}
+        if self.kind.parent is None:   # a load balancer is its own
+            obj = state.obj or {}
+            return {"id": obj.get("id"), "name": obj.get("name") or self.params["name"]}
         if self.kind.parent == "load_balancer":
             return {"id": parent.get("id"), "name": parent.get("name")}
         scope = self.params.get(self.scope_option) if self.scope_option else None
@@ -347,7 +383,9 @@ class LbaasObjectModule(AnxcloudModule):
         if not obj:
             return {}
         kind = self.kind
-        out = {"id": obj["id"], "name": obj["name"], kind.parent: obj.get(kind.parent)}
+        out = {"id": obj["id"], "name": obj["name"]}
+        if kind.parent:
+            out[kind.parent] = obj.get(kind.parent)
         for field in kind.fields:
             out[field] = obj.get(field)
         if self.params["owner"]:
@@ -356,7 +394,7 @@ class LbaasObjectModule(AnxcloudModule):
             out["state"] = (obj.get("state") or {}).get("title")
         else:   # the diff, for a person: no ids, the parent and links by name
             del out["id"]
-            for field in (kind.parent,) + tuple(kind.links):
+            for field in tuple(kind.references()):
                 if out.get(field):
                     out[field] = self.name_of(kind.links.get(field, kind.parent_kind), out[field])
         return out

@@ -254,8 +254,8 @@ class Kind:
 
     def redeploy(self, client, ident, obj):
         """Asks for a new deployment of a failed object (``obj``: flat, as last read): go-anxcloud's generic client
-        PUTs the whole object, which carries ``"state": "0"``."""
-        client.lbaas_update(self.name, ident, self.update_body(obj))
+        PUTs the whole object, which carries ``"state": "0"`` (a LoadBalancer's too, here: ``redeploy``)."""
+        client.lbaas_update(self.name, ident, self.update_body(obj), redeploy=True)
 
     def place(self, action):
         """Where ``action`` writes, as the run's summary line names it: the load balancer of an object on one."""

@@ -133,6 +133,10 @@ def _opt_count(value):
 # The Ansible option type a module takes a field in, by the field's normaliser; every other field is text.
 OPTION_TYPES = {_int: "int", _opt_count: "int", _bool: "bool"}
 
+# Fields holding one IP address, compared in canonical form (normalize_ip): a bind's address, a server's ip, a load
+# balancer's ip_address.
+IP_FIELDS = ("address", "ip", "ip_address")
+
 # Keys of an Engine answer a client never sends back (go-anxcloud drops them from request bodies).
 READ_ONLY = ("customer_identifier", "reseller_identifier", "state", "automation_rules")
 
@@ -142,7 +146,7 @@ class LbaasKind(Kind):
 
     def __init__(self, name, parent, parent_kind, fields, links=None, resource_type=None, defaults=None,
                  required=(), derive=None, names=(), noun=None, service_managed=True, access_control=False,
-                 conflicts_by=(), options=None, service_omits=()):
+                 conflicts_by=(), options=None, service_omits=(), unowned_delete=None):
         super().__init__(name, parent, parent_kind, fields, links, resource_type)
         # What messages call one object of the kind ("load balancer", "ACL"). Not ``label``: that is the
         # interface's method naming an action (_model._kind.Kind.label), which an attribute would hide.
@@ -168,6 +172,10 @@ class LbaasKind(Kind):
         self.conflicts_by = tuple(conflicts_by)
         # service_omits: fields the service always writes unset (a rule's redirection): its tree and diff leave them out.
         self.service_omits = tuple(service_omits)
+        # unowned_delete: the option a task must set to delete an object of the kind that does not carry its owner
+        # tag (a load balancer: a host someone registered outside the collection); None: a task deletes an object
+        # carrying no owner tag at all, a user's own (_lbaas._object_module.check_owner).
+        self.unowned_delete = unowned_delete
 
     def option_type(self, field):
         """The type of the module option that sets ``field``: as declared in ``options``, else from its
@@ -220,7 +228,7 @@ class LbaasKind(Kind):
     def normalize_field(self, field, value, option=None):
         if field in self.links or field == self.parent:
             return link_id(value)
-        if field in ("address", "ip"):
+        if field in IP_FIELDS:
             return normalize_ip(value, option or field)
         return self.fields[field](value)
 
@@ -231,7 +239,7 @@ class LbaasKind(Kind):
             out[self.parent] = link_id(obj.get(self.parent))
         for field in self.fields:
             value = obj.get(field)
-            if field in ("address", "ip"):
+            if field in IP_FIELDS:
                 # Keep what the Engine stores if it is no address; comparison then shows the change.
                 try:
                     value = normalize_ip(value, field)
@@ -300,14 +308,18 @@ def state_class(state):
     return "ok"
 
 
-LOADBALANCER = LbaasKind("loadbalancer", None, None, {"ip_address": _str}, noun="load balancer")
 # The modes a backend or frontend takes (the Engine's; HAProxy's tcp and http).
 MODES = ("tcp", "http")
 # A duration option takes milliseconds or a text like 30s (_durations); a health check option takes a
 # structured check or the Engine's text (_health_check): both are read by the module, not by the normaliser.
 READ_BY_MODULE = {"type": "raw"}
 
-LOADBALANCER = LbaasKind("loadbalancer", None, None, {"ip_address": _str}, noun="load balancer")
+# A load balancer is registered, not provisioned: POST {name, ip_address} makes the Engine manage an HAProxy host that
+# exists already (terraform-provider-anxcloud anxcloud/resource_lbaas_loadbalancer.go, schema_lbaas.go: both
+# required); ip_address is the address of the host's management API. The collection did not make the host, so it
+# deregisters one only when it carries this task's owner tag (it registered or adopted it) or the task says so.
+LOADBALANCER = LbaasKind("loadbalancer", None, None, {"ip_address": _str}, noun="load balancer",
+                         required=("ip_address",), unowned_delete="deregister_unowned")
 BACKEND = LbaasKind("backend", "load_balancer", "loadbalancer",
                     {"mode": _str, "health_check": _opt_text, "server_timeout": _opt_count},
                     resource_type="33164a3066a04a52be43c607f0c5dd8c",

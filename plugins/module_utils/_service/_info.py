@@ -171,30 +171,44 @@ def undeclared(services, declared):
     return out
 
 
-def where(service):
-    """Where a service still is: "lb1 with 127.0.10.3:6432; lb2 (no listener); holding address 127.0.10.9"."""
-    places = []
-    for lb in service["load_balancers"]:
-        listening = service["listening"].get(lb) or {}
-        ends = [endpoint(a, p) for a in sorted(listening) for p in listening[a]]
-        places.append("%s with %s" % (lb, ", ".join(ends)) if ends else "%s (no listener)" % lb)
+def where(service, limit=None):
+    """Where a service still is: "lb1 with 127.0.10.3:6432; lb2 (no listener); holding address 127.0.10.9". With
+    ``limit``, at most that many endpoints, then how many more ("lb1 with 127.0.10.3:80, 127.0.10.3:443; 4 more
+    endpoints")."""
+    places = _listening(service, limit)
     loose = sorted(a["address"] for a in service["allocated"] if a["address"] not in service["addresses"])
     if loose:
         places.append("holding address%s %s" % ("es" if len(loose) > 1 else "", ", ".join(loose)))
     return "; ".join(places) or "no load balancer"
 
 
-HINT = ("A renamed service's old name keeps listening until it is collected (anxcloud.lbaas.gc). Services other "
-        "playbooks manage are left out of this warning once named in declared (the role service_loadbalancer: "
-        "lbaas_keep_owners).")
+def _listening(service, limit):
+    """Per load balancer of ``service``, where it listens ("lb1 with 127.0.10.3:6432", "lb2 (no listener)"): with
+    ``limit``, the first that many endpoints, then how many more."""
+    per_lb = [(lb, [endpoint(a, p) for a in sorted(listening) for p in listening[a]])
+              for lb, listening in ((lb, service["listening"].get(lb) or {}) for lb in service["load_balancers"])]
+    total = sum(len(ends) for _lb, ends in per_lb)
+    budget = total if limit is None else min(limit, total)
+    places, more = [], total - budget
+    for lb, ends in per_lb:
+        shown = ends[:budget]
+        budget -= len(shown)
+        if shown or not ends:
+            places.append("%s with %s" % (lb, ", ".join(shown)) if shown else "%s (no listener)" % lb)
+    if more:
+        places.append("%d more endpoint%s" % (more, "s" if more > 1 else ""))
+    return places
 
 
-def warning(services, declared, prefix):
-    """One warning for all the services not in ``declared`` (a run speaks once, however many there are), or None:
-    "2 services of tag prefix 'anxlb' are not declared: old (still on lb1 with ...), pg (still on ...). <HINT>"."""
-    found = [s for s in services if s["name"] not in declared]
-    if not found:
-        return None
-    return "%d service%s of tag prefix '%s' %s not declared: %s. %s" % (
-        len(found), "s" if len(found) > 1 else "", prefix, "are" if len(found) > 1 else "is",
-        ", ".join("%s (still on %s)" % (s["name"], where(s)) for s in found), HINT)
+# A warning names at most this many endpoints of a service (RV undeclared lists them all): a line or two each.
+WARNED_ENDPOINTS = 3
+
+
+def warnings(services, declared, prefix):
+    """One warning per service not in ``declared``, naming it, a line or two long (Ansible prints a warning once per
+    text, and one warning for all of them grew with every port of every service, past a thousand characters):
+    "service pg of tag prefix 'anxlb' is not declared but still on lb1 with 127.0.10.3:6432; <what to do>"."""
+    return ["service %s of tag prefix '%s' is not declared but still on %s; collect it if it was renamed or removed "
+            "(anxcloud.lbaas.gc), or name it in declared if another playbook manages it (role service_loadbalancer: "
+            "lbaas_keep_owners)" % (s["name"], prefix, where(s, WARNED_ENDPOINTS))
+            for s in services if s["name"] not in declared]

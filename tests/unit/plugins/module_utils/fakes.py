@@ -137,7 +137,7 @@ class FakeClient:
         self.scripts[ident] = ["Deployed"]   # deployed by the time anyone looks again
         return dict(self.objects[ident])
 
-    def lbaas_update(self, kind, ident, body):
+    def lbaas_update(self, kind, ident, body, redeploy=False):
         self.calls.append(("PUT", kind, ident))
         self.bodies.append((kind, ident, dict(body)))
         self.objects[ident].update(body)

@@ -51,6 +51,20 @@ def test_headers_and_bodies_per_method(stub):
     ]
 
 
+def test_a_load_balancer_update_carries_no_state_but_its_redeploy_does(stub):
+    """go-anxcloud's LoadBalancer request body embeds two fields claiming "state", so Go's encoder sends neither
+    (pkg/apis/lbaas/v1/loadbalancer_genclient.go, loadbalancer_types.go; Terraform's anxcloud_lbaas_loadbalancer
+    updates through it). A redeploy still asks with state "0", the one known way to."""
+    stub.respond = lambda req: (200, {"identifier": LB1})
+    client = stub.client()
+    read = {"identifier": LB1, "name": "lb1", "ip_address": "192.0.2.10", "state": {"id": "2", "type": 0}}
+    client.lbaas_update("loadbalancer", LB1, read)
+    client.lbaas_redeploy("loadbalancer", LB1, read)
+    update, redeploy = (json.loads(r["body"]) for r in stub.seen)
+    assert update == {"identifier": LB1, "name": "lb1", "ip_address": "192.0.2.10"}
+    assert redeploy == dict(update, state="0")
+
+
 def test_the_base_url_path_prefix_is_kept_and_its_trailing_slash_dropped(stub):
     stub.respond = lambda req: (200, [])
     client = new_client(stub.url + "/engine/proxy/")

@@ -228,6 +228,8 @@ def test_an_update_body_is_the_whole_object_with_state_0():
             "load_balancer": {"identifier": "a" * 32, "name": "lb"},
             "state": {"id": "2", "title": "DeploymentError", "type": 0}}
     assert update_body(read) == dict(read, load_balancer="a" * 32, state="0")
+    # a LoadBalancer's, as go-anxcloud's generic client sends it: no state at all (lbaas_update)
+    assert update_body(read, state=False) == dict(((k, v) for k, v in read.items() if k != "state"), load_balancer="a" * 32)
     assert read["state"]["id"] == "2"   # the caller's dict is untouched
     for partial in ({"port": 81}, {}, None):
         with pytest.raises(ValueError):

@@ -2,7 +2,7 @@ import pytest
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._kinds import (
-    BACKEND, BIND, FRONTEND, normalize_ip, state_class)
+    BACKEND, BIND, FRONTEND, LOADBALANCER, normalize_ip, state_class)
 
 from ..fakes import state
 
@@ -65,6 +65,19 @@ def test_engine_address_in_another_text_form_is_normalized():
     assert obj["address"] == "2001:db8::1"
     assert obj["port"] == 80
     assert obj["state"]["title"] == "Deployed"
+
+
+def test_a_load_balancer_is_registered_with_name_and_ip_address_and_compares_its_address_in_canonical_form():
+    """terraform-provider-anxcloud anxcloud/resource_lbaas_loadbalancer.go creates {name, ip_address}, both
+    required (schema_lbaas.go); an address the Engine stores in another form, or one that is no address (the local
+    Engine's seeds), reads back as stored form or kept, never a failure."""
+    assert LOADBALANCER.parent is None and LOADBALANCER.required == ("ip_address",)
+    assert LOADBALANCER.to_engine({"name": "lb3", "ip_address": "192.0.2.10"}) == {"name": "lb3", "ip_address": "192.0.2.10"}
+    assert LOADBALANCER.normalize_field("ip_address", "2001:DB8::0:1", "ip_address") == "2001:db8::1"
+    with pytest.raises(Failure, match=r"^ip_address: 'lb3\.example\.com' is not a valid IP address$"):
+        LOADBALANCER.normalize_field("ip_address", "lb3.example.com", "ip_address")
+    for stored, read in (("2001:DB8::0:1", "2001:db8::1"), ("lb1.local.test", "lb1.local.test")):
+        assert LOADBALANCER.from_engine({"identifier": "a" * 32, "name": "lb1", "ip_address": stored})["ip_address"] == read
 
 
 def test_request_body_leaves_unset_fields_out():
