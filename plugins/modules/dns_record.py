@@ -80,6 +80,22 @@ options:
       - Who the records belong to, a stable identifier such as a service's name, marked in each record's comment (see
         the description). Records of another owner are never touched.
     type: str
+  others:
+    description:
+      - What the records of others in the rrset are to this task.
+      - V(fail) (default) - the rrset is this task's alone: a record of another owner in it (or, without O(owner), any
+        marked record) fails the task, naming it, before any write.
+      - V(keep) - a shared rrset (SPF and site verification TXT values at the apex, from two teams): the task manages only
+        the records carrying its O(owner)'s mark and keeps every other record of the rrset as it is (another owner's, a
+        hand-made one, an immutable one). O(values) are this owner's values; O(state=absent) removes only this owner's
+        records; a value another owner holds too is held once per owner, so that either one's removal leaves it served.
+        Needs O(owner); not for a V(CNAME).
+      - TTL with V(keep). DNS serves one TTL per rrset, so a O(ttl) that a kept record of the rrset does not have is
+        refused (the task fails naming those records): no owner changes the others' records. Without O(ttl), the
+        owner's new records take the rrset's TTL.
+    type: str
+    choices: [fail, keep]
+    default: fail
   state:
     description:
       - V(present) makes the rrset hold exactly O(values); V(absent) removes O(values), or the whole rrset.
@@ -139,6 +155,14 @@ EXAMPLES = r"""
     zone: example.com
     type: TXT
     values: ["v=spf1 include:_spf.example.net -all"]
+
+- name: The apex's SPF value of team mail, beside the TXT values other teams hold there (a shared rrset)
+  anxcloud.lbaas.dns_record:
+    zone: example.com
+    type: TXT
+    values: ["v=spf1 include:_spf.example.net -all"]
+    owner: mail
+    others: keep
 
 - name: Remove the alias
   anxcloud.lbaas.dns_record:
@@ -210,6 +234,7 @@ class DnsRecordModule(AnxcloudModule):
         ttl=dict(type="int"),
         comment=dict(type="str"),
         owner=dict(type="str"),
+        others=dict(type="str", choices=["fail", "keep"], default="fail"),
         tag_prefix=dict(type="str", default="anxlb"),
         state=dict(type="str", choices=["present", "absent"], default="present"),
     )

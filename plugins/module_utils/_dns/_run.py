@@ -11,7 +11,7 @@ nothing left to do. Every option is checked before the first request, so bad inp
 
 from ._clouddns import CloudDNS
 from ._plan import (
-    COMMENT_MAX, SERVICE_NOTE, DesiredRrset, comment_text, observed_rrset, plan_rrset, rrset_key, view)
+    COMMENT_MAX, FAIL, SERVICE_NOTE, DesiredRrset, check_others, comment_text, observed_rrset, plan_rrset, rrset_key, view)
 from ._values import (
     check_type, fqdn, has_dnspython, normal_name, normal_values, normal_zone)
 from .._model._failure import Failure
@@ -46,9 +46,10 @@ def desired_from(params):
     if ttl is not None and not 0 < ttl <= TTL_MAX:
         raise Failure("ttl must be between 1 and %d seconds, got %d (leave it out for the zone's default)" % (TTL_MAX, ttl))
     full = _comment(p)
+    others = check_others(p.get("others") or FAIL, p.get("owner"), rtype)
     return DesiredRrset(zone, name, rtype, values, present=present, ttl=ttl, comment=full,
                         compare_comment=p.get("comment") is not None or p.get("owner") is not None,
-                        owner=p.get("owner"), tag_prefix=p["tag_prefix"])
+                        owner=p.get("owner"), tag_prefix=p["tag_prefix"], others=others)
 
 
 def _comment(params):
