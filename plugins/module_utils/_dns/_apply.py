@@ -56,8 +56,12 @@ class RrsetOperations(Operations):
         return may_have_landed(exc)
 
     def _write(self, action):
-        zone = action.obj["zone"]
         create, delete = changeset(action)
+        self.send(action.obj["zone"], create, delete, lambda exc: _refused(exc, action))
+
+    def send(self, zone, create, delete, refused):
+        """One changeset of ``zone`` once it is editable, then (``wait``) until its revision is live; ``refused(exc)``
+        is the Failure of a refusal (a 400 that is not "not editable")."""
         deadline = self.clock() + self.timeout
         while True:
             self.editable(zone, deadline)
@@ -66,7 +70,7 @@ class RrsetOperations(Operations):
                 break
             except EngineError as exc:
                 if exc.status != 400 or NOT_EDITABLE not in (exc.message or "") or self.clock() > deadline:
-                    raise _refused(exc, action) if exc.status == 400 else exc
+                    raise refused(exc) if exc.status == 400 else exc
         if self.wait:
             self.editable(zone, deadline, written=True)
 
