@@ -10,6 +10,9 @@ version_added: 0.1.0
 description:
   - Makes the records of O(name) and O(type) in O(zone) hold exactly O(values) (O(state=present)), or removes them
     (O(state=absent)).
+  - "What it never changes or deletes: the zone's SOA and NS records, immutable records, and records carrying another
+    owner's mark (any tag prefix) or, without O(owner), any mark; such a record in the rrset fails the task before any
+    write, naming it, unless O(others=keep) keeps it. A record without a mark is managed by naming its rrset."
   - A record is identified by its zone, name, type and normalised value, never by its identifier, which CloudDNS
     changes with every revision of the zone. Values are normalised before they are compared (with dnspython), so the
     forms the Engine rewrites compare equal to the ones written, see O(values).
@@ -24,8 +27,9 @@ description:
   - Ownership. Records carry no tags, so with O(owner) the module marks each record it writes at the start of its
     comment with the owner tag's text, C(<tag_prefix>-svc=<owner>), followed by C(; ) and O(comment) if given. A record
     whose comment starts with another owner's mark (any tag prefix), or with any mark when O(owner) is not set, is
-    never changed or deleted; the task fails naming it. A record without a mark is managed by naming its rrset (it gets
-    the mark when O(owner) is set).
+    never changed or deleted; the task fails naming it (with O(others=keep) it is kept and the task manages only the
+    owner's records of the rrset). A record without a mark is managed by naming its rrset (it gets the mark when
+    O(owner) is set).
   - Runs through the collection's shared reconciler like every other module - observe, plan, then predict in check
     mode or apply, then observe again - so RV(rrset) after a real run is read back from the Engine.
   - Needs the Python library C(dnspython) on the host that runs the module.
@@ -104,18 +108,31 @@ options:
     default: present
   wait:
     description:
-      - Wait until the zone's revision with this task's changes is live (C(deployment_level) 100). A revision that
-        fails to deploy fails the task.
-      - Without, the task ends once CloudDNS accepted the changeset. The module always waits for the zone to be
-        editable before it writes.
-    type: bool
+      - V(true) - wait until the zone's revision with this task's changes is live (C(deployment_level) 100). A revision
+        that fails to deploy fails the task.
+      - V(served) - then also ask the zone's authoritative servers (its NS records, resolved on this host, or
+        O(nameservers)) over UDP and TCP until each answers the rrset authoritatively with its values (with O(others=keep)
+        this owner's values, and none of those it removed; a removed rrset - no data), its TTL when O(ttl) is given. A run
+        that changes nothing checks too (an earlier run may have ended before its data was served). A server that does
+        not answer at all fails the task at once, naming it (use O(wait=true) to skip the check where port 53 is
+        blocked); at O(wait_timeout) the task fails with each server's last answer (RV(served)). Check mode asks no server.
+      - V(false) - end once CloudDNS accepted the changeset. The module always waits for the zone to be editable before
+        it writes.
+    type: raw
     default: true
   wait_timeout:
     description:
-      - How long to wait in total for the zone to be editable and (with O(wait=true)) for the revision to go live, in
-        seconds (V(600)) or as a duration (V(90s), V(10m), V(1h)).
+      - How long to wait in total for the zone to be editable, the revision to go live and (O(wait=served)) the servers
+        to answer, in seconds (V(600)) or as a duration (V(90s), V(10m), V(1h)).
     type: raw
     default: 600
+  nameservers:
+    description:
+      - With O(wait=served), the servers to ask instead of the zone's NS records - V(host), V(host@port) or V(host:port)
+        (V([v6]:port) or V(v6@port) for an IPv6 address); the host an address or a name this host resolves; port 53 by
+        default. Refused without O(wait=served).
+    type: list
+    elements: str
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
   - anxcloud.lbaas.owner_tag
@@ -207,6 +224,13 @@ plan:
     delete: {description: "The records the changeset deletes: value, ttl, comment.", type: list, elements: dict}
     changes: {description: "values, ttl and comment of the rrset that change, each with before and after.", type: dict}
     reason: {description: Why., type: str}
+served:
+  description:
+    - With O(wait=served), per server asked (C(address@port)) where it came from (O(nameservers) entry or C(NS <name>)),
+      the queries sent, the seconds until it answered, and on failure its last answer (C(waiting)).
+  returned: with wait=served, when the task gets to ask the servers
+  type: list
+  elements: dict
 diff:
   description: The rrset's records before and after, each side as YAML text.
   returned: when diff mode is on
@@ -237,6 +261,8 @@ class DnsRecordModule(AnxcloudModule):
         others=dict(type="str", choices=["fail", "keep"], default="fail"),
         tag_prefix=dict(type="str", default="anxlb"),
         state=dict(type="str", choices=["present", "absent"], default="present"),
+        wait=dict(type="raw", default=True),
+        nameservers=dict(type="list", elements="str"),
     )
 
     def run(self):

@@ -17,7 +17,7 @@ from ._clouddns import CloudDNS
 from ._plan import view
 from ._record_sets import (
     RecordSetsRequest, ZoneListing, cap_failure, left_behind, plan_sets, pruned_records)
-from ._served import SERVED, check_nameservers, check_of, wait_mode, wait_served
+from ._served import SERVED, check_nameservers, check_of, ns_targets, wait_mode, wait_served
 from ._values import fqdn, has_dnspython
 from .._model._diff_text import as_text
 from .._model._failure import Failure
@@ -154,7 +154,4 @@ class DnsRecordSetsRun:
         whole zone, else one GET of them."""
         if nameservers:
             return []
-        records = self.first.groups.get(("@", "NS"))
-        if records is None:
-            records = CloudDNS(self.client).records(self.request.zone, name="@", rtype="NS")
-        return sorted(r["rdata"] for r in records if r.get("type") == "NS")
+        return ns_targets(self.client, self.request.zone, self.first.groups.get(("@", "NS")))

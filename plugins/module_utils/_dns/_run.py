@@ -9,9 +9,12 @@ predict | apply (``_apply.RrsetOperations``: one changeset) -> observe and plan 
 nothing left to do. Every option is checked before the first request, so bad input writes nothing.
 """
 
+import time
+
 from ._clouddns import CloudDNS
 from ._plan import (
     COMMENT_MAX, FAIL, SERVICE_NOTE, DesiredRrset, check_others, comment_text, observed_rrset, plan_rrset, rrset_key, view)
+from ._served import SERVED, check_nameservers, served_rrset, wait_mode
 from ._values import (
     check_type, fqdn, has_dnspython, normal_name, normal_values, normal_zone)
 from .._model._failure import Failure
@@ -79,9 +82,12 @@ class DnsRecordRun:
         if not has_dnspython():
             from ansible.module_utils.basic import missing_required_lib
             raise Failure(missing_required_lib("dnspython"))
+        started = time.monotonic()
         self.desired = desired_from(self.params)
         d = self.desired
-        reconciler = Reconciler(self.client, self.check_mode, wait=self.params["wait"],
+        mode = wait_mode(self.params["wait"])
+        nameservers = check_nameservers(self.params.get("nameservers"), mode)
+        reconciler = Reconciler(self.client, self.check_mode, wait=bool(mode),
                                 wait_timeout=self.params["wait_timeout"], applier=self._applier)
         outcome = reconciler.run(self.observe, self.plan)
         after = self._records(outcome.after)
@@ -91,6 +97,8 @@ class DnsRecordRun:
         if diff:
             before = self._records(outcome.before)
             self.result["diff"] = dict(before=self._view(before), after=self._view(after))
+        if mode == SERVED and not self.check_mode:
+            self.result["served"] = served_rrset(self.client, d, outcome, nameservers, started + self.params["wait_timeout"])
         return self.result
 
     def _records(self, world):
@@ -115,5 +123,5 @@ class DnsRecordRun:
         """The Reconciler's applier, made only when a real run writes (a check-mode or in-sync run never imports it)."""
         from ._apply import RrsetOperations
         from .._reconcile._apply import Applier
-        operations = RrsetOperations(client, wait=self.params["wait"], timeout=self.params["wait_timeout"])
+        operations = RrsetOperations(client, wait=bool(wait_mode(self.params["wait"])), timeout=self.params["wait_timeout"])
         return Applier(client, waiter, operations={"dns_record": operations})

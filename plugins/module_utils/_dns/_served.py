@@ -25,6 +25,7 @@ import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from ._clouddns import CloudDNS
 from ._plan import KEEP
 from ._values import fqdn, normal_value
 from .._model._failure import Failure
@@ -179,8 +180,8 @@ def ask(server, fqdn, rtype, timeout):
         try:
             response = dns.query.tcp(query, server.address, port=server.port, timeout=timeout)
         except (dns.exception.DNSException, OSError) as exc:
-            raise Unreachable("UDP: %s; TCP: %s" % (first.__class__.__name__ if not str(first) else first,
-                                                    exc.__class__.__name__ if not str(exc) else exc))
+            raise Unreachable("UDP: %s; TCP: %s" % (str(first).rstrip(".") or first.__class__.__name__,
+                                                    str(exc).rstrip(".") or exc.__class__.__name__))
     wanted = dns.rdatatype.from_text(rtype)
     rrsets = [r for r in response.answer if r.rdtype == wanted and r.name.to_text().lower() == fqdn.lower()]
     values = [normal_value(rtype, rdata.to_text()) for rrset in rrsets for rdata in rrset]
@@ -279,3 +280,26 @@ def check_of(desired, after, deleted):
     mine = set(desired.values or ()) if desired.present else set()
     return ServedCheck(name, desired.type, mine, exact=False, gone=set(deleted) - values_after,
                        ttl=desired.ttl if desired.present else None)
+
+
+def served_rrset(client, desired, outcome, nameservers, deadline):
+    """``wait: served`` of one rrset (``dns_record``; the service's names can call it per rrset): its check from the
+    run's plan (or, for a run that changed nothing, its records as observed), the zone's NS read when ``nameservers``
+    is empty (one GET of them)."""
+    planned = list(outcome.plan)
+    if planned:
+        records, deleted = planned[0].records_after, [r["value"] for r in planned[0].deletes]
+    else:
+        found = [o for o in outcome.after.values() if (o["name"], o["type"]) == (desired.name, desired.type)]
+        records, deleted = (found[0]["records"] if found else []), []
+    targets = [] if nameservers else ns_targets(client, desired.zone)
+    return wait_served([check_of(desired, records, deleted)], nameservers, targets, deadline)
+
+
+def ns_targets(client, zone, listed=None):
+    """The targets of the zone's NS records at the apex: from ``listed`` (the apex NS records a run read anyway), else
+    one GET of them."""
+    if listed is None:
+        listed = CloudDNS(client).records(zone, name="@", rtype="NS")
+    return sorted(r["rdata"] for r in listed if r.get("type") == "NS")
+
