@@ -161,3 +161,23 @@ def test_the_clients_back_off_on_429_carries_a_zone_task_through(dns_engine, dns
     assert [e["status"] for e in real.requests(dns_engine) if "/records" in e["path"]][:2] == [429, 200]
     assert any("rate-limited this task (HTTP 429)" in str(w) for w in real["warnings"])
     assert len([r for r in stored(dns_engine) if r[4] == "anxlb-svc=web"]) == 3
+
+
+BIG = 10000
+
+
+def test_a_no_op_of_200_record_sets_in_a_zone_of_10000_records_costs_at_most_2_requests(dns_engine, dns_module):
+    """Issue 41, "Done when" (also a make bench row): one listing, whatever the number of record sets and the zone's
+    size; the zone is filled with one changeset through the API (the seed's fill does the same for make bench)."""
+    filled = dns_engine.api("POST", ZONE_PATH + "/changeset", json={"delete": [], "create": [
+        dict(name="fill-%d" % i, type="A", rdata="10.0.%d.%d" % (i // 250, i % 250 + 1), ttl=0) for i in range(BIG)]})
+    assert filled.status_code == 200, filled.text
+    zone_live(dns_engine, timeout=60)
+    sets = [dict(name="s%d" % i, type="A", values=["127.0.%d.%d" % (2 + i // 250, i % 250 + 1)]) for i in range(200)]
+    created = dns_module("dns_record_sets", task(sets, wait_timeout=120))
+    assert created["changed"] and len(changesets(created, dns_engine)) == 1, created
+    rerun = dns_module("dns_record_sets", task(sets))
+    assert rerun["changed"] is False and rerun.writes(dns_engine) == 0
+    sent = rerun.requests(dns_engine)
+    assert len(sent) <= 2 and all("/records" in e["path"] for e in sent), sent
+    assert len(stored(dns_engine)) >= BIG + 200
