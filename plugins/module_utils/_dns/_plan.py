@@ -187,12 +187,15 @@ def check_shared_ttl(others, desired):
                                                        _holder(r)) for r in differ)))
 
 
-def _holder(record):
-    """Who holds a record, as messages say it."""
+def _holder(record, tag_prefix=None):
+    """Who holds a record, as messages say it (the mark's tag prefix too when it is not ``tag_prefix``)."""
     mark = mark_of(record["comment"])
     if record["immutable"]:
         return "immutable"
-    return "owner '%s'" % split_owner_tag(mark)[1] if mark else "no owner mark"
+    if not mark:
+        return "no owner mark"
+    prefix, owner = split_owner_tag(mark)
+    return "owner '%s'%s" % (owner, " of tag prefix '%s'" % prefix if tag_prefix and prefix != tag_prefix else "")
 
 
 def plan_rrset(world, desired):
@@ -258,9 +261,9 @@ def _check_may_touch(deletes, desired):
                           % (where, desired.type, record["value"]))
         mark = mark_of(record["comment"])
         if mark and mark != own:
-            _prefix, other = split_owner_tag(mark)
-            raise Failure("%s %s record %s belongs to owner '%s' (comment %r); dns_record never changes or deletes another "
-                          "owner's record%s" % (where, desired.type, record["value"], other, record["comment"],
+            raise Failure("%s %s record %s belongs to %s (comment %r); dns_record never changes or deletes another "
+                          "owner's record%s" % (where, desired.type, record["value"], _holder(record, desired.tag_prefix),
+                                                record["comment"],
                                                 "" if desired.owner else ": set owner to that owner if this task manages it"))
 
 

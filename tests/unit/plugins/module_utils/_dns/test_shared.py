@@ -88,3 +88,10 @@ def test_the_option_is_checked_before_any_request(others, owner, rtype, named):
     with pytest.raises(Failure) as failed:
         check_others(others, owner, rtype, "record_sets[1] (www TXT): ")
     assert failed.value.msg.startswith("record_sets[1] (www TXT): ") and named in failed.value.msg
+
+
+def test_a_record_of_the_same_owner_name_under_another_tag_prefix_is_named_with_its_prefix():
+    desired = DesiredRrset(ZONE, "@", "TXT", ['"x"'], comment="anxlb-svc=a", compare_comment=True, owner="a")
+    with pytest.raises(Failure) as failed:
+        plan([rec("notes", comment="team-svc=a")], desired)
+    assert "belongs to owner 'a' of tag prefix 'team'" in failed.value.msg
