@@ -132,12 +132,13 @@ class DesiredRrset:
     ``others`` (``FAIL`` or ``KEEP``: what the records of others in the rrset are to the task, see ``shared_split``)."""
 
     def __init__(self, zone, name, rtype, values, present=True, ttl=None, comment=None, compare_comment=False,
-                 owner=None, tag_prefix="anxlb", others=FAIL):
+                 owner=None, tag_prefix="anxlb", others=FAIL, spare=None):
         self.zone, self.name, self.type = zone, name, rtype
         self.values, self.present, self.ttl = values, present, ttl
         self.comment, self.compare_comment = comment, compare_comment
         self.owner, self.tag_prefix = owner, tag_prefix
         self.others = others   # FAIL: the rrset is the task's alone; KEEP: only the owner's records are (shared_split)
+        self.spare = spare     # with KEEP, a test of the owner's records the task keeps too (prune: a service's name)
 
     def fits(self, record):
         """Whether an existing record may stay as it is (its value aside)."""
@@ -167,8 +168,8 @@ def shared_split(records, desired):
     if desired.others != KEEP:
         return records, []
     own = owner_tag(desired.owner, desired.tag_prefix)
-    mine = [r for r in records if mark_of(r["comment"]) == own]
-    return mine, [r for r in records if mark_of(r["comment"]) != own]
+    mine = [r for r in records if mark_of(r["comment"]) == own and not (desired.spare and desired.spare(r))]
+    return mine, [r for r in records if not any(r is m for m in mine)]
 
 
 def check_shared_ttl(others, desired):

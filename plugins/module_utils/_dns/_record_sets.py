@@ -9,13 +9,13 @@ entry) and planned by the same ``_plan.plan_rrset``: the plan holds an action pe
 writes all of them as one changeset (``_changeset``), so the task is one revision of the zone, all or nothing.
 
 Prune deletes the records that carry this owner's mark (``<tag_prefix>-svc=<owner>``) in rrsets the list does not
-name, and nothing else: never the zone's SOA and NS (nor an NS delegation), never an immutable record, a record
+name, and nothing else (not even those of the owner's service's ``dns`` name, which the service manages): never the zone's SOA and NS (nor an NS delegation), never an immutable record, a record
 without a mark or another owner's (any prefix), also where they share an rrset with the owner's records (the prune of
 such an rrset is its ``others: keep`` removal). What it leaves, and why, is counted per reason (``left_behind``).
 Its deletes count against ``max_delete`` one per record, as gc counts them.
 """
 
-from ._plan import FAIL, KEEP, DesiredRrset, flat_record, mark_of, plan_rrset, rrset_key
+from ._plan import FAIL, KEEP, DesiredRrset, flat_record, mark_of, plan_rrset, rrset_key, service_comment
 from ._run import desired_from
 from ._values import ZONE_OWN, fqdn, normal_zone
 from .._model._failure import Failure
@@ -55,6 +55,13 @@ class RecordSetsRequest:
     @property
     def own(self):
         return owner_tag(self.owner, self.tag_prefix) if self.owner else None
+
+    def prunes(self, record):
+        """Whether prune may delete ``record`` (of an rrset the list does not name): this owner's mark, not immutable,
+        and not the records a service of this owner writes for its ``dns`` option (the service manages those)."""
+        comment = record.get("comment")
+        return (self.own is not None and mark_of(comment) == self.own and not record.get("immutable")
+                and comment != service_comment(self.owner, self.tag_prefix))
 
     def _entries(self, entries, others):
         sets, seen = [], {}
@@ -119,7 +126,7 @@ def prunable(groups, request):
     """The (name, type) of the rrsets prune looks at: those the list does not name that hold records of this owner's
     mark that may go (not immutable; never SOA or NS)."""
     return set(key for key, records in groups.items() if key not in request.named and key[1] not in ZONE_OWN
-               and any(mark_of(r.get("comment")) == request.own and not r.get("immutable") for r in records))
+               and any(request.prunes(r) for r in records))
 
 
 def plan_sets(state, request):
@@ -132,11 +139,8 @@ def plan_sets(state, request):
             action.desired = desired
             actions.append(action)
     for name, rtype in sorted(state.prunable):
-        key = rrset_key(request.zone, name, rtype)
-        values = sorted(set(r["value"] for r in state.world[key]["records"]
-                            if mark_of(r["comment"]) == request.own and not r["immutable"]))
-        desired = DesiredRrset(request.zone, name, rtype, values, present=False, owner=request.owner,
-                               tag_prefix=request.tag_prefix, others=KEEP)
+        desired = DesiredRrset(request.zone, name, rtype, None, present=False, owner=request.owner,
+                               tag_prefix=request.tag_prefix, others=KEEP, spare=lambda r: not request.prunes(r))
         for action in plan_rrset(state.world, desired):
             action.desired, action.pruned = desired, True
             action.reason = PRUNE_REASON
@@ -173,6 +177,8 @@ def why_left(key, record, request):
     if desired is not None and (desired.others == FAIL or (request.own and mark == request.own)):
         return None
     if request.own and mark == request.own:
+        if record.get("comment") == service_comment(request.owner, request.tag_prefix):
+            return "the service's own DNS name (its dns option manages it)"
         return None if request.prune else "this owner's, not in record_sets (prune is off)"
     if not mark:
         return "no owner mark (made by hand or by a task without owner)"

@@ -137,3 +137,17 @@ def test_a_lost_answer_is_an_open_outcome_and_a_refusal_names_the_entries():
     assert "create of %s.example.com. A %s: bad" % (create[1]["name"], create[1]["rdata"]) in failed.value.msg
     assert "delete of %s.example.com. %s %s: No such record" % (delete[0]["name"], delete[0]["type"], delete[0]["rdata"]) \
         in failed.value.msg
+
+
+def test_prune_spares_the_records_the_owners_service_writes_for_its_name():
+    request = RecordSetsRequest(params([], prune=True))
+    records = [rec("shop", "A", "192.0.2.5", comment="anxlb-svc=web; dns name of the service"),
+               rec("shop", "A", "192.0.2.5", comment="anxlb-svc=web; an alias"),
+               rec("only", "A", "192.0.2.6", comment="anxlb-svc=web; dns name of the service")]
+    state = ZoneListing(request, records)
+    (action,) = plan_sets(state, request)
+    assert [(d["value"], d["comment"]) for d in action.deletes] == [("192.0.2.5", "anxlb-svc=web; an alias")]
+    assert action.op == "update" and [r["comment"] for r in action.records_after] == [
+        "anxlb-svc=web; dns name of the service"]
+    assert dict((e["reason"], e["records"]) for e in left_behind(state, request)) == {
+        "the service's own DNS name (its dns option manages it)": 2}
