@@ -184,8 +184,9 @@ def check_shared_ttl(others, desired):
                       "per rrset and one owner does not change the others' records: leave ttl out (new records take the "
                       "rrset's TTL), or change the TTL of every record of the rrset together"
                       % (fqdn(desired.name, desired.zone), desired.type, desired.ttl,
-                         ", ".join("%s (ttl %s, %s)" % (r["value"], r["ttl"] if r["ttl"] is not None else "the zone's default",
-                                                       _holder(r)) for r in differ)))
+                         ", ".join("%s (ttl %s, %s)" % (
+                             r["value"], r["ttl"] if r["ttl"] is not None else "the zone's default", _holder(r))
+                             for r in differ)))
 
 
 def _holder(record, tag_prefix=None):

@@ -9,9 +9,10 @@ entry) and planned by the same ``_plan.plan_rrset``: the plan holds an action pe
 writes all of them as one changeset (``_changeset``), so the task is one revision of the zone, all or nothing.
 
 Prune deletes the records that carry this owner's mark (``<tag_prefix>-svc=<owner>``) in rrsets the list does not
-name, and nothing else (not even those of the owner's service's ``dns`` name, which the service manages): never the zone's SOA and NS (nor an NS delegation), never an immutable record, a record
-without a mark or another owner's (any prefix), also where they share an rrset with the owner's records (the prune of
-such an rrset is its ``others: keep`` removal). What it leaves, and why, is counted per reason (``left_behind``).
+name, and nothing else: never the zone's SOA and NS (nor an NS delegation), never an immutable record, a record without
+a mark or another owner's (any prefix), also where they share an rrset with the owner's records (the prune of such an
+rrset is its ``others: keep`` removal), nor the records the owner's service writes for its ``dns`` name (the service
+manages those). What it leaves, and why, is counted per reason (``left_behind``).
 Its deletes count against ``max_delete`` one per record, as gc counts them.
 """
 
@@ -131,8 +132,9 @@ def prunable(groups, request):
 
 def plan_sets(state, request):
     """The plan of the task: an action per entry that changes, then one per rrset prune empties of this owner's records
-    (``action.pruned``); each action carries the ``DesiredRrset`` it was planned from (``action.desired``). An entry's rrset is planned as ``dns_record`` plans it, so its failures (another owner's record
-    with ``others: fail``, an immutable one) are the same."""
+    (``action.pruned``); each action carries the ``DesiredRrset`` it was planned from (``action.desired``). An entry's
+    rrset is planned as ``dns_record`` plans it, so its failures (another owner's record with ``others: fail``, an
+    immutable one) are the same."""
     actions = []
     for desired in request.sets:
         for action in plan_rrset(state.world, desired):

@@ -17,7 +17,7 @@ from ._clouddns import CloudDNS
 from ._plan import view
 from ._record_sets import (
     RecordSetsRequest, ZoneListing, cap_failure, left_behind, plan_sets, pruned_records)
-from ._served import SERVED, check_nameservers, check_of, ns_targets, wait_mode, wait_served
+from ._served import SERVED, check_nameservers, served_outcome, wait_mode
 from ._values import fqdn, has_dnspython
 from .._model._diff_text import as_text
 from .._model._failure import Failure
@@ -53,9 +53,10 @@ class DnsRecordSetsRun:
         outcome = reconciler.run(self.observe, self.plan)
         self._report(outcome, diff)
         if mode == SERVED and not self.check_mode:
-            checks = self._checks(outcome)
-            self.result["served"] = wait_served(checks, nameservers, self._ns_targets(nameservers),
-                                                started + self.params["wait_timeout"])
+            # every entry's rrset as the run left it, and those prune emptied of the owner's records
+            desireds = self.request.sets + [a.desired for a in outcome.plan if getattr(a, "pruned", False)]
+            self.result["served"] = served_outcome(self.client, self.request.zone, desireds, outcome, nameservers,
+                                                   started + self.params["wait_timeout"], self.first.groups.get(("@", "NS")))
         return self.result
 
     # ---- the Reconciler's parts ----------------------------------------------------------------------------------
@@ -133,25 +134,3 @@ class DnsRecordSetsRun:
         if pruned:
             text += " (%d records pruned)" % pruned
         return text + (", in one changeset" if plan else "")
-
-    # ---- wait: served --------------------------------------------------------------------------------------------
-    def _checks(self, outcome):
-        """What the servers must answer: every entry's rrset as the run left it, and the rrsets prune emptied of the
-        owner's records (from the plan: the run observed again and found nothing left to do)."""
-        planned = dict(((a.obj["name"], a.obj["type"]), a) for a in outcome.plan)
-        after = by_name_type(outcome.after)
-        checks = []
-        for desired in self.request.sets + [a.desired for a in outcome.plan if getattr(a, "pruned", False)]:
-            action = planned.get((desired.name, desired.type))
-            records = action.records_after if action is not None else (after.get((desired.name, desired.type)) or {}).get(
-                "records") or []
-            deleted = [r["value"] for r in action.deletes] if action is not None else []
-            checks.append(check_of(desired, records, deleted))
-        return checks
-
-    def _ns_targets(self, nameservers):
-        """The zone's NS targets (the servers to ask without ``nameservers``): from the run's listing when it read the
-        whole zone, else one GET of them."""
-        if nameservers:
-            return []
-        return ns_targets(self.client, self.request.zone, self.first.groups.get(("@", "NS")))

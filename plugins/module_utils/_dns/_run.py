@@ -14,7 +14,7 @@ import time
 from ._clouddns import CloudDNS
 from ._plan import (
     COMMENT_MAX, FAIL, SERVICE_NOTE, DesiredRrset, check_others, comment_text, observed_rrset, plan_rrset, rrset_key, view)
-from ._served import SERVED, check_nameservers, served_rrset, wait_mode
+from ._served import SERVED, check_nameservers, served_outcome, wait_mode
 from ._values import (
     check_type, fqdn, has_dnspython, normal_name, normal_values, normal_zone)
 from .._model._failure import Failure
@@ -98,7 +98,8 @@ class DnsRecordRun:
             before = self._records(outcome.before)
             self.result["diff"] = dict(before=self._view(before), after=self._view(after))
         if mode == SERVED and not self.check_mode:
-            self.result["served"] = served_rrset(self.client, d, outcome, nameservers, started + self.params["wait_timeout"])
+            self.result["served"] = served_outcome(self.client, d.zone, [d], outcome, nameservers,
+                                                   started + self.params["wait_timeout"])
         return self.result
 
     def _records(self, world):

@@ -17,8 +17,9 @@ address or a name this host resolves), else the zone's NS records, each target r
 53). A server that does not answer its first query at all, over UDP nor TCP (port 53 blocked, nothing listening),
 fails the task at once, naming it and the option that skips the check: a wait could not end otherwise.
 
-``wait_served`` is what a module calls (``dns_record``, ``dns_record_sets``; the service's ``dns`` names too): the
-checks (``ServedCheck``) and either the ``nameservers`` option or the zone's NS records.
+``served_outcome`` is what a run calls after its Reconciler (``dns_record``, ``dns_record_sets``; the service's ``dns``
+names can, with its A and AAAA ``DesiredRrset``): the checks of the rrsets it planned (``checks_of``), asked of the
+``nameservers`` option or the zone's NS records.
 """
 
 import socket
@@ -282,18 +283,30 @@ def check_of(desired, after, deleted):
                        ttl=desired.ttl if desired.present else None)
 
 
-def served_rrset(client, desired, outcome, nameservers, deadline):
-    """``wait: served`` of one rrset (``dns_record``; the service's names can call it per rrset): its check from the
-    run's plan (or, for a run that changed nothing, its records as observed), the zone's NS read when ``nameservers``
-    is empty (one GET of them)."""
-    planned = list(outcome.plan)
-    if planned:
-        records, deleted = planned[0].records_after, [r["value"] for r in planned[0].deletes]
-    else:
-        found = [o for o in outcome.after.values() if (o["name"], o["type"]) == (desired.name, desired.type)]
-        records, deleted = (found[0]["records"] if found else []), []
-    targets = [] if nameservers else ns_targets(client, desired.zone)
-    return wait_served([check_of(desired, records, deleted)], nameservers, targets, deadline)
+def checks_of(desireds, outcome):
+    """The ``ServedCheck`` of each ``DesiredRrset`` a Reconciler's ``outcome`` planned: from its action (the rrset
+    after it, the values it deleted) when it changed, else from the records the run observed (a run that changed
+    nothing checks too: an earlier one may have ended before its data was served)."""
+    planned = dict(((a.obj["name"], a.obj["type"]), a) for a in outcome.plan)
+    after = dict(((o["name"], o["type"]), o) for o in outcome.after.values())
+    checks = []
+    for desired in desireds:
+        action = planned.get((desired.name, desired.type))
+        if action is not None:
+            records, deleted = action.records_after, [r["value"] for r in action.deletes]
+        else:
+            records, deleted = (after.get((desired.name, desired.type)) or {}).get("records") or [], []
+        checks.append(check_of(desired, records, deleted))
+    return checks
+
+
+def served_outcome(client, zone, desireds, outcome, nameservers, deadline, listed_ns=None):
+    """``wait: served`` after a Reconciler's run of the rrsets ``desireds`` of ``zone`` (``dns_record`` one,
+    ``dns_record_sets`` many, a service's ``dns`` names its A and AAAA): every server answers each, or a Failure.
+    ``nameservers``: the option as ``check_nameservers`` made it; without, the zone's NS (``listed_ns``: the apex NS
+    records the run read anyway, else one GET of them). Returns the report per server (``served`` of a result)."""
+    targets = [] if nameservers else ns_targets(client, zone, listed_ns)
+    return wait_served(checks_of(desireds, outcome), nameservers, targets, deadline)
 
 
 def ns_targets(client, zone, listed=None):
@@ -302,4 +315,3 @@ def ns_targets(client, zone, listed=None):
     if listed is None:
         listed = CloudDNS(client).records(zone, name="@", rtype="NS")
     return sorted(r["rdata"] for r in listed if r.get("type") == "NS")
-

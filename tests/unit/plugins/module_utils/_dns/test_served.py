@@ -133,3 +133,21 @@ def test_at_the_deadline_each_servers_last_answer_is_reported():
     assert "a@53 (nameservers[0]): www.example.com. A answered NOERROR 192.0.2.0 (ttl 300), wanted 192.0.2.1" in text
     assert "b@53 (nameservers[1]): www.example.com. A no answer (UDP: timed out; TCP: timed out)" in text
     assert [r["server"] for r in failed.value.details["served"]] == ["a@53", "b@53"]
+
+
+def test_the_checks_of_a_run_come_from_its_plan_or_else_from_what_it_observed():
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._plan import observed_rrset, plan_rrset
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._served import checks_of
+
+    class Outcome:
+        def __init__(self, plan, after):
+            self.plan, self.after = plan, after
+    held = [dict(identifier="1", name="www", type="A", rdata="192.0.2.1", region="default", ttl=None, comment=None,
+                 immutable=False)]
+    world = observed_rrset("example.com", "www", "A", held)
+    changed = DesiredRrset("example.com", "www", "A", ["192.0.2.2"])
+    (check,) = checks_of([changed], Outcome(plan_rrset(world, changed), {}))
+    assert (check.values, check.exact) == (["192.0.2.2"], True)
+    same = DesiredRrset("example.com", "www", "A", ["192.0.2.1"])
+    (check,) = checks_of([same], Outcome([], world))
+    assert check.values == ["192.0.2.1"]
