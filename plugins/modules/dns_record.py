@@ -87,15 +87,15 @@ options:
   others:
     description:
       - What the records of others in the rrset are to this task.
-      - V(fail) (default) - the rrset is this task's alone: a record of another owner in it (or, without O(owner), any
+      - V(fail) (default) - the rrset is this task's alone; a record of another owner in it (or, without O(owner), any
         marked record) fails the task, naming it, before any write.
-      - V(keep) - a shared rrset (SPF and site verification TXT values at the apex, from two teams): the task manages only
+      - V(keep) - a shared rrset (SPF and site verification TXT values at the apex, from two teams); the task manages only
         the records carrying its O(owner)'s mark and keeps every other record of the rrset as it is (another owner's, a
         hand-made one, an immutable one). O(values) are this owner's values; O(state=absent) removes only this owner's
         records; a value another owner holds too is held once per owner, so that either one's removal leaves it served.
         Needs O(owner); not for a V(CNAME).
       - TTL with V(keep). DNS serves one TTL per rrset, so a O(ttl) that a kept record of the rrset does not have is
-        refused (the task fails naming those records): no owner changes the others' records. Without O(ttl), the
+        refused (the task fails naming those records), as no owner changes the others' records. Without O(ttl), the
         owner's new records take the rrset's TTL.
     type: str
     choices: [fail, keep]

@@ -10,10 +10,10 @@ version_added: 0.1.0
 description:
   - "What it never deletes, with or without O(prune): the zone's SOA and NS records (and NS delegations), immutable
     records, records without an owner mark (made by hand, or by a task without O(owner)), and records carrying another
-    owner's mark (any tag prefix), also where they share a record set with this owner's records. RV(left) counts them
-    per reason. A record set O(record_sets) names is made to hold exactly its values, as M(anxcloud.lbaas.dns_record)
+    owner's mark (any tag prefix), also where they share a record set with this owner's records, nor the records the
+    owner's service writes for its C(dns) name. RV(left) counts them per reason. A record set O(record_sets) names is made to hold exactly its values, as M(anxcloud.lbaas.dns_record)
     does: there the records of others fail the task (or are kept, with O(others=keep)), they are never deleted."
-  - Makes the record sets (rrsets: the records of one name and type) of O(record_sets) in O(zone) hold exactly their
+  - Makes the record sets (rrsets, the records of one name and type) of O(record_sets) in O(zone) hold exactly their
     values, each as M(anxcloud.lbaas.dns_record) would, with the same normal forms, identity (zone, name, type, value)
     and ownership marks.
   - All the changes of a task are B(one changeset) of the zone, applied all or nothing, so one task is one revision of
@@ -107,7 +107,7 @@ options:
     default: 100
   nameservers:
     description:
-      - With O(wait=served), the servers to ask instead of the zone's NS records: V(host), V(host@port) or V(host:port)
+      - With O(wait=served), the servers to ask instead of the zone's NS records - V(host), V(host@port) or V(host:port)
         (V([v6]:port) or V(v6@port) for an IPv6 address); the host an address or a name this host resolves; port 53 by
         default. Refused without O(wait=served).
     type: list
@@ -118,7 +118,7 @@ options:
         that fails to deploy fails the task.
       - V(served) - then also ask the zone's authoritative servers (its NS records resolved on this host, or
         O(nameservers)) over UDP and TCP until each answers every record set of the task with its values (a record set
-        deleted: no data), TTL included when given; also when the task changed nothing. A server that does not answer at
+        deleted, no data), TTL included when given; also when the task changed nothing. A server that does not answer at
         all fails the task at once, naming it (use O(wait=true) to skip the check where port 53 is blocked); at
         O(wait_timeout) the task fails with each server's last answer (RV(served)). Check mode asks no server.
       - V(false) - end once CloudDNS accepted the changeset. The module always waits for the zone to be editable first.
@@ -220,7 +220,7 @@ left:
   sample: [{reason: "another owner's (anxlb-svc=mail)", records: 2, record_sets: ["example.com. TXT"]},
            {reason: "the zone's own SOA and NS records", records: 3, record_sets: ["example.com. NS", "example.com. SOA"]}]
 summary:
-  description: One line, C(zone example.com: 2 record sets to create, 1 to change, 0 to delete, in one changeset).
+  description: "One line, C(zone example.com: 2 record sets to create, 1 to change, 0 to delete, in one changeset)."
   returned: always
   type: str
 over_max_delete:

@@ -181,3 +181,30 @@ def test_a_no_op_of_200_record_sets_in_a_zone_of_10000_records_costs_at_most_2_r
     sent = rerun.requests(dns_engine)
     assert len(sent) <= 2 and all("/records" in e["path"] for e in sent), sent
     assert len(stored(dns_engine)) >= BIG + 200
+
+
+def test_the_user_guides_zone_task_runs_as_written(dns_engine, tmp_path):
+    """docs/user-guide.md "A zone's record sets in one task" (knot's port put in for the guide's 5353): --check --diff
+    writes nothing and predicts the real run, which is one changeset served by knot when it ends; the rerun changes
+    nothing and reads the zone once."""
+    from .conftest import Ansible
+    from .test_dns_record import guide_block
+    ansible = Ansible(dns_engine, tmp_path)
+    path = tmp_path / "dns-zone.yml"
+    path.write_text(guide_block("dns-zone").replace("127.0.0.1@5353", "127.0.0.1@%d" % dns_engine.dns_port))
+    before = stored(dns_engine)
+    check = ansible.playbook(str(path), check=True, diff=True)
+    assert check.rc == 0 and check.writes(dns_engine, 0) == 0 and stored(dns_engine) == before, check.proc.stdout[-3000:]
+    runs = ansible.playbooks([path, path], extra_args=["--diff"])   # the real run and the rerun, one start-up
+    assert "shop.local.test.:\n  A:\n  - {value: 127.0.10.2, ttl: 300, comment: anxlb-svc=web}" in check[0]["diff"]["after"]
+    real = runs.next()
+    assert not real.failed(0), real
+    assert [e["method"] for e in real.requests(dns_engine, 0)].count("POST") == 1
+    for key in ("plan", "record_sets", "diff", "left"):
+        assert real[0][key] == check[0][key], key
+    assert real[0]["served"][0]["server"] == "127.0.0.1@%d" % dns_engine.dns_port
+    assert resolve(dns_engine, "shop.local.test", "AAAA")[1] == ["fd00:10::2"]
+    assert resolve(dns_engine, "static.local.test", "CNAME")[1] == ["shop.local.test."]
+    again = runs.next()
+    assert again.rc == 0 and not again[0]["changed"] and again.writes(dns_engine, 0) == 0
+    assert [e for e in again.requests(dns_engine, 0)] and all("/records" in e["path"] for e in again.requests(dns_engine, 0))

@@ -77,3 +77,15 @@ def test_without_keep_the_other_owners_record_fails_the_task_naming_it(dns_engin
     assert "belongs to owner 'mail'" in failed.message() and failed.writes(dns_engine) == 0
     refused = dns_module("dns_record", dict(zone=ZONE, type="TXT", values=["ms=42"], others="keep"))
     assert "others: keep needs owner" in refused.message() and refused.requests(dns_engine) == []
+
+
+def test_the_user_guides_shared_record_runs_as_written_beside_another_owners(dns_engine, dns_module):
+    """docs/user-guide.md "Records several owners share": the mail team's task, as written, beside a site team's value."""
+    import yaml
+    from .test_dns_record import guide_block
+    (task,) = yaml.safe_load(guide_block("dns-shared"))
+    dns_module("dns_record", txt("site", ["google-site-verification=abc"]))
+    mail = dns_module("dns_record", task["anxcloud.lbaas.dns_record"])
+    assert mail["changed"], mail
+    assert apex(dns_engine)[1] == ['"google-site-verification=abc"', '"v=spf1 include:_spf.example.net -all"']
+
