@@ -212,9 +212,7 @@ def plan_rrset(world, desired):
         creates = [_new(value, records, keep, desired) for value in desired.values if value not in keep]
         after = sorted(list(keep.values()) + creates + others, key=lambda r: r["value"])
     else:
-        doomed = set(desired.values) if desired.values is not None else None
-        deletes = [r for r in mine if doomed is None or r["value"] in doomed]
-        creates, after = [], [r for r in records if not any(r is d for d in deletes)]
+        (deletes, after), creates = _removed(records, mine, desired), []
     if not deletes and not creates:
         return Plan()
     _check_may_touch(deletes, desired)
@@ -227,6 +225,13 @@ def plan_rrset(world, desired):
     action = Action(op, RRSET, obj, changes=_changes(records, after), reason=_reason(mine, deletes, creates, desired))
     action.deletes, action.creates, action.records_after = deletes, creates, after
     return Plan([action])
+
+
+def _removed(records, mine, desired):
+    """(the records state absent deletes: the task's of its values, or all the task's; the records after)."""
+    doomed = set(desired.values) if desired.values is not None else None
+    deletes = [r for r in mine if doomed is None or r["value"] in doomed]
+    return deletes, [r for r in records if not any(r is d for d in deletes)]
 
 
 def _kept(records, desired):

@@ -51,23 +51,27 @@ def wait_mode(value):
 def parse_nameserver(text, option):
     """``(host, port)`` of one ``nameservers`` entry: ``host``, ``host@port``, ``host:port``, ``[v6]`` or ``[v6]:port``,
     ``v6@port`` (a bare IPv6 address has colons of its own, so its port comes after ``@`` or brackets)."""
-    entry = str(text or "").strip()
-    host, port = entry, None
-    if "@" in entry:
-        host, port = entry.rsplit("@", 1)
-    elif entry.startswith("["):
-        close = entry.find("]")
-        host, rest = entry[1:close], entry[close + 1:] if close > 0 else ""
-        if close < 0 or (rest and not rest.startswith(":")):
-            host = None
-        port = rest[1:] if rest else None
-    elif entry.count(":") == 1:
-        host, port = entry.split(":")
+    host, port = _host_port(str(text or "").strip())
     host = (host or "").strip().strip("[]")
     if not host or " " in host or (port is not None and not (port.isdigit() and 0 < int(port) < 65536)):
         raise Failure("%s %r is not a name server: give host, host@port or host:port ([v6]:port or v6@port for an IPv6 "
                       "address), the host an address or a name, the port 1-65535 (default 53)" % (option, text))
     return host, int(port) if port is not None else DEFAULT_PORT
+
+
+def _host_port(entry):
+    """(host, port text or None) of an entry as written; host None when its brackets are broken."""
+    if "@" in entry:
+        return tuple(entry.rsplit("@", 1))
+    if entry.startswith("["):
+        close = entry.find("]")
+        rest = entry[close + 1:] if close > 0 else ""
+        if close < 0 or (rest and not rest.startswith(":")):
+            return None, None
+        return entry[1:close], rest[1:] if rest else None
+    if entry.count(":") == 1:
+        return tuple(entry.split(":"))
+    return entry, None
 
 
 def check_nameservers(entries, mode, option="nameservers"):
