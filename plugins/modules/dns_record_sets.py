@@ -105,33 +105,9 @@ options:
         plan with a warning and RV(over_max_delete). Records replaced within a named record set do not count.
     type: int
     default: 100
-  nameservers:
-    description:
-      - With O(wait=served), the servers to ask instead of the zone's NS records - V(host), V(host@port) or V(host:port)
-        (V([v6]:port) or V(v6@port) for an IPv6 address); the host an address or a name this host resolves; port 53 by
-        default. Refused without O(wait=served).
-    type: list
-    elements: str
-  wait:
-    description:
-      - V(true) - wait until the zone's revision with this task's changeset is live (C(deployment_level) 100); a revision
-        that fails to deploy fails the task.
-      - V(served) - then also ask the zone's authoritative servers (its NS records resolved on this host, or
-        O(nameservers)) over UDP and TCP until each answers every record set of the task with its values (a record set
-        deleted, no data), TTL included when given; also when the task changed nothing. A server that does not answer at
-        all fails the task at once, naming it (use O(wait=true) to skip the check where port 53 is blocked); at
-        O(wait_timeout) the task fails with each server's last answer (RV(served)). Check mode asks no server.
-      - V(false) - end once CloudDNS accepted the changeset. The module always waits for the zone to be editable first.
-    type: raw
-    default: true
-  wait_timeout:
-    description:
-      - How long the task waits in total, for the zone to be editable, the revision to go live and (O(wait=served)) the
-        servers to answer, in seconds (V(600)) or as a duration (V(90s), V(10m), V(1h)).
-    type: raw
-    default: 600
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
+  - anxcloud.lbaas.dns_wait
   - anxcloud.lbaas.owner_tag
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup
