@@ -11,8 +11,9 @@ description:
   - "What it never deletes, with or without O(prune): the zone's SOA and NS records (and NS delegations), immutable
     records, records without an owner mark (made by hand, or by a task without O(owner)), and records carrying another
     owner's mark (any tag prefix), also where they share a record set with this owner's records, nor the records the
-    owner's service writes for its C(dns) name. RV(left) counts them per reason. A record set O(record_sets) names is made to hold exactly its values, as M(anxcloud.lbaas.dns_record)
-    does: there the records of others fail the task (or are kept, with O(others=keep)), they are never deleted."
+    owner's service writes for its C(dns) name. RV(left) counts them per reason. A record set O(record_sets) names is
+    made to hold exactly its values, as M(anxcloud.lbaas.dns_record) does: there the records of others fail the task
+    (or are kept, with O(others=keep)), they are never deleted."
   - Makes the record sets (rrsets, the records of one name and type) of O(record_sets) in O(zone) hold exactly their
     values, each as M(anxcloud.lbaas.dns_record) would, with the same normal forms, identity (zone, name, type, value)
     and ownership marks.
@@ -59,7 +60,7 @@ options:
       values:
         description:
           - The values of the record set, in any order, compared in normal form (see
-            M(anxcloud.lbaas.dns_record#module:values)); required.
+            O(anxcloud.lbaas.dns_record#module:values)); required.
         type: list
         elements: str
       ttl:
@@ -74,7 +75,7 @@ options:
       others:
         description:
           - What records of others in this record set are to the task; default O(others). V(keep) manages only the
-            owner's records of a record set others hold values in too (see M(anxcloud.lbaas.dns_record#module:others)).
+            owner's records of a record set others hold values in too (see O(anxcloud.lbaas.dns_record#module:others)).
         type: str
         choices: [fail, keep]
   owner:

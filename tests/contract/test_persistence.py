@@ -172,4 +172,3 @@ def test_a_zone_seed_fills_a_large_zone():
         ("A", None, None)}
     assert [r["name"] for r in records if not r["name"].startswith("fill-")] == ["@", "@", "@", "www"]
     engine.close()
-

@@ -88,4 +88,3 @@ def test_the_user_guides_shared_record_runs_as_written_beside_another_owners(dns
     mail = dns_module("dns_record", task["anxcloud.lbaas.dns_record"])
     assert mail["changed"], mail
     assert apex(dns_engine)[1] == ['"google-site-verification=abc"', '"v=spf1 include:_spf.example.net -all"']
-
