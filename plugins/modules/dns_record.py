@@ -10,6 +10,9 @@ version_added: 0.1.0
 description:
   - Makes the records of O(name) and O(type) in O(zone) hold exactly O(values) (O(state=present)), or removes them
     (O(state=absent)).
+  - "What it never changes or deletes: the zone's SOA and NS records, immutable records, and records carrying another
+    owner's mark (any tag prefix) or, without O(owner), any mark; such a record in the rrset fails the task before any
+    write, naming it, unless O(others=keep) keeps it. A record without a mark is managed by naming its rrset."
   - A record is identified by its zone, name, type and normalised value, never by its identifier, which CloudDNS
     changes with every revision of the zone. Values are normalised before they are compared (with dnspython), so the
     forms the Engine rewrites compare equal to the ones written, see O(values).
@@ -24,8 +27,9 @@ description:
   - Ownership. Records carry no tags, so with O(owner) the module marks each record it writes at the start of its
     comment with the owner tag's text, C(<tag_prefix>-svc=<owner>), followed by C(; ) and O(comment) if given. A record
     whose comment starts with another owner's mark (any tag prefix), or with any mark when O(owner) is not set, is
-    never changed or deleted; the task fails naming it. A record without a mark is managed by naming its rrset (it gets
-    the mark when O(owner) is set).
+    never changed or deleted; the task fails naming it (with O(others=keep) it is kept and the task manages only the
+    owner's records of the rrset). A record without a mark is managed by naming its rrset (it gets the mark when
+    O(owner) is set).
   - Runs through the collection's shared reconciler like every other module - observe, plan, then predict in check
     mode or apply, then observe again - so RV(rrset) after a real run is read back from the Engine.
   - Needs the Python library C(dnspython) on the host that runs the module.
@@ -80,28 +84,31 @@ options:
       - Who the records belong to, a stable identifier such as a service's name, marked in each record's comment (see
         the description). Records of another owner are never touched.
     type: str
+  others:
+    description:
+      - What the records of others in the rrset are to this task.
+      - V(fail) (default) - the rrset is this task's alone; a record of another owner in it (or, without O(owner), any
+        marked record) fails the task, naming it, before any write.
+      - V(keep) - a shared rrset (SPF and site verification TXT values at the apex, from two teams); the task manages only
+        the records carrying its O(owner)'s mark and keeps every other record of the rrset as it is (another owner's, a
+        hand-made one, an immutable one). O(values) are this owner's values; O(state=absent) removes only this owner's
+        records; a value another owner holds too is held once per owner, so that either one's removal leaves it served.
+        Needs O(owner); not for a V(CNAME).
+      - TTL with V(keep). DNS serves one TTL per rrset, so a O(ttl) that a kept record of the rrset does not have is
+        refused (the task fails naming those records), as no owner changes the others' records. Without O(ttl), the
+        owner's new records take the rrset's TTL.
+    type: str
+    choices: [fail, keep]
+    default: fail
   state:
     description:
       - V(present) makes the rrset hold exactly O(values); V(absent) removes O(values), or the whole rrset.
     type: str
     choices: [present, absent]
     default: present
-  wait:
-    description:
-      - Wait until the zone's revision with this task's changes is live (C(deployment_level) 100). A revision that
-        fails to deploy fails the task.
-      - Without, the task ends once CloudDNS accepted the changeset. The module always waits for the zone to be
-        editable before it writes.
-    type: bool
-    default: true
-  wait_timeout:
-    description:
-      - How long to wait in total for the zone to be editable and (with O(wait=true)) for the revision to go live, in
-        seconds (V(600)) or as a duration (V(90s), V(10m), V(1h)).
-    type: raw
-    default: 600
 extends_documentation_fragment:
   - anxcloud.lbaas.engine
+  - anxcloud.lbaas.dns_wait
   - anxcloud.lbaas.owner_tag
   - anxcloud.lbaas.attributes
   - anxcloud.lbaas.attributes.actiongroup
@@ -139,6 +146,14 @@ EXAMPLES = r"""
     zone: example.com
     type: TXT
     values: ["v=spf1 include:_spf.example.net -all"]
+
+- name: The apex's SPF value of team mail, beside the TXT values other teams hold there (a shared rrset)
+  anxcloud.lbaas.dns_record:
+    zone: example.com
+    type: TXT
+    values: ["v=spf1 include:_spf.example.net -all"]
+    owner: mail
+    others: keep
 
 - name: Remove the alias
   anxcloud.lbaas.dns_record:
@@ -193,6 +208,13 @@ plan:
     delete: {description: "The records the changeset deletes: value, ttl, comment.", type: list, elements: dict}
     changes: {description: "values, ttl and comment of the rrset that change, each with before and after.", type: dict}
     reason: {description: Why., type: str}
+served:
+  description:
+    - With O(wait=served), per server asked (C(address@port)) where it came from (O(nameservers) entry or C(NS <name>)),
+      the queries sent, the seconds until it answered, and on failure its last answer (C(waiting)).
+  returned: with wait=served, when the task gets to ask the servers
+  type: list
+  elements: dict
 diff:
   description: The rrset's records before and after, each side as YAML text.
   returned: when diff mode is on

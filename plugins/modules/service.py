@@ -209,6 +209,21 @@ options:
       ttl:
         description: TTL of the records in seconds. Unset, new records get the zone's default and the TTL is not compared.
         type: int
+      wait:
+        description:
+          - V(served) - after the run (also one that changed nothing), ask the zone's authoritative servers (the zone's NS
+            records, or O(dns.nameservers)) with dnspython, over UDP and TCP, until each answers the name's A and AAAA
+            records as the run left them, within O(wait_timeout); RV(dns) then holds each server's answer (C(served)).
+            A server that cannot be reached fails the task naming it. Check mode asks no server.
+          - Unset, the run waits until the zone's new revision is live (with O(wait)), as the Engine reports it.
+        type: str
+        choices: [served]
+      nameservers:
+        description:
+          - The servers O(dns.wait=served) asks instead of the zone's NS records, each V(host), V(host@port),
+            V(host:port), V([v6]:port) or V(v6@port) (default port 53).
+        type: list
+        elements: str
   tag_prefix:
     description:
       - Prefix of the owner tag, the lease tag and the marker tag.

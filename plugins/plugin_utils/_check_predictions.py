@@ -5,7 +5,8 @@
 """The action of the collection's writing modules: check mode predicts across the tasks of a play.
 
 Each module that writes (loadbalancer, backend, frontend, bind, server, acl, rule, service, ip_address,
-dns_record) has an action plugin of its name in plugins/action/ that is ``PredictingAction``. It runs the module as the ``normal`` action
+dns_record, dns_record_sets) has an action plugin of its name in plugins/action/ that is ``PredictingAction``. It runs
+the module as the ``normal`` action
 would, and in check mode also carries the predictions of the run's earlier check-mode tasks to it
 and the module's own predictions back:
 

@@ -5,6 +5,7 @@
     .venv/bin/python tests/bench/benchmark.py --shape S1008 --latency 0.05 --out /tmp/s1008.md   # one figure
     .venv/bin/python tests/bench/benchmark.py --fleet-only --out /tmp/fleet.md                    # the 50-service rows
     .venv/bin/python tests/bench/benchmark.py --dns-only      # the CloudDNS rows, merged into docs/benchmarks.md
+    .venv/bin/python tests/bench/benchmark.py --zone-only     # only dns_record_sets in a zone of 10,000 records
 
 Starts the local Engine (tests/engine) and, at 0 and 50 ms of latency per request, runs the
 `service` module as its own process (no Ansible controller around it) for S42 (3 ports, 2 addresses,
@@ -13,8 +14,8 @@ fresh create, no-op, check mode (one node added, --check), node added, port adde
 For each run it reads the Engine's request log: requests by method, and the round trips in a row
 (the longest chain of requests that did not overlap, from each request's start and end); and the
 module process's wall time and peak memory (ru_maxrss). Rows for per-object modules in a loop (a
-real playbook), the cloud controller's formulas and `dns_record` on one rrset in a zone of 1,000 records
-come next, then the role over 50 services on 5
+real playbook), the cloud controller's formulas, `dns_record` on one rrset in a zone of 1,000 records and
+`dns_record_sets` on 200 record sets in a zone of 10,000 come next, then the role over 50 services on 5
 load balancers, one after another and as a fleet (docs/fleet.md), whose no-ops are also broken down by
 request path (what each reads, without identifiers). Prints the table and writes it
 with the date and the machine to docs/benchmarks.md (only the generated part between its markers).
@@ -241,6 +242,52 @@ def dns_rows(tmp, latencies):
     return rows
 
 
+# ---- CloudDNS: 200 record sets in a zone of 10,000 records, one task (issue 41) ---------------
+ZONE_FILL = 10000
+ZONE_SETS = 200
+
+
+def zone_rows(tmp, latencies):
+    """dns_record_sets over 200 record sets in a zone of 10,000 records (the seed's ``fill``): create, no-op (at most 2
+    requests: one listing), check mode with prune, a change of 20 (one changeset), and that change again with the
+    Engine answering 429 (Retry-After 1 s) to the listing once and to the changeset twice: the client's back-off."""
+    path = os.path.join(tmp, "zone-seed.yml")
+    with open(path, "w") as handle:
+        yaml.safe_dump({"zones": [{"name": "bench.test", "ttl": 300, "fill": ZONE_FILL}]}, handle)
+    sets = [{"name": "s%d" % i, "type": "A", "values": ["127.0.%d.%d" % (2 + i // 250, i % 250 + 1)], "ttl": 300}
+            for i in range(ZONE_SETS)]
+    changed = [dict(s, values=["127.0.9.%d" % (i + 1)]) if i < 20 else s for i, s in enumerate(sets)]
+    rate_limited = [dict(s, values=["127.0.8.%d" % (i + 1)]) if i < 20 else s for i, s in enumerate(sets)]
+    base = {"zone": "bench.test", "owner": "bench"}
+    phases = [("create", dict(base, record_sets=sets), False, None),
+              ("no-op", dict(base, record_sets=sets), False, None),
+              ("check mode, prune", dict(base, record_sets=sets[:190], prune=True), True, None),
+              ("change of 20", dict(base, record_sets=changed), False, None),
+              ("change of 20 under 429", dict(base, record_sets=rate_limited), False,
+               {"retry_after": 1, "script": [{"method": "GET", "path": "/records", "status": 429, "count": 1},
+                                             {"method": "POST", "path": "/changeset", "status": 429, "count": 2}]})]
+    rows = []
+    with LocalEngine(seed=path) as engine:
+        for latency in latencies:
+            engine.reset()
+            for phase, args, check, faults in phases:
+                engine.set_faults(dict(faults or {}, latency=latency))
+                engine.reset_requests()
+                run = run_module("dns_record_sets", dict(args, api_url=engine.url, api_token=engine.token), check=check)
+                log = engine_log(engine)
+                if run.failed or run.result.get("changed") != (phase != "no-op"):
+                    raise SystemExit("dns_record_sets %s failed: %s" % (phase, run.result.get("msg") or run.result))
+                changesets = len([e for e in log if e["method"] == "POST" and e["status"] == 200])
+                note = {"no-op": "target ≤ 2 requests", "check mode, prune": "10 record sets to prune, 0 writes",
+                        "change of 20": "%d changeset" % changesets,
+                        "change of 20 under 429": "%d changeset; 429 on 1 listing and 2 changesets, each sent again "
+                                                  "after Retry-After" % changesets}.get(phase, "")
+                rows.append(Row("DNS zone of %d records, %d record sets, dns_record_sets %s" % (ZONE_FILL, ZONE_SETS, phase),
+                                latency, log, run.seconds, run.peak_mb, note))
+                print(" | ".join(rows[-1].cells()), flush=True)
+    return rows
+
+
 # ---- 50 services on 5 load balancers: the role, one after another and as a fleet ---------------
 FLEET_SEED = """loadbalancers:
 %s""" % "".join("  - {name: lb%d, identifier: 0a11ba1a00000000000000000000000%d}\n" % (i, i) for i in range(1, 6))
@@ -394,13 +441,17 @@ def main():
                         "with --latency, a quick look at one figure (the table written then has only those rows)")
     parser.add_argument("--latency", type=float, action="append", help="latencies in seconds (default 0 and 0.05)")
     parser.add_argument("--dns-only", action="store_true", help="only the CloudDNS rows (one rrset in a zone of 1,000 "
-                        "records), merged into the table of --out in place of the same rows (the others stay)")
+                        "records; 200 record sets in a zone of 10,000), merged into the table of --out in place of the "
+                        "same rows (the others stay)")
+    parser.add_argument("--zone-only", action="store_true", help="only the rows of 200 record sets in a zone of 10,000 "
+                        "records, merged as --dns-only merges")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
     args = parser.parse_args()
     started = datetime.datetime.utcnow()
-    if args.dns_only:
+    if args.dns_only or args.zone_only:
         with tempfile.TemporaryDirectory() as tmp:
-            rows = dns_rows(tmp, tuple(args.latency or (0.0, 0.05)))
+            latencies = tuple(args.latency or (0.0, 0.05))
+            rows = ([] if args.zone_only else dns_rows(tmp, latencies)) + zone_rows(tmp, latencies)
         merge(args.out, rows)
         print("merged into %s" % args.out)
         return
@@ -432,6 +483,7 @@ def main():
             print(" | ".join(rows[-1].cells()), flush=True)
             rows += ccm_rows()
             rows += dns_rows(tmp, latencies)
+            rows += zone_rows(tmp, latencies)
         if not (args.quick or args.no_fleet):
             rows += fleet_rows(tmp, 0.05, args.forks)
     print(table(rows))

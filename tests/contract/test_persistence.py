@@ -132,6 +132,8 @@ ORPHAN_RULE = {"name": "r", "index": 0, "condition": "if", "condition_test": "no
     ({"prefixes": [{"cidr": "10.0.0.0/24", "type": 3}]}, "type must be 0 or 1"),
     ({"prefixes": [{"cidr": "10.0.0.0/24", "location": {"name": "x"}}]}, "location: needs a code"),
     ({"prefixes": [{"cidr": "10.0.0.0/24", "vlan": {"nam": "x"}}]}, "vlan: unknown keys nam"),
+    ({"zones": [{"name": "big.test", "fill": -1}]}, "zones[0]: fill must be a number of records from 0 to 100000"),
+    ({"zones": [{"name": "big.test", "fill": "many"}]}, "zones[0]: fill must be"),
 ])
 def test_seed_errors_name_the_entry(data, message):
     engine = Engine()
@@ -156,3 +158,17 @@ def test_a_state_file_of_another_schema_is_refused(tmp_path):
     sqlite3.connect(path).execute("CREATE TABLE objects (id TEXT)").connection.commit()
     with pytest.raises(StoreError, match="another version of the local Engine"):
         Store(path)
+
+
+def test_a_zone_seed_fills_a_large_zone():
+    """``fill: N`` (README.md, Seed): N A records besides the listed ones, without a comment, the zone's TTL."""
+    engine = Engine()
+    seed.apply(engine, {"zones": [{"name": "big.test", "fill": 300, "records": [
+        {"name": "www", "type": "A", "rdata": "127.0.0.5"}]}]})
+    records = engine.clouddns.records("big.test", {})
+    filled = [r for r in records if r["name"].startswith("fill-")]
+    assert len(filled) == 300 and len(set(r["rdata"] for r in filled)) == 300
+    assert filled[-1]["rdata"] == "10.0.1.43" and set((r["type"], r["ttl"], r["comment"]) for r in filled) == {
+        ("A", None, None)}
+    assert [r["name"] for r in records if not r["name"].startswith("fill-")] == ["@", "@", "@", "www"]
+    engine.close()

@@ -90,13 +90,13 @@ def faults(rng):
     return out
 
 
-def run_module(server, args, timeout):
-    """The module as Ansible runs it (its arguments file, its JSON on stdout), in a process forked from the session's
-    ``module_fork_server`` (tests/bench/module_forks.py), killed once ``timeout`` seconds passed; returns (result or
+def run_module(server, args, timeout, module=MODULE.rsplit(".", 1)[1]):
+    """The module (``module``; the service unless named) as Ansible runs it (its arguments file, its JSON on stdout), in
+    a process forked from the session's ``module_fork_server`` (tests/bench/module_forks.py), killed once ``timeout`` seconds passed; returns (result or
     None when killed, stdout). Forked, the module works from its first moment: a short timeout kills it between two
     of its requests, not while a fresh interpreter is still importing."""
     with tempfile.TemporaryDirectory() as tmp:
-        request = {"module": MODULE.rsplit(".", 1)[1], "args": os.path.join(tmp, "args.json"),
+        request = {"module": module, "args": os.path.join(tmp, "args.json"),
                    "out": os.path.join(tmp, "out"), "err": os.path.join(tmp, "err"),
                    "env": module_environ({}, COLLECTIONS), "timeout": timeout}
         with open(request["args"], "w") as handle:

@@ -24,6 +24,7 @@ OPTIONS = {
     "service": {"name": "web", "load_balancers": ["lb1"]},
     "dns_record": {"zone": "local.test", "type": "A", "values": ["127.0.0.1"]},
     "dns_record_info": {"zone": "local.test"},
+    "dns_record_sets": {"zone": "local.test", "record_sets": [{"name": "www", "type": "A", "values": ["127.0.0.1"]}]},
 }
 
 
@@ -67,7 +68,7 @@ def test_every_module_reports_a_missing_netaddr(ansible, engine, tmp_path):
 
 
 # The modules that compare DNS values with dnspython (dns_zone_info reads zones and needs none).
-NEEDS_DNSPYTHON = ("dns_record", "dns_record_info")
+NEEDS_DNSPYTHON = ("dns_record", "dns_record_info", "dns_record_sets")
 
 
 def test_the_dns_modules_report_a_missing_dnspython(engine, tmp_path):

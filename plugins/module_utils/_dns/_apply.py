@@ -61,8 +61,14 @@ class RrsetOperations(Operations):
         return may_have_landed(exc)
 
     def _write(self, action):
-        zone = action.obj["zone"]
         create, delete = changeset(action)
+        self.send(action.obj["zone"], create, delete, lambda exc: _refused(exc, action),
+                  claimed=lambda answer, deadline: self._claimed(action, answer, deadline))
+
+    def send(self, zone, create, delete, refused, claimed=None):
+        """One changeset of ``zone`` once it is editable, then (``wait``) until its revision is live; ``refused(exc)``
+        is the Failure of a refusal (a 400 that is not "not editable"); ``claimed(answer, deadline)``, when given,
+        reads the changeset's answer before the wait (``_claimed``)."""
         deadline = self.clock() + self.timeout
         while True:
             self.editable(zone, deadline)
@@ -71,8 +77,9 @@ class RrsetOperations(Operations):
                 break
             except EngineError as exc:
                 if exc.status != 400 or NOT_EDITABLE not in (exc.message or "") or self.clock() > deadline:
-                    raise _refused(exc, action) if exc.status == 400 else exc
-        self._claimed(action, answer, deadline)
+                    raise refused(exc) if exc.status == 400 else exc
+        if claimed is not None:
+            claimed(answer, deadline)
         if self.wait:
             self.editable(zone, deadline, written=True)
 

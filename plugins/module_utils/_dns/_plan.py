@@ -26,6 +26,12 @@ from .._reconcile._plan import Action, Placeholder, Plan
 MARK_END = "; "
 COMMENT_MAX = 255
 
+# What the records of others in an rrset are to a task (the option ``others``): FAIL, the rrset is the task's alone and
+# a record of another owner in it fails the task (``_check_may_touch``); KEEP, the task manages only its owner's records
+# and keeps every other one, so that several owners hold values in one rrset (SPF and site verification TXT at the apex).
+FAIL, KEEP = "fail", "keep"
+OTHERS = (FAIL, KEEP)
+
 
 def mark_of(comment):
     """The owner mark a comment starts with (``anxlb-svc=shop``), or None."""
@@ -148,28 +154,34 @@ class ZoneObservation:
 
 class DesiredRrset:
     """What a task asks for: ``values`` (normalised; None with state absent: every record), ``ttl`` (None:
-    not compared), ``comment`` (the full comment with the owner's mark; ``compare_comment`` False: left as it is)."""
+    not compared), ``comment`` (the full comment with the owner's mark; ``compare_comment`` False: left as it is),
+    ``others`` (``FAIL`` or ``KEEP``: what the records of others in the rrset are to the task, see ``shared_split``)."""
 
     def __init__(self, zone, name, rtype, values, present=True, ttl=None, comment=None, compare_comment=False,
-                 owner=None, tag_prefix="anxlb", clashing=None):
+                 owner=None, tag_prefix="anxlb", others=FAIL, spare=None, clashing=None):
         self.zone, self.name, self.type = zone, name, rtype
         self.values, self.present, self.ttl = values, present, ttl
         self.comment, self.compare_comment = comment, compare_comment
         self.owner, self.tag_prefix = owner, tag_prefix
+        self.others = others   # FAIL: the rrset is the task's alone; KEEP: only the owner's records are (shared_split)
+        self.spare = spare     # with KEEP, a test of the owner's records the task keeps too (prune: a service's name)
         # The record types of the name this task must hold alone (a service's name: A, AAAA and CNAME; an rrset: its type).
         self.clashing = tuple(clashing or (rtype,))
 
     def foreign(self, record):
         """Whether ``record`` (of this name) is one this task may neither change nor share the name with: of a clashing
-        type, and another owner's (any prefix), or a service's name record when this task is not that service's, or,
-        for a service's name, any record that is not its own."""
+        type, and another owner's (any prefix; not with ``others: keep``, where others' values are expected), or a
+        service's name record when this task is not that service's, or, for a service's name, any record that is not
+        its own."""
         if record.get("type") not in self.clashing:
             return False
         if is_service_record(self.comment):
             return record.get("comment") != self.comment
+        if is_service_record(record.get("comment")):
+            return True
         mark = mark_of(record.get("comment"))
         own = owner_tag(self.owner, self.tag_prefix) if self.owner else None
-        return bool(mark and mark != own) or is_service_record(record.get("comment"))
+        return bool(mark and mark != own) and self.others != KEEP
 
     def fits(self, record):
         """Whether an existing record may stay as it is (its value aside)."""
@@ -177,19 +189,73 @@ class DesiredRrset:
                 and (not self.compare_comment or record["comment"] == self.comment))
 
 
+def check_others(others, owner, rtype, where=""):
+    """The option ``others`` (``where``: the entry it belongs to, as messages name it) or a Failure before any request:
+    KEEP needs an owner (the mark is what tells the task's records from the others) and is no mode for a CNAME (a
+    name is an alias of one name: two owners cannot each add a target)."""
+    if others not in OTHERS:
+        raise Failure("%sothers must be one of %s, got %r" % (where, ", ".join(OTHERS), others))
+    if others == KEEP and not owner:
+        raise Failure("%sothers: keep needs owner: the owner's mark in the records' comment is what tells its records from "
+                      "the others it keeps; set owner" % where)
+    if others == KEEP and rtype == "CNAME":
+        raise Failure("%sothers: keep is not for a CNAME (a name is an alias of one name); manage it with others: fail"
+                      % where)
+    return others
+
+
+def shared_split(records, desired):
+    """(the records the task manages, the records it keeps as they are). With ``others: keep`` the task's are those
+    carrying its owner's mark and every other record stays (another owner's, a hand-made one, an immutable one); else
+    the whole rrset is the task's and the others list is empty (``_check_may_touch`` then refuses to delete theirs)."""
+    if desired.others != KEEP:
+        return records, []
+    own = owner_tag(desired.owner, desired.tag_prefix)
+    mine = [r for r in records if mark_of(r["comment"]) == own and not (desired.spare and desired.spare(r))]
+    return mine, [r for r in records if not any(r is m for m in mine)]
+
+
+def check_shared_ttl(others, desired):
+    """DNS serves one TTL per rrset, so with ``others: keep`` a ``ttl`` is taken only when every record the task keeps
+    has it: a TTL change is the whole rrset's, which no owner alone may make (it would rewrite the others' records).
+    Without ``ttl`` the task's new records take the rrset's TTL (``_new``), so the rrset keeps one TTL."""
+    if desired.ttl is None:
+        return
+    differ = [r for r in others if r["ttl"] != desired.ttl]
+    if differ:
+        raise Failure("%s %s: ttl %d differs from the TTL of records this task keeps (others: keep): %s; DNS serves one TTL "
+                      "per rrset and one owner does not change the others' records: leave ttl out (new records take the "
+                      "rrset's TTL), or change the TTL of every record of the rrset together"
+                      % (fqdn(desired.name, desired.zone), desired.type, desired.ttl,
+                         ", ".join("%s (ttl %s, %s)" % (
+                             r["value"], r["ttl"] if r["ttl"] is not None else "the zone's default", _holder(r))
+                             for r in differ)))
+
+
+def _holder(record, tag_prefix=None):
+    """Who holds a record, as messages say it (the mark's tag prefix too when it is not ``tag_prefix``)."""
+    mark = mark_of(record["comment"])
+    if record["immutable"]:
+        return "immutable"
+    if not mark:
+        return "no owner mark"
+    prefix, owner = split_owner_tag(mark)
+    return "owner '%s'%s" % (owner, " of tag prefix '%s'" % prefix if tag_prefix and prefix != tag_prefix else "")
+
+
 def plan_rrset(world, desired):
     """The plan (no action, or one) that makes the rrset in ``world`` what ``desired`` asks for."""
     key = rrset_key(desired.zone, desired.name, desired.type)
     obj = world.get(key)
     records = list(obj["records"]) if obj else []
+    mine, others = shared_split(records, desired)
     if desired.present:
-        keep, deletes = _kept(records, desired)
+        check_shared_ttl(others, desired)
+        keep, deletes = _kept(mine, desired)
         creates = [_new(value, records, keep, desired) for value in desired.values if value not in keep]
-        after = sorted(list(keep.values()) + creates, key=lambda r: r["value"])
+        after = sorted(list(keep.values()) + creates + others, key=lambda r: r["value"])
     else:
-        doomed = set(desired.values) if desired.values is not None else None
-        deletes = [r for r in records if doomed is None or r["value"] in doomed]
-        creates, after = [], [r for r in records if r not in deletes]
+        (deletes, after), creates = _removed(records, mine, desired), []
     if not deletes and not creates:
         return Plan()
     _check_may_touch(deletes, desired)
@@ -199,10 +265,17 @@ def plan_rrset(world, desired):
                                zone=desired.zone, name=desired.name, type=desired.type, records=[], values=[])
     else:
         op = DELETE if not after else UPDATE
-    action = Action(op, RRSET, obj, changes=_changes(records, after), reason=_reason(records, deletes, creates, desired))
+    action = Action(op, RRSET, obj, changes=_changes(records, after), reason=_reason(mine, deletes, creates, desired))
     action.deletes, action.creates, action.records_after = deletes, creates, after
     action.desired = desired   # what the write checks the zone's answer against (_apply: two writers at once)
     return Plan([action])
+
+
+def _removed(records, mine, desired):
+    """(the records state absent deletes: the task's of its values, or all the task's; the records after)."""
+    doomed = set(desired.values) if desired.values is not None else None
+    deletes = [r for r in mine if doomed is None or r["value"] in doomed]
+    return deletes, [r for r in records if not any(r is d for d in deletes)]
 
 
 def _kept(records, desired):
@@ -244,9 +317,9 @@ def _check_may_touch(deletes, desired):
                              record["comment"]))
         mark = mark_of(record["comment"])
         if mark and mark != own:
-            _prefix, other = split_owner_tag(mark)
-            raise Failure("%s %s record %s belongs to owner '%s' (comment %r); dns_record never changes or deletes another "
-                          "owner's record%s" % (where, desired.type, record["value"], other, record["comment"],
+            raise Failure("%s %s record %s belongs to %s (comment %r); dns_record never changes or deletes another "
+                          "owner's record%s" % (where, desired.type, record["value"], _holder(record, desired.tag_prefix),
+                                                record["comment"],
                                                 "" if desired.owner else ": set owner to that owner if this task manages it"))
 
 
@@ -261,10 +334,11 @@ def _changes(before, after):
 
 
 def _reason(records, deletes, creates, desired):
+    """Why, from the records the task manages (with ``others: keep`` the owner's only)."""
     if not desired.present:
         return "state is absent"
     if not records:
-        return "the rrset has no record"
+        return "the rrset has no record of owner '%s'" % desired.owner if desired.others == KEEP else "the rrset has no record"
     return "; ".join("%s %s" % (text, ", ".join(sorted(set(values)))) for text, values in _why(records, deletes, desired)
                      if values)
 

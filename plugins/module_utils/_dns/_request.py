@@ -6,6 +6,10 @@
 
 from .._model._request import Request, TAG_PREFIX, WAIT_OPTIONS
 
+# The wait options of the DNS modules (doc fragment anxcloud.lbaas.dns_wait): wait is true, false or served (the
+# zone's authoritative servers asked until they answer the new data, ``_served``), with the servers to ask.
+DNS_WAIT_OPTIONS = dict(WAIT_OPTIONS, wait=dict(type="raw", default=True), nameservers=dict(type="list", elements="str"))
+
 
 class DnsRecordRequest(Request):
     """The ``dns_record`` module's options (its argument spec, with the wait options its run reads)."""
@@ -18,7 +22,8 @@ class DnsRecordRequest(Request):
         ttl=dict(type="int"),
         comment=dict(type="str"),
         owner=dict(type="str"),
+        others=dict(type="str", choices=["fail", "keep"], default="fail"),
         tag_prefix=dict(TAG_PREFIX),
         state=dict(type="str", choices=["present", "absent"], default="present"),
-        **WAIT_OPTIONS
+        **DNS_WAIT_OPTIONS
     )

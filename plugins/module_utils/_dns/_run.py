@@ -7,13 +7,17 @@
 observe (one GET of the zone's records of that name and type; with ``wait`` the zone's state beside it) -> plan
 (``_plan.plan_rrset``, and what the zone's newest revision needs, ``_revision``) -> check mode: predict | apply
 (``_apply.RrsetOperations``: one changeset) -> observe and plan again, which must find nothing left to do. Every
-option is checked before the first request, so bad input writes nothing.
+option is checked before the first request, so bad input writes nothing. With ``wait: served`` the run then asks the
+zone's authoritative servers until each answers the new data (``_served``).
 """
 
+import time
+
 from ._plan import (
-    COMMENT_MAX, RRSET, SERVICE_NOTE, DesiredRrset, ZoneObservation, comment_text, observed_rrset, plan_rrset, rrset_key,
-    view)
+    COMMENT_MAX, FAIL, RRSET, SERVICE_NOTE, DesiredRrset, ZoneObservation, check_others, comment_text, observed_rrset,
+    plan_rrset, rrset_key, view)
 from ._revision import read_zone, revision_plan
+from ._served import SERVED, check_nameservers, served_outcome, wait_mode
 from ._values import (
     check_type, fqdn, has_dnspython, normal_name, normal_values, normal_zone)
 from .._model._failure import Failure
@@ -44,9 +48,10 @@ def desired_from(params):
     if ttl is not None and not 0 < ttl <= TTL_MAX:
         raise Failure("ttl must be between 1 and %d seconds, got %d (leave it out for the zone's default)" % (TTL_MAX, ttl))
     full = _comment(p)
+    others = check_others(p.get("others") or FAIL, p.get("owner"), rtype)
     return DesiredRrset(zone, name, rtype, values, present=present, ttl=ttl, comment=full,
                         compare_comment=p.get("comment") is not None or p.get("owner") is not None,
-                        owner=p.get("owner"), tag_prefix=p["tag_prefix"])
+                        owner=p.get("owner"), tag_prefix=p["tag_prefix"], others=others)
 
 
 def _comment(params):
@@ -131,12 +136,28 @@ def check_dnspython(option=None):
 
 
 def run_dns_record(client, request, check_mode, warn=None, diff=False):
-    """The ``dns_record`` module's run of ``request`` (a ``DnsRecordRequest``, with the wait options): its result."""
+    """The ``dns_record`` module's run of ``request`` (a ``DnsRecordRequest``): its result; with ``wait: served`` what
+    each of the zone's servers answered (``served``)."""
     check_dnspython()
-    part = RrsetPart(client, desired_from(request.as_params()), wait=request.wait, wait_timeout=request.wait_timeout,
-                     warn=warn)
-    run = Run(client, check_mode, [part], wait=request.wait, wait_timeout=request.wait_timeout)
+    started = time.monotonic()
+    desired = desired_from(request.as_params())
+    mode = wait_mode(request.wait)
+    nameservers = check_nameservers(request.nameservers, mode)
+    part = RrsetPart(client, desired, wait=bool(mode), wait_timeout=request.wait_timeout, warn=warn)
+    run = Run(client, check_mode, [part], wait=bool(mode), wait_timeout=request.wait_timeout)
     outcome = run.run()
     result = part.report(outcome, diff=diff)
     result["summary"] = run.summary(outcome.plan, done=not check_mode) or "in sync"
+    if mode == SERVED and not check_mode:
+        with_result(result, lambda: served_outcome(client, desired.zone, [desired], outcome, nameservers,
+                                                   started + request.wait_timeout), "served")
     return result
+
+
+def with_result(result, served, key):
+    """``result[key] = served()``; a Failure of it reports ``result`` too (what was written stays said)."""
+    try:
+        result[key] = served()
+    except Failure as exc:
+        exc.partial_result = dict(result)
+        raise

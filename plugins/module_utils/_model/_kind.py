@@ -278,6 +278,9 @@ class Operations:
     confirms_by_wait = False
     sequential = False
     after_gone = False
+    # Every action of the kind in a plan is one write (``write_all``), whatever its effect: a zone's record sets, one
+    # changeset of the zone (all or nothing). Such a kind is written after the other creates and updates of the plan.
+    batched = False
 
     def create(self, applier, action, body):
         """Creates the object; returns ``(identifier, the Engine's answer or None)``."""
@@ -302,6 +305,10 @@ class Operations:
         for action in actions:
             self.delete(applier, action)
         return []
+
+    def write_all(self, applier, actions):
+        """Writes ``actions`` (of a ``batched`` kind) as one write; returns what to wait for."""
+        raise NotImplementedError
 
     def target(self, action, ident, expect="ok"):
         """What the wait polls after the action (None: nothing to wait for)."""

@@ -318,13 +318,29 @@ class Applier:
         return self.apply_group(plan, wait)
 
     def _writes(self, plan):
-        early = [a for a in plan if a.effect == DELETE and a.after is None]
-        rest = [a for a in plan if a.effect != DELETE]
-        late = [a for a in plan if a.effect == DELETE and a.after is not None]
-        targets = self._delete_levels(early)
-        targets += self._by_dependency([a for a in rest if not self.ops(a.kind).sequential])
-        targets += self._in_order([a for a in rest if self.ops(a.kind).sequential])
-        targets += self._delete_levels(late)
+        batched, early, parallel, sequential, late = self._split(plan)
+        return (self._delete_levels(early) + self._by_dependency(parallel) + self._in_order(sequential)
+                + self._batches(batched) + self._delete_levels(late))
+
+    def _split(self, plan):
+        """(batched, deletes, creates and updates by dependency, those of sequential kinds, deletes after a create)."""
+        groups = ([], [], [], [], [])
+        for action in plan:
+            ops = self.ops(action.kind)
+            if ops.batched:
+                slot = 0
+            elif action.effect == DELETE:
+                slot = 1 if action.after is None else 4
+            else:
+                slot = 3 if ops.sequential else 2
+            groups[slot].append(action)
+        return groups
+
+    def _batches(self, actions):
+        """The actions of ``batched`` kinds, each kind's (each operations') in one write."""
+        targets = []
+        for ops in list(dict.fromkeys(self.ops(a.kind) for a in actions)):
+            targets += [t for t in ops.write_all(self, [a for a in actions if self.ops(a.kind) is ops]) if t is not None]
         return targets
 
     def _isolated(self, plan):

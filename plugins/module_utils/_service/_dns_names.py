@@ -27,9 +27,12 @@ Order in the run (the kinds' declared dependencies): the records are written aft
 exist, and deleted before them.
 """
 
+from types import SimpleNamespace
+
 from .._dns._plan import (
     RRSET, DesiredRrset, ZoneObservation, is_service_record, mark_of, owned_rrsets, plan_rrset, service_comment, view)
 from .._dns._revision import read_zone, revision_plan
+from .._dns._served import SERVED, check_nameservers, served_outcome
 from .._dns._values import fqdn, normal_name, normal_values, normal_zone
 from .._model._failure import Failure
 from .._model._kinds import normalize_ip
@@ -94,6 +97,9 @@ class ServiceNames(Part):
         self.present = d.state == "present"
         self.values = family_values(d.addresses) if self.present and self.spec else None
         self.wait = d.wait
+        self.wait_served = bool(d.dns) and d.dns.get("wait") == SERVED
+        self.nameservers = check_nameservers((d.dns or {}).get("nameservers"), SERVED if self.wait_served else True,
+                                             "dns.nameservers")
         if self.spec is not None:
             self.result["dns_conflicts"] = []
             placement_tag(d.tag_prefix, d.name, DNS, self.spec[0])   # fails now if the tag would be too long
@@ -229,6 +235,15 @@ class ServiceNames(Part):
             if obj.get("kind") == RRSET.name and obj.get("zone") == zone and obj.get("name") == name and obj.get("records"):
                 out[obj["type"]] = [view(r) for r in sorted(obj["records"], key=lambda r: r["value"])]
         return dict((rtype, out[rtype]) for rtype in FAMILIES if rtype in out)
+
+    def served(self, outcome, deadline):
+        """``dns.wait: served``, after a real run: the zone's servers asked until each answers the name's A and AAAA
+        records as the run left them (``_dns._served``); what each answered, or a Failure naming the server."""
+        zone, name, ttl = self.spec
+        desireds = [self._desired(zone, name, rtype, (self.values or {}).get(rtype) or None, ttl) for rtype in FAMILIES]
+        rrsets = SimpleNamespace(plan=[a for a in outcome.plan if a.kind is RRSET],
+                                 after=dict((k, o) for k, o in outcome.after.items() if o.get("kind") == RRSET.name))
+        return served_outcome(self.client, zone, desireds, rrsets, self.nameservers, deadline)
 
     def operations(self, client):
         from .._dns._apply import RrsetOperations   # a real run that writes only (_reconcile._run)

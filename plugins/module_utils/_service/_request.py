@@ -42,6 +42,8 @@ class ServiceRequest(Request):
             zone=dict(type="str", required=True),
             name=dict(type="str", required=True),
             ttl=dict(type="int"),
+            wait=dict(type="str", choices=["served"]),
+            nameservers=dict(type="list", elements="str"),
         )),
         **WAIT_OPTIONS
     )

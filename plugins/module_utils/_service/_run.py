@@ -16,6 +16,9 @@ ours deleted there, children first); confirm the exact tags of what the plan wou
 tag listing; detect conflicts; report the objects, the status and a per-load-balancer summary and diff.
 """
 
+import time
+
+from .._dns._run import with_result
 from .._lbaas._planner import refused_backend_deletes
 from .._model._failure import Failure
 from .._model._names import check_holder, check_name_part, check_tag_prefix
@@ -320,6 +323,7 @@ def service_run(client, declaration, check_mode, warn, checks=()):
 def report(run, diff=False):
     """Runs the service's ``run`` and fills its result: changed, the one plan, the one summary (every load balancer,
     then each name), the objects, the names, and in diff mode one tree (load balancers and names side by side)."""
+    started = time.monotonic()
     outcome = run.run()
     objects, names = run.parts[0], run.parts[1]
     result, d = run.result, objects.declaration
@@ -327,6 +331,9 @@ def report(run, diff=False):
                   summary=run.summary(outcome.plan, done=not objects.check_mode))
     objects.report(outcome)
     names.report(outcome)
+    if names.wait_served and names.spec and not objects.check_mode:
+        with_result(result, lambda: dict(result["dns"], served=names.served(
+            outcome, started + objects.declaration.wait_timeout)), "dns")
     if outcome.interruptions:
         result["interruptions"] = outcome.interruptions
     if diff:

@@ -29,7 +29,8 @@ LOCATION_KEYS = ("code", "identifier", "name", "country", "city_code", "lat", "l
 VLAN_KEYS = ("name", "identifier", "description")
 IDENTIFIER = re.compile(r"^[0-9a-f]{32}$")
 ZONE_KEYS = ("name", "admin_email", "refresh", "retry", "expire", "ttl", "dnssec_mode", "master_ns", "dns_servers",
-             "records")
+             "records", "fill")
+FILL_MAX = 100000
 ZONE_DEFAULTS = {"master": True, "dnssec_mode": "unvalidated", "refresh": 3600, "retry": 600, "expire": 604800,
                  "ttl": 300}
 RECORD_KEYS = ("name", "type", "rdata", "ttl", "region", "comment", "immutable")
@@ -101,10 +102,22 @@ def _zone(engine, spec, where):
             raise SeedError("%s: %s" % (at, "; ".join("%s: %s" % item for item in sorted(problems.items()))))
         record["immutable"] = bool(entry.get("immutable", False))
         records.append(record)
+    records += _fill(spec.get("fill"), where)
     try:
         engine.clouddns.create_zone(body, seeded_records=records)
     except ApiError as exc:
         raise _failed(where, exc)
+
+
+def _fill(count, where):
+    """``fill: N``: N A records a large zone holds besides the listed ones (benchmarks, scale tests): ``fill-<i>`` ->
+    10.x.y.z, no comment (no owner's mark: made by hand, as far as a client can tell), the zone's default TTL."""
+    if count is None:
+        return []
+    if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= FILL_MAX:
+        raise SeedError("%s: fill must be a number of records from 0 to %d" % (where, FILL_MAX))
+    return [{"name": "fill-%d" % i, "type": "A", "rdata": "10.%d.%d.%d" % (i >> 16 & 255, i >> 8 & 255, i & 255),
+             "region": "default", "ttl": None, "comment": None, "immutable": False} for i in range(count)]
 
 
 def _existing(store, kind, spec, parent_field, parent_id, where):
