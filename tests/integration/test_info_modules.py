@@ -150,6 +150,8 @@ def group_tasks(ids):
         "ip_address": {"pool": [V4], "owner": "web", "family": "v4"},
         "gc": {"keep": ["web"]},
         "dns_record": {"zone": "group.test", "name": "www", "type": "A", "values": ["127.0.0.1"]},
+        "dns_record_sets": {"zone": "group.test", "owner": "web",
+                            "record_sets": [{"name": "api", "type": "A", "values": ["127.0.0.2"]}]},
         "dns_record_info": {"zone": "group.test", "type": "A"},
         "dns_zone_info": {"name": "group.test"},
     }
@@ -175,11 +177,13 @@ def test_the_modules_that_wait_for_nothing_take_the_groups_wait_options_and_igno
     assert results["gc"]["removed"] == [] and results["gc"]["changed"] is False
     # the read-only ones wrote nothing; the allocation and the record are the only writes
     names = list(tasks)
-    writing = ("ip_address", "gc", "dns_record")
-    assert [run.writes(engine, i) for i, name in enumerate(names) if name not in writing] == [0] * (len(names) - 3)
+    writing = ("ip_address", "gc", "dns_record", "dns_record_sets")
+    assert [run.writes(engine, i) for i, name in enumerate(names) if name not in writing] == [0] * (len(names) - 4)
     assert run.writes(engine, names.index("gc")) == 0
-    assert run.writes(engine, names.index("dns_record")) == 1   # one changeset, waited for with the group's wait
-    assert [r["value"] for r in results["dns_record_info"]["records"]] == ["127.0.0.1"]
+    # one changeset each, waited for with the group's wait
+    assert run.writes(engine, names.index("dns_record")) == 1
+    assert run.writes(engine, names.index("dns_record_sets")) == 1
+    assert sorted(r["value"] for r in results["dns_record_info"]["records"]) == ["127.0.0.1", "127.0.0.2"]
     assert results["dns_zone_info"]["zones"][0]["live"] is True
     (address,) = results["ip_address"]["addresses"]
     assert address["address"] in addresses(engine, V4)

@@ -7,7 +7,8 @@
 The operations of the rrset kind in such a run: ``batched`` (``_model._kind.Operations``), so the one ``Applier``
 hands them every action of the plan at once (``write_all``), where the rrset operations of ``dns_record`` write a
 changeset per action. They join the changesets of the actions (``_plan.changeset``) into one, sent as the rrset
-operations send one (``RrsetOperations.send``: the zone editable first, then with ``wait`` until the revision is live). The actions touch distinct rrsets, so their
+operations send one (``RrsetOperations.send``: the zone editable first, then with ``wait`` until the revision is
+live). The actions touch distinct rrsets, so their
 deletes and creates do not meet: the joined changeset does what the actions would one after another, and check mode's
 predictions, which replay them one by one (``_predicted``), read the same.
 
