@@ -38,7 +38,7 @@ def test_wrapped_pages_are_read_to_the_end_without_a_trailing_empty_page(engine,
     items = client.lbaas_list("backend", load_balancer=LB1)
     assert [i["name"] for i in items] == ["b%02d" % i for i in range(count)]
     assert all(set(i) == {"identifier", "name"} for i in items)
-    assert paths(engine) == ["/api/LBaaS/v1/backend.json?filters=load_balancer%%3D%s&limit=%d&page=%d"
+    assert paths(engine) == ["/api/LBaaS/v1/backend.json?attributes=all&filters=load_balancer%%3D%s&limit=%d&page=%d"
                              % (LB1, page_size, page) for page in range(1, requests + 1)]
     assert client.request_counts == {"total": requests, "by_method": {"GET": requests}}
 
@@ -47,7 +47,7 @@ def test_default_page_size_is_100(engine, make_client):
     make_backends(engine, 3)
     reset_log(engine)
     make_client().lbaas_list("backend")
-    assert paths(engine) == ["/api/LBaaS/v1/backend.json?filters=&limit=100&page=1"]
+    assert paths(engine) == ["/api/LBaaS/v1/backend.json?attributes=all&filters=&limit=100&page=1"]
 
 
 def test_bare_pages_of_the_resource_list(engine, make_client):
@@ -98,8 +98,8 @@ def test_lbaas_filters_travel_inside_one_parameter(engine, make_client):
     reset_log(engine)
     assert [b["name"] for b in client.lbaas_list("backend", mode="tcp", load_balancer=LB2, name=None)] == ["two00"]
     query = parse_qs(paths(engine)[0].split("?", 1)[1], keep_blank_values=True)
-    assert query == {"filters": ["load_balancer=%s&mode=tcp" % LB2], "limit": ["100"], "page": ["1"]}
-    assert paths(engine)[0].startswith("/api/LBaaS/v1/backend.json?filters=load_balancer%3D" + LB2 + "%26mode%3Dtcp&")
+    assert query == {"attributes": ["all"], "filters": ["load_balancer=%s&mode=tcp" % LB2], "limit": ["100"], "page": ["1"]}
+    assert paths(engine)[0].startswith("/api/LBaaS/v1/backend.json?attributes=all&filters=load_balancer%3D" + LB2 + "%26mode%3Dtcp&")
     assert len(client.lbaas_list("backend")) == 3        # no filter: filters= (empty) still sent
     assert "filters=&" in paths(engine)[1]
 
@@ -108,7 +108,7 @@ def test_the_loadbalancer_list_takes_no_filters(engine, make_client):
     client = make_client()
     reset_log(engine)
     assert [lb["name"] for lb in client.lbaas_list("loadbalancer")] == ["lb1", "lb2"]
-    assert paths(engine) == ["/api/LBaaS/v1/loadbalancer.json?limit=100&page=1"]
+    assert paths(engine) == ["/api/LBaaS/v1/loadbalancer.json?attributes=all&limit=100&page=1"]
     with pytest.raises(ValueError):
         client.lbaas_list("loadbalancer", name="lb1")
     assert engine_log(engine)["total"] == 1
