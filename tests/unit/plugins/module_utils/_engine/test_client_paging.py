@@ -1,4 +1,6 @@
 """Paged lists over real HTTP: every envelope, exact request counts, filters."""
+import threading
+import time
 from urllib.parse import parse_qs
 
 import pytest
@@ -167,6 +169,28 @@ def test_every_envelope_with_exact_request_counts(stub, shape, keys, total, size
     seen = [r["query"]["page"] for r in stub.seen]
     assert seen[:1] + sorted(seen[1:], key=lambda p: int(p[0])) == [[str(p)] for p in range(1, requests + 1)]
     assert client.request_counts == {"total": requests, "by_method": {"GET": requests}}
+
+
+@pytest.mark.parametrize("keys", [("total_pages",), ("total_items",)])
+def test_the_pages_the_first_answer_counts_go_out_together_within_the_bound(stub, keys):
+    # 9 pages of 2: pages 2-9 at most 4 at a time (max_workers 4); with total_items alone the count only sends them
+    # out together, and the empty page 10 still ends the list.
+    inflight, peak, lock = [0], [0], threading.Lock()
+    serve = pager(18, "wrapped", keys)
+
+    def respond(req):
+        with lock:
+            inflight[0] += 1
+            peak[0] = max(peak[0], inflight[0])
+        time.sleep(0.1)
+        with lock:
+            inflight[0] -= 1
+        return serve(req)
+    stub.respond = respond
+    client = stub.client(page_size=2, max_workers=4)
+    assert [i["name"] for i in client.pages("/api/things.json")] == ["n%d" % i for i in range(18)]
+    assert 1 < peak[0] <= 4   # together, within the bound
+    assert len(stub.seen) == (9 if keys == ("total_pages",) else 10)
 
 
 @pytest.mark.parametrize("shape, keys", [("wrapped", ("total_items", "limit")), ("plain", ()), ("data", ())])
