@@ -4,7 +4,8 @@ per-object modules, gc; check mode and real) adopt, change, move, tag or delete 
 other's objects read back byte-identical from the local Engine's admin dump, and its request log shows no
 write naming one of their ids (in the path or the body). The Engine's tag listing matches by substring
 here (``anxlb-svc=web`` is inside ``xanxlb-svc=web``), the lenient matching docs/engine-api-facts.md
-(Tag listings) cannot rule out. Against today's Engine and one that lists whole objects (``listings``). The subject is each module's own ownership check, so every task runs as a
+(Tag listings) cannot rule out. Against today's Engine and one that lists whole objects (``listings``).
+The subject is each module's own ownership check, so every task runs as a
 module process of its own (``module_tasks``); a check-mode one gets no earlier task's predictions."""
 import json
 

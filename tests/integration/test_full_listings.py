@@ -28,8 +28,8 @@ OBJECT = re.compile(r"^/api/LBaaS/v1/(\w+)\.json/([0-9a-f]{32})$")
 
 def names(engine):
     """identifier -> name of every load balancer and LBaaS object (read through the Engine's own API)."""
-    return dict((o["identifier"], "%s %s" % (kind, o["name"])) for kind in ("loadbalancer", "backend", "frontend", "bind",
-                                                                           "server") for o in es.objects(engine, kind))
+    kinds = ("loadbalancer", "backend", "frontend", "bind", "server")
+    return dict((o["identifier"], "%s %s" % (kind, o["name"])) for kind in kinds for o in es.objects(engine, kind))
 
 
 def named(value, known):

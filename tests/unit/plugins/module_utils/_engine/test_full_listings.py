@@ -117,8 +117,10 @@ def page(items):
                                                               "limit": 100, "data": items}}
 
 
-@pytest.mark.parametrize("status, validation, message", [(400, {"attributes": "Unknown parameter."}, "bad"),
-                                                          (422, {}, "Unknown query parameter attributes")])
+REFUSALS = [(400, {"attributes": "Unknown parameter."}, "bad"), (422, {}, "Unknown query parameter attributes")]
+
+
+@pytest.mark.parametrize("status, validation, message", REFUSALS)
 def test_a_refusal_is_an_answer_naming_the_parameter(stub, status, validation, message):
     def respond(req):
         if "attributes" in req["query"]:
