@@ -112,6 +112,7 @@ def module_fork_server():
 # Seconds the longest tests take on a 2-core machine under `make test` (their --durations, rounded up);
 # every other test is estimated by its suite. Only the order of the run depends on these.
 EXPECTED = {
+    "test_fault_soak.py::test_fault_soak[honour]": 45,   # half the runs (RUNS_BY_LISTINGS), fewer requests each
     "test_fault_soak.py::test_fault_soak": 110,
     "test_role_playbook.py::test_the_playbook_previews_applies_reruns_shrinks_and_removes": 90,
     "test_user_guide.py::test_the_guide_runs_as_written": 70,

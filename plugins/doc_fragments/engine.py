@@ -68,6 +68,22 @@ options:
         lower it, or run fewer forks.
     type: int
     default: 16
+  api_full_listings:
+    description:
+      - Whether listings of load balancer objects ask the Engine for whole objects (the query parameter
+        C(attributes=all)), so that an object needs no read of its own.
+      - Anexia's newer Go SDK (go-anxsdk) lists load balancer objects that way, on the Engine's C(v2) paths, and
+        decodes each entry as the object's own read answers it. Whether the C(v1) listings this collection
+        reads honour it is not documented, so the modules find out per run, at no cost. Where every entry of a
+        listing carries all that the module reads of the object (its name, parent, compared fields and state),
+        the entries are used; where one lacks any of it, that object is read by itself as without this option,
+        and listings of its type stop asking for the rest of the task. An Engine that refuses the parameter
+        (HTTP 400 naming it) costs one request per task, the listing sent again without it.
+      - Either way the same objects are compared and the same requests written; only how many reads a task
+        sends changes (a no-op of a service reads its listings instead of one request per object).
+      - V(false) never asks and reads every object by itself, as the collection did before.
+    type: bool
+    default: true
 requirements:
   - requests >= 2.28 (on the host that runs the module, usually the controller)
   - netaddr >= 0.10

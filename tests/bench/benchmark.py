@@ -10,14 +10,17 @@
 Starts the local Engine (tests/engine) and, at 0 and 50 ms of latency per request, runs the
 `service` module as its own process (no Ansible controller around it) for S42 (3 ports, 2 addresses,
 10 nodes: R = 42 objects), S42 on two load balancers and S1008 (2 ports, 2 addresses, 500 nodes):
-fresh create, no-op, check mode (one node added, --check), node added, port added, node removed.
+fresh create, no-op, check mode (one node added, --check), node added, port added, node removed; at 50 ms
+again against an Engine that lists whole objects (``attributes=all`` honoured: every phase) and one that
+refuses the parameter (the no-ops).
 For each run it reads the Engine's request log: requests by method, and the round trips in a row
 (the longest chain of requests that did not overlap, from each request's start and end); and the
 module process's wall time and peak memory (ru_maxrss). Rows for per-object modules in a loop (a
 real playbook), the cloud controller's formulas, `dns_record` on one rrset in a zone of 1,000 records and
 `dns_record_sets` on 200 record sets in a zone of 10,000 come next, then the role over 50 services on 5
-load balancers, one after another and as a fleet (docs/fleet.md), whose no-ops are also broken down by
-request path (what each reads, without identifiers). Prints the table and writes it
+load balancers, one after another and as a fleet (docs/fleet.md): their no-ops with pipelining off and on, and
+against an Engine that lists whole objects, each with the CPU seconds of the controller and of the module
+processes, and broken down by request path (what each reads, without identifiers). Prints the table and writes it
 with the date and the machine to docs/benchmarks.md (only the generated part between its markers).
 Not part of `make test`: it asserts nothing but that every run succeeded.
 """
@@ -25,6 +28,7 @@ import argparse
 import datetime
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -39,6 +43,7 @@ sys.path[:0] = [ROOT, os.path.join(ROOT, "tests", "engine")]
 from localengine.testing import LocalEngine  # noqa: E402
 from tests.bench.chain import by_method, by_path, describe, longest_chain  # noqa: E402
 from tests.bench.module_process import collections_path, run_module  # noqa: E402
+from tests.bench.role_pass import WRAPPER  # noqa: E402
 
 sys.path.insert(0, collections_path())
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._declaration import build  # noqa: E402
@@ -101,10 +106,18 @@ def engine_log(engine):
     return engine.requests()["log"]
 
 
-def module_rows(engine, latency, extra_concurrency):
+# How the Engine answers a listing's attributes=all (tests/engine/README.md, "Full listings"), and what the rows of
+# each say after their scenario: today's ignores it (every object read by its GET).
+LISTINGS = {"ignore": "", "honour": ", listings honoured", "refuse": ", listings refused"}
+
+
+def module_rows(engine, latency, extra_concurrency=(), listings="ignore", only=None):
+    """The rows of every shape and phase (``only``: of these phases; the others run unrecorded, to set the scene),
+    against an Engine that answers ``attributes=all`` as ``listings`` says."""
     rows = []
     for shape, svc in SHAPES:
         engine.reset()
+        engine.set_options(full_listings=listings)
         engine.set_faults({"latency": latency})
         for phase, declared, check in phases(svc):
             args = dict(declared, api_url=engine.url, api_token=engine.token)
@@ -116,8 +129,10 @@ def module_rows(engine, latency, extra_concurrency):
             mutating = sum(1 for e in log if e["method"] != "GET")
             if check and mutating:
                 raise SystemExit("check mode sent %d mutating requests" % mutating)
+            if only and phase not in only:
+                continue
             note = "R = %d" % objects(declared) if phase == "fresh create" else ""
-            rows.append(Row("%s %s" % (shape, phase), latency, log, run.seconds, run.peak_mb, note))
+            rows.append(Row("%s %s%s" % (shape, phase, LISTINGS[listings]), latency, log, run.seconds, run.peak_mb, note))
             print(" | ".join(rows[-1].cells()), flush=True)
             if phase == "no-op" and latency and shape in extra_concurrency:
                 engine.reset_requests()
@@ -301,54 +316,103 @@ def fleet_services(count=50, lbs=5):
             for i in range(count)]
 
 
+# The fleet's no-ops run three ways: today's Engine with ansible-core's default (no pipelining), the same with
+# pipelining (each task's module payload piped to the interpreter instead of written, copied and deleted: it did not
+# pay here, docs/benchmarks.md), and an Engine that lists whole objects (issue 42). Pipelining is set per run by an
+# extra var, whatever a playbook says.
+FLEET_NO_OPS = (("ignore", False), ("ignore", True), ("honour", False))
+
+
 def fleet_rows(tmp, latency, forks):
     seed = os.path.join(tmp, "fleet-seed.yml")
     with open(seed, "w") as handle:
         handle.write(FLEET_SEED)
     services = fleet_services()
+    wrapper = module_wrapper(tmp)
     inventory = os.path.join(tmp, "fleet-inventory.yml")
     with open(inventory, "w") as handle:
         yaml.safe_dump({"all": {"children": {"lbaas_services": {"hosts": dict(
-            (s["name"], {"lbaas_service": s, "ansible_connection": "local", "ansible_python_interpreter": sys.executable})
+            (s["name"], {"lbaas_service": s, "ansible_connection": "local", "ansible_python_interpreter": wrapper})
             for s in services)}}}}, handle, sort_keys=False)
     fleet = os.path.join(ROOT, "playbooks", "service_fleet.yml")
+    role = os.path.join(tmp, "role_serial.yml")
+    with open(role, "w") as handle:
+        yaml.safe_dump([{"hosts": "localhost", "gather_facts": False, "vars": {"lbaas_services": services},
+                         "roles": [{"role": "anxcloud.lbaas.service_loadbalancer"}]}], handle, sort_keys=False)
+    fleet_cmd = ["-i", inventory, "-f", str(forks), fleet]
+    role_cmd = [role, "-e", "ansible_python_interpreter=%s" % wrapper]
     rows = []
     with LocalEngine(seed=seed) as engine:
         engine.set_faults({"latency": latency})
         engine.reset_requests()
-        started = time.monotonic()
-        run_fleet(engine, fleet, inventory, tmp, forks)
-        created = time.monotonic() - started
-        rows.append(Row("50 services on 5 LBs, fresh create, fleet (forks %d)" % forks, latency, engine_log(engine), created))
+        created = timed_playbook(engine, tmp, fleet_cmd, pipelining=False)
+        rows.append(Row("50 services on 5 LBs, fresh create, fleet (forks %d)" % forks, latency, engine_log(engine),
+                        created.wall))
         print(" | ".join(rows[-1].cells()), flush=True)
-        engine.reset_requests()
-        plays = [{"hosts": "localhost", "gather_facts": False, "vars": {"lbaas_services": services},
-                  "roles": [{"role": "anxcloud.lbaas.service_loadbalancer"}]}]
-        seconds = playbook(engine, plays, tmp, "role_serial.yml")
-        serial = Row("50 services on 5 LBs, no-op, role (one after another)", latency, engine_log(engine), seconds)
-        rows.append(serial)
-        print(" | ".join(rows[-1].cells()), flush=True)
-        engine.reset_requests()
-        started = time.monotonic()
-        run_fleet(engine, fleet, inventory, tmp, forks)
-        seconds = time.monotonic() - started
-        rows.append(Row("50 services on 5 LBs, no-op, fleet (forks %d)" % forks, latency, engine_log(engine), seconds,
-                        note="%.1f× faster than one after another" % (serial.seconds / seconds)))
-        # the role's loop against the fleet, in requests (issue 31: at most 1.2×); both rows go in the per-path table
-        serial.note = "the role's loop; %.2f× the fleet's requests" % (serial.total / float(rows[-1].total))
-        serial.per_path = rows[-1].per_path = True
-        print(" | ".join(rows[-1].cells()), flush=True)
+        for listings, pipelining in FLEET_NO_OPS:
+            engine.set_options(full_listings=listings)
+            how = "%s, pipelining %s" % (LISTINGS[listings], "on" if pipelining else "off")
+            engine.reset_requests()
+            run = timed_playbook(engine, tmp, role_cmd, pipelining)
+            serial = Row("50 services on 5 LBs, no-op, role (one after another)%s" % how, latency, engine_log(engine),
+                         run.wall, note=run.cpu())
+            rows.append(serial)
+            print(" | ".join(rows[-1].cells()), flush=True)
+            engine.reset_requests()
+            run = timed_playbook(engine, tmp, fleet_cmd, pipelining)
+            rows.append(Row("50 services on 5 LBs, no-op, fleet (forks %d)%s" % (forks, how), latency, engine_log(engine),
+                            run.wall, note="%.1f× faster than one after another; %s" % (serial.seconds / run.wall, run.cpu())))
+            # the role's loop against the fleet, in requests (issue 31: at most 1.2×); in the per-path table: today's and
+            # the honouring Engine's
+            serial.note = "the role's loop; %.2f× the fleet's requests; %s" % (serial.total / float(rows[-1].total), serial.note)
+            serial.per_path = rows[-1].per_path = not pipelining
+            print(" | ".join(rows[-1].cells()), flush=True)
     return rows
 
 
-def run_fleet(engine, fleet, inventory, tmp, forks):
-    env = ansible_env(engine)
+def module_wrapper(tmp):
+    """The module interpreter of the fleet's runs: it starts the real one and logs that process's CPU time
+    (tests/bench/role_pass.py, WRAPPER)."""
+    path = os.path.join(tmp, "python-wrapper")
+    with open(path, "w") as handle:
+        handle.write(WRAPPER)
+    os.chmod(path, 0o755)
+    return path
+
+
+class Timed:
+    """One ansible-playbook run: wall seconds, CPU seconds of the controller (ansible-playbook, its forks, their shells)
+    and of the module processes, and how many module processes ran."""
+
+    def __init__(self, wall, total, modules):
+        self.wall = wall
+        self.modules = sum(m for m, _own in modules)
+        self.processes = len(modules)
+        self.controller = total - self.modules
+
+    def cpu(self):
+        return "CPU s: controller %.1f + modules %.1f (%d module processes)" % (self.controller, self.modules,
+                                                                                self.processes)
+
+
+def timed_playbook(engine, tmp, args, pipelining):
+    """Runs ``ansible-playbook args`` with pipelining on or off (an extra var, above any playbook's setting); ``Timed``."""
+    log = os.path.join(tmp, "modules.log")
+    if os.path.exists(log):
+        os.remove(log)
+    env = dict(ansible_env(engine), ROLE_PASS_PYTHON=sys.executable, ROLE_PASS_LOG=log)
+    cmd = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook")] + list(args) + [
+        "-e", "ansible_pipelining=%s" % ("true" if pipelining else "false")]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
-    proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", inventory,
-                           "-f", str(forks), fleet], env=env, capture_output=True, text=True, cwd=tmp, check=False)
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=tmp, check=False)
+    wall = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
-        raise SystemExit("the fleet run failed:\n%s\n%s" % (proc.stdout[-3000:], proc.stderr[-2000:]))
-    return time.monotonic() - started
+        raise SystemExit("%s failed:\n%s\n%s" % (" ".join(args), proc.stdout[-3000:], proc.stderr[-2000:]))
+    with open(log) as handle:
+        modules = [tuple(float(x) for x in line.split()[:2]) for line in handle if line.strip()]
+    return Timed(wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime), modules)
 
 
 # ---- output ----------------------------------------------------------------------------------
@@ -445,6 +509,9 @@ def main():
                         "same rows (the others stay)")
     parser.add_argument("--zone-only", action="store_true", help="only the rows of 200 record sets in a zone of 10,000 "
                         "records, merged as --dns-only merges")
+    parser.add_argument("--listings", action="append", choices=sorted(LISTINGS),
+                        help="the Engines whose module rows to measure: ignore (today's, at every latency), honour (all "
+                        "phases) and refuse (the no-ops), the last two at 50 ms (default: all three)")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
     args = parser.parse_args()
     started = datetime.datetime.utcnow()
@@ -471,8 +538,13 @@ def main():
         print("written to %s" % args.out)
         return
     with LocalEngine(seed=SEED) as engine, tempfile.TemporaryDirectory() as tmp:
-        for latency in latencies:
-            found = module_rows(engine, latency, extra_concurrency=("S42 on 2 LBs", "S1008"))
+        engines = args.listings or ["ignore", "honour", "refuse"]
+        runs = [(latency, "ignore") for latency in latencies if "ignore" in engines]
+        runs += [(latency, listings) for listings in ("honour", "refuse") if listings in engines
+                 for latency in latencies if latency]
+        for latency, listings in runs:
+            found = module_rows(engine, latency, extra_concurrency=("S42 on 2 LBs", "S1008") if listings == "ignore" else (),
+                                listings=listings, only=("no-op",) if listings == "refuse" else None)
             rows += found
             if latency:
                 chains += [(r.scenario, r.chain) for r in found if "check" not in r.scenario]

@@ -7,6 +7,7 @@ import bisect
 import re
 
 LBAAS = re.compile(r"^/api/LBaaS/v1/(\w+)\.json(/[^/?]+)?")
+FIRST_PAGE = re.compile(r"[?&]page=1(&|$)")
 
 
 def longest_chain(log):
@@ -46,7 +47,7 @@ def label(entry):
         kind, ident = found.groups()
         if ident or method != "GET":
             return "%s %s" % (method, kind)
-        return "list %s%s" % (kind, "" if "page=1" in path or "page=" not in path else " (more pages)")
+        return "list %s%s" % (kind, "" if FIRST_PAGE.search(path) or "page=" not in path else " (more pages)")
     if path.startswith("/api/core/v1/resource.json"):
         if "/tags/" in path:
             what = "lease" if "-lease=" in path else "marker" if "-reconciled." in path else "tag"

@@ -138,7 +138,8 @@ def test_local_engine_start_is_bounded_and_a_silent_one_says_where_it_hung(tmp_p
     assert str(failed.value).count(where) == 2   # both starts' stacks: the retry's and the first one's
 
 
-LENIENT = {"put": "merge", "deploy_on": "change", "tag_match": "substring", "tag_names": "any", "tag_delete": "refuse"}
+LENIENT = {"put": "merge", "deploy_on": "change", "tag_match": "substring", "tag_names": "any", "tag_delete": "refuse",
+           "full_listings": "honour"}
 
 
 def test_behaviour_options_on_the_command_line_survive_a_reset():
@@ -153,12 +154,13 @@ def test_behaviour_options_on_the_command_line_survive_a_reset():
 def test_behaviour_options_as_keyword_arguments():
     with LocalEngine(tag_match="casefold", put=None) as engine:
         assert engine.options() == {"put": "replace", "deploy_on": "state0", "tag_match": "casefold",
-                                    "tag_names": "strict", "tag_delete": "detach"}
+                                    "tag_names": "strict", "tag_delete": "detach", "full_listings": "ignore"}
     with pytest.raises(TypeError, match="unknown option 'colour'"):
         LocalEngine(colour="blue")
 
 
-@pytest.mark.parametrize("args", [("--tag-match", "fuzzy"), ("--put", "patch"), ("--deploy-on", "always")])
+@pytest.mark.parametrize("args", [("--tag-match", "fuzzy"), ("--put", "patch"), ("--deploy-on", "always"),
+                                  ("--full-listings", "always")])
 def test_unknown_option_values_exit_2_naming_the_option(args):
     proc = run("--listen", "127.0.0.1:0", "--token", "t", *args)
     assert proc.returncode == 2 and "argument %s: invalid choice" % args[0] in proc.stderr

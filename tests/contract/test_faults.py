@@ -103,7 +103,7 @@ def test_the_admin_api_is_never_faulted(engine):
 def test_empty_faults_clear_everything(engine):
     engine.set_faults({"errors": {"*": {"503": 1.0}}})
     assert engine.clear_faults() == {"latency": 0, "errors": {}, "retry_after": None, "script": [],
-                                     "tag_conflicts": 0, "deploy": [], "seed": None}
+                                     "tag_conflicts": 0, "deploy": [], "listing_omits": [], "seed": None}
     assert statuses(engine, 1) == [200]
 
 

@@ -237,6 +237,15 @@ def sides(result):
     return result["diff"]["before"], result["diff"]["after"]
 
 
+@pytest.fixture(params=["ignore", "honour"])
+def listings(engine, request):
+    """How the test's Engine answers a listing's ``attributes=all`` (tests/engine/README.md, "Full listings"): as
+    today's (``ignore``: every object read by its GET), and as one that lists whole objects (``honour``), for tests
+    whose invariants must not depend on how objects were read. Set on ``engine`` until its next reset."""
+    engine.set_options(full_listings=request.param)
+    return request.param
+
+
 @pytest.fixture
 def ansible(engine, tmp_path):
     harness = Ansible(engine, tmp_path)

@@ -234,9 +234,10 @@ def addresses_in_a_loop(engine, plays, ansible, cache):
     assert [stored[a][0] for a in taken] == ["anxcloud.lbaas: one", "anxcloud.lbaas: two"]
 
 
-def test_check_mode_predicts_across_tasks_what_the_real_play_does(engine, ansible, module, tmp_path, monkeypatch):
+def test_check_mode_predicts_across_tasks_what_the_real_play_does(engine, listings, ansible, module, tmp_path, monkeypatch):
     """The scenarios (a) to (c), the create of parents with children and a load balancer's life, as the plays of one run, facts kept in a
-    jsonfile cache for all of it; the run ends well and no prediction was cached."""
+    jsonfile cache for all of it; the run ends well and no prediction was cached. Against today's Engine and one that
+    lists whole objects (``listings``): predicted objects are laid over full listing entries as over GETs."""
     cache = tmp_path / "facts"
     monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN", "jsonfile")
     monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN_CONNECTION", str(cache))

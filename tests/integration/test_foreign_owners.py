@@ -4,7 +4,8 @@ per-object modules, gc; check mode and real) adopt, change, move, tag or delete 
 other's objects read back byte-identical from the local Engine's admin dump, and its request log shows no
 write naming one of their ids (in the path or the body). The Engine's tag listing matches by substring
 here (``anxlb-svc=web`` is inside ``xanxlb-svc=web``), the lenient matching docs/engine-api-facts.md
-(Tag listings) cannot rule out. The subject is each module's own ownership check, so every task runs as a
+(Tag listings) cannot rule out. Against today's Engine and one that lists whole objects (``listings``).
+The subject is each module's own ownership check, so every task runs as a
 module process of its own (``module_tasks``); a check-mode one gets no earlier task's predictions."""
 import json
 
@@ -50,7 +51,7 @@ def writes_to(engine, ids):
             and any(i in e["path"] or i in json.dumps(e.get("body")) for i in ids)]
 
 
-def test_two_prefixes_same_service_name_never_touch_each_other(engine, module):
+def test_two_prefixes_same_service_name_never_touch_each_other(engine, listings, module):
     engine.set_options(tag_match="substring")
     xanxlb = [
         dict(service(XWEB), check_mode=True),
@@ -129,7 +130,7 @@ def test_two_prefixes_same_service_name_never_touch_each_other(engine, module):
     assert carrying(engine, "anxlb-svc=web") == {}
 
 
-def test_gc_kept_counts_only_objects_carrying_the_owner_tag_exactly(engine, module):
+def test_gc_kept_counts_only_objects_carrying_the_owner_tag_exactly(engine, listings, module):
     """The substring listing for ``anxlb-svc=web`` also returns ``xanxlb-svc=web``'s and ``anxlb-svc=web2``'s
     objects; gc's ``kept`` counts, of either prefix, in check mode and real, equal the truth of the admin dump."""
     engine.set_options(tag_match="substring")

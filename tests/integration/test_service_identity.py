@@ -3,7 +3,8 @@
 An object belongs to the load balancer it is on; children of our parents are ours; the whole declared
 state is owned. Each scenario runs check mode first (no writes, read back), then for real (the same plan
 and diff), then a no-op rerun, and reads the Engine back through its own API. Each step is the module run as
-its own process (``converge`` of test_service.py): what is proved here is the module's own behaviour.
+its own process (``converge`` of test_service.py): what is proved here is the module's own behaviour, against today's
+Engine and one that lists whole objects (``listings``): ownership must not depend on how objects were read.
 """
 import copy
 
@@ -59,7 +60,7 @@ def assert_empty(engine, lb_name):
     assert all(not objs for objs in on_lb(engine, lb_name).values())
 
 
-def test_adding_dropping_and_moving_load_balancers(engine, module):
+def test_adding_dropping_and_moving_load_balancers(engine, listings, module):
     both = dict(copy.deepcopy(SERVICE), load_balancers=["lb1", "lb2"])
     only2 = dict(copy.deepcopy(SERVICE), load_balancers=["lb2"])
     apply(module, SERVICE)
@@ -101,7 +102,7 @@ def on_lb_ids(engine, lb_name):
     return dict((name, obj["identifier"]) for objs in on_lb(engine, lb_name).values() for name, obj in objs.items())
 
 
-def test_servers_are_created_untagged_and_removed_with_their_node(engine, module):
+def test_servers_are_created_untagged_and_removed_with_their_node(engine, listings, module):
     """Ownership by containment: a node added writes no owner tag (its servers are ours through their
     backends), and dropping it again deletes them although they carry none."""
     grown = copy.deepcopy(SERVICE)
@@ -121,7 +122,7 @@ def test_servers_are_created_untagged_and_removed_with_their_node(engine, module
     # (the service absent then deletes its untagged servers with the rest: test_service.py::test_absent_then_rerun)
 
 
-def test_an_untagged_child_that_is_wanted_is_ours_as_it_is_not_duplicated_nor_tagged(engine, module):
+def test_an_untagged_child_that_is_wanted_is_ours_as_it_is_not_duplicated_nor_tagged(engine, listings, module):
     grown = copy.deepcopy(SERVICE)
     grown["servers"].append({"name": "n3", "address": "127.0.0.3"})
     apply(module, SERVICE)
@@ -138,7 +139,7 @@ def test_an_untagged_child_that_is_wanted_is_ours_as_it_is_not_duplicated_nor_ta
     assert "owner" not in was and "owner" not in node   # a node shows an owner only when it is not the service
 
 
-def test_an_untagged_backend_named_as_ours_is_reported_left_alone_and_adopted_when_declared(engine, module):
+def test_an_untagged_backend_named_as_ours_is_reported_left_alone_and_adopted_when_declared(engine, listings, module):
     lb1 = es.lb_id(engine, "lb1")
     # As if a run crashed between creating port "metrics"'s backend and tagging it, and the port was
     # then dropped from the declaration: not ours (no tag, no parent of ours), so never written.
@@ -157,7 +158,7 @@ def test_an_untagged_backend_named_as_ours_is_reported_left_alone_and_adopted_wh
     assert es.tags(engine, left) == ["anxlb-svc=web"]
 
 
-def test_a_backend_another_frontend_uses_is_not_deleted_and_the_run_says_why(engine, module):
+def test_a_backend_another_frontend_uses_is_not_deleted_and_the_run_says_why(engine, listings, module):
     smaller = dict(copy.deepcopy(SERVICE), ports=SERVICE["ports"][1:])
     apply(module, SERVICE)
     lb = es.lb_id(engine)
@@ -180,7 +181,7 @@ def test_a_backend_another_frontend_uses_is_not_deleted_and_the_run_says_why(eng
     assert_declared(engine, smaller, "lb1")
 
 
-def test_removing_optional_fields_resets_them_and_mode_switches_equal_a_fresh_create(engine, module):
+def test_removing_optional_fields_resets_them_and_mode_switches_equal_a_fresh_create(engine, listings, module):
     tuned = copy.deepcopy(SERVICE)
     tuned["ports"][0].update(server_timeout=30000, client_timeout="20000", health_check='"adv_check": "ssl-hello-chk"')
     http = copy.deepcopy(SERVICE)

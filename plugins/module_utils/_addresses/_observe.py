@@ -23,6 +23,7 @@ then each bind), so that a release never hands out an address a load balancer st
 from ._pool import (
     Prefix, address_int, flat, observe, outside, owned, pools_for, resolve, tagged_ids)
 from .._engine._errors import gone_as_none
+from .._engine._listings import listed_objects
 from .._model._ipam import DELETING, canonical
 from .._model._ownership import tag_names
 from .._model._kinds import KINDS, link_id
@@ -137,7 +138,7 @@ def binds_using(client, ips):
     if not wanted:
         return {}
     listing = client.lbaas_list("bind")
-    binds = [KINDS["bind"].from_engine(raw) for raw in client.lbaas_get_many("bind", [i["identifier"] for i in listing])]
+    binds = [KINDS["bind"].from_engine(raw) for raw in listed_objects(client, KINDS["bind"], listing)]
     hits = [b for b in binds if b.get("address") in wanted]
     frontends = dict(zip(
         sorted(set(b["frontend"] for b in hits if b.get("frontend"))),

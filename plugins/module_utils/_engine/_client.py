@@ -12,7 +12,9 @@
   identifier strings, answers of DELETE and tag writes not read;
 * tag writes serialised behind one lock per client (the cloud controller's ENGSUP-5902 mutex);
 * every list envelope of the Engine, paged until an empty page or the announced last one, the
-  pages after the first concurrently (``pages``);
+  pages after the first concurrently once the first says how many there are (``pages``);
+* LBaaS listings that ask for whole objects (``attributes=all``) while the Engine may offer them
+  (_engine/_listings.py, ``full_listings``);
 * errors as exception classes (_engine/_errors.py);
 * one bounded pool for concurrent calls (``map``, shared by nested maps: _engine/_pool.py), at most
   ``max_workers`` requests in flight at once, and an exact, thread-safe request counter.
@@ -29,6 +31,7 @@ from ._errors import (
     EngineConnectionError, EngineError, NotFoundError, RateLimitedError, UnexpectedResponseError, UnsafeRequestError,
     ValidationFailedError, error_for, gone_as_none, redact)
 from ._in_flight import InFlightLimit
+from ._listings import PARAMETER, FullListings, refuses_parameter
 from ._pool import SharedPool
 from ._retry import (
     READ_METHODS, RetryPolicy, parse_retry_after)
@@ -154,7 +157,8 @@ class EngineClient:
     used when no ``policy`` is given), ``policy`` (a RetryPolicy, for backoff and delay settings),
     ``page_size`` (list page size, default 100), ``max_workers`` (requests in flight at once, default 16; each
     HTTP 429 halves it for the rest of the client's life, never below 1: ``in_flight_limit``),
-    ``allow_insecure_http`` (default False: a plain http:// URL is refused unless its host is loopback).
+    ``allow_insecure_http`` (default False: a plain http:// URL is refused unless its host is loopback),
+    ``full_listings`` (default True: LBaaS listings ask for whole objects, _engine/_listings.py).
 
     After a final 429 the client sends nothing more: the Engine asks callers to back off for a long
     time (docs/engine-api-facts.md, "Errors"), so every later call raises that same rate-limit error at once
@@ -162,7 +166,8 @@ class EngineClient:
     """
 
     def __init__(self, api_url=DEFAULT_API_URL, token=None, timeout=DEFAULT_TIMEOUT, validate_certs=True, retries=3,
-                 page_size=DEFAULT_PAGE_SIZE, max_workers=DEFAULT_MAX_WORKERS, policy=None, allow_insecure_http=False):
+                 page_size=DEFAULT_PAGE_SIZE, max_workers=DEFAULT_MAX_WORKERS, policy=None, allow_insecure_http=False,
+                 full_listings=True):
         # requests (and urllib3 under it) is imported here, when a client is built, not with this file: a module
         # refused for its arguments never pays for it (AnxcloudModule.main reports it missing before this).
         import requests
@@ -206,6 +211,8 @@ class EngineClient:
         # LBaaS objects this client deleted, or may have: the Engine lists such an object a while longer
         # (Asynchronous writes), maybe without its tags, and a caller must not mistake it for someone else's.
         self.deleted = set()
+        # What this run learnt of the Engine's full listings (attributes=all): asked, ignored, refused.
+        self.full_listings = FullListings(full_listings)
 
     def __repr__(self):
         return "EngineClient(%r)" % self.base_url
@@ -385,10 +392,13 @@ class EngineClient:
         may cap the page size below the one asked for. It also ends once the page read is the last one
         the Engine announces (``total_pages``), which saves the trailing empty request: legacy
         go-anxcloud trusts exactly that number (pkg/pagination/pagination.go, ``HasNext``), and it is
-        only trusted when present as a non-negative integer. ``total_items`` is not used: it says
-        nothing about the page size the Engine applied. A page equal to the one before (the endpoint
-        ignores ``page``) ends the list as well. Once the first page announced ``total_pages``, the
-        pages after it are requested concurrently (a pool's worth at a time); items still come in order.
+        only trusted when present as a non-negative integer. ``total_items`` never ends a list: it says
+        nothing sure about the page size the Engine applied. A page equal to the one before (the endpoint
+        ignores ``page``) ends the list as well. Once the first page says how many pages there are
+        (``total_pages``, else ``total_items`` over the first page's length), the pages after it are requested
+        concurrently, as many at a time as requests may be in flight (``in_flight_limit``); items still come
+        in order. A count read from ``total_items`` only sends the pages out together: the end is still the
+        first empty page (a wrong count must not cut the list short).
         """
         return self._pages(path, params, page_size)
 
@@ -409,11 +419,12 @@ class EngineClient:
             return
         yield from items
         total_pages = _count_value(meta.get("total_pages"))
+        known = total_pages if total_pages is not None else _pages_of(meta.get("total_items"), len(items))
         previous, page = items, 2
         while total_pages is None or page <= total_pages:
-            # Once the first page announced the total, the next pages go out together (at most a
-            # pool's worth at a time, so a wrong total costs one batch); without it, one by one.
-            last = page if total_pages is None else min(total_pages, page + self.max_workers - 1)
+            # The pages the first answer says exist go out together (at most as many as may be in
+            # flight, so a wrong count costs one batch); past them, or without a count, one by one.
+            last = min(known, page + self.in_flight_limit - 1) if known is not None and page <= known else page
             for items, _meta in self.map(fetch, range(page, last + 1)):
                 if not items or items == previous:
                     return
@@ -448,15 +459,28 @@ class EngineClient:
         return path if ident is None else path + "/" + _ident(ident)
 
     def lbaas_list(self, kind, **filters):
-        """``[{identifier, name}, ...]`` of one kind. Filters (None values are left out) travel URL-encoded,
-        keys sorted, inside one ``filters`` parameter; the LoadBalancer list takes no filters."""
+        """``[{identifier, name, ...}, ...]`` of one kind: the whole objects where the Engine answers the listing's
+        ``attributes=all`` with them, else identifier and name (_engine/_listings.py; ``listed_objects`` reads
+        what an entry lacks). Filters (None values are left out) travel URL-encoded, keys sorted, inside one
+        ``filters`` parameter; the LoadBalancer list takes no filters."""
         path = self.lbaas_path(kind)
         given = sorted((k, v) for k, v in filters.items() if v is not None)
-        if kind == "loadbalancer":
-            if given:
-                raise ValueError("the LoadBalancer list takes no filters, got %s" % ", ".join(k for k, _v in given))
-            return _listed(list(self.pages(path)), path)
-        return _listed(list(self.pages(path, {"filters": urlencode(given)})), path)
+        if kind == "loadbalancer" and given:
+            raise ValueError("the LoadBalancer list takes no filters, got %s" % ", ".join(k for k, _v in given))
+        params = {} if kind == "loadbalancer" else {"filters": urlencode(given)}
+        if not self.full_listings.asks(kind):
+            return _listed(list(self.pages(path, params)), path)
+        taken = None
+        try:
+            found = list(self.pages(path, dict(params, **PARAMETER)))
+            taken = True
+        except EngineError as exc:
+            if not refuses_parameter(exc):
+                raise
+            taken = False   # this Engine knows no such parameter: the same listing without it, and never again
+        finally:
+            self.full_listings.answered(taken)
+        return _listed(found if taken else list(self.pages(path, params)), path)
 
     def lbaas_get(self, kind, ident):
         path = self.lbaas_path(kind, ident)
@@ -812,6 +836,14 @@ def _count_value(value):
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
     return None
+
+
+def _pages_of(total_items, page_length):
+    """How many pages ``total_items`` (page metadata) make at the first page's length, else None."""
+    total = _count_value(total_items)
+    if total is None or not page_length:
+        return None
+    return (total + page_length - 1) // page_length
 
 
 def _json_or_none(resp):

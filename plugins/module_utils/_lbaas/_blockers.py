@@ -13,6 +13,7 @@ Engine does not filter by costs the details of the objects that could hold it (t
 backend's load balancer).
 """
 
+from .._engine._listings import listed_objects
 from .._model._kinds import link_id
 from ._relations import referrers
 
@@ -31,8 +32,7 @@ def pointing(client, referrer, kind, obj):
         listed = client.lbaas_list(name, **{referrer.field: obj["id"]})
     else:
         candidates = client.lbaas_list(name, **scope(referrer.kind, kind, obj))
-        listed = [o for o in client.lbaas_get_many(name, [i["identifier"] for i in candidates])
-                  if link_id(o.get(referrer.field)) == obj["id"]]
+        listed = [o for o in listed_objects(client, referrer.kind, candidates) if link_id(o.get(referrer.field)) == obj["id"]]
     return [(name, {"identifier": i["identifier"], "name": i.get("name")})
             for i in sorted(listed, key=lambda i: (i.get("name") or "", i["identifier"]))]
 

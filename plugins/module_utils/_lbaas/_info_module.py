@@ -59,6 +59,7 @@ class LbaasInfoModule(AnxcloudModule):
         p = self.params
         kind = self.kind.name
         tags = None   # id -> tag names, when the owner filter read them
+        self.entries = {}   # id -> its entry in a listing read (the whole object where listings are full)
         if p["id"]:
             objs = [get_by_id(self.client, kind, p["id"], "id")]
         else:
@@ -66,13 +67,16 @@ class LbaasInfoModule(AnxcloudModule):
             if parent is None and not p["owner"]:
                 raise Failure("one of %s, id or owner is required" % self.kind.parent)
             ids, tags = self.owned(parent) if p["owner"] else (self.listed(parent), None)
-            objs = details(self.client, kind, ids)
+            objs = details(self.client, kind, [self.entries.get(i, i) for i in ids])
         if p["name"] is not None:
             objs = [o for o in objs if o["name"] == p["name"]]
         return objs, tags
 
     def listed(self, parent):
-        return [i["identifier"] for i in self.client.lbaas_list(self.kind.name, **{self.kind.parent: parent["id"]})]
+        """The identifiers of the objects under ``parent``; their entries are kept (``entries``) for ``details``."""
+        found = self.client.lbaas_list(self.kind.name, **{self.kind.parent: parent["id"]})
+        self.entries.update((i["identifier"], i) for i in found)
+        return [i["identifier"] for i in found]
 
     def owned(self, parent):
         """(ids, {id: tags}) of the owner's objects (inside ``parent`` when given): those carrying the owner tag,

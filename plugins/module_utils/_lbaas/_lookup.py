@@ -5,6 +5,7 @@
 """Finding LBaaS objects: always inside their parent, by name, or directly by identifier."""
 
 from .._engine._errors import NotFoundError
+from .._engine._listings import listed_objects
 from .._model._failure import Failure
 from .._model._kinds import KINDS, looks_like_id
 from .._model._ownership import not_found, not_unique
@@ -29,12 +30,12 @@ def get_by_id(client, kind, ident, option):
 def find_by_name(client, kind, name, parent=None, option="name"):
     """All objects of ``kind`` named ``name`` (inside ``parent``, a flat object, when given), with details.
 
-    The Engine lists only identifier and name, so details are fetched for the matches only.
+    Details come from the listing where it holds them (full listings), else are read for the matches only.
     """
     spec = KINDS[kind].under(parent.get("kind")) if parent else KINDS[kind]   # an ACL's parent: frontend or backend
     filters = {spec.parent: parent["id"]} if parent and spec.parent else {}
-    matches = [item["identifier"] for item in client.lbaas_list(kind, **filters) if item.get("name") == name]
-    return [spec.from_engine(obj) for obj in client.lbaas_get_many(kind, matches)]
+    matches = [item for item in client.lbaas_list(kind, **filters) if item.get("name") == name]
+    return [spec.from_engine(obj) for obj in listed_objects(client, spec, matches)]
 
 
 def find_one(client, kind, ref, parent=None, option="name", missing_ok=False, allow_id=True):

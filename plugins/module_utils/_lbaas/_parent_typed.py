@@ -10,6 +10,7 @@ rule names an ACL by name (``condition_test``), so a rule naming none fails befo
 ACL a rule names is neither renamed nor deleted under it (the Engine answers 409).
 """
 
+from .._engine._listings import listed_objects
 from ._lookup import describe, find_by_name
 from ._object_module import (
     LbaasObjectModule, field_options, object_argument_spec)
@@ -97,7 +98,7 @@ class AclModule(ParentTypedModule):
         if same:
             return []
         listed = self.client.lbaas_list("rule", **{self.kind.parent: parent["id"]})
-        rules = [RULE.from_engine(r) for r in self.client.lbaas_get_many("rule", [i["identifier"] for i in listed])]
+        rules = [RULE.from_engine(r) for r in listed_objects(self.client, RULE, listed)]
         return sorted((r for r in rules if r.get("condition_test") == obj["name"]), key=lambda r: r["name"] or "")
 
 

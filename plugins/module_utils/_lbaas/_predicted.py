@@ -46,6 +46,16 @@ def _same_place(a, b):
     return a["kind"] == b["kind"] and kind_named(a["kind"]).identity(a) == kind_named(b["kind"]).identity(b)
 
 
+def _laid_over(kind, raw, obj):
+    """An Engine answer (a GET's, or a listing's entry) of the object ``obj`` recorded for ``kind`` as predicted:
+    its name, parent and fields; a full listing's entry stays whole, so it still stands for the object's GET."""
+    spec = kind_named(kind)
+    out = dict(raw, name=obj["name"])
+    for field in spec.references() + list(spec.fields):
+        out[field] = obj.get(field)
+    return out
+
+
 def _matches(obj, given):
     """Whether a predicted object passes a listing's filters (link fields compared as identifiers)."""
     return all(link_id(obj.get(field)) == value for field, value in given.items())
@@ -106,9 +116,10 @@ class LbaasOverlay(Overlay):
             if ident in self.objects:
                 if not _matches(self.objects[ident], given):
                     continue
-                item = dict(item, name=self.objects[ident]["name"])
+                item = _laid_over(kind, item, self.objects[ident])
             out.append(item)
-        out.extend({"identifier": i, "name": o["name"]} for i, o in sorted(self.objects.items())
+        # whole, as their GET answers them here: a full listing needs no read of them
+        out.extend(_laid_over(kind, {"identifier": i, "state": dict(DEPLOYED)}, o) for i, o in sorted(self.objects.items())
                    if is_placeholder(i) and o["kind"] == kind and _matches(o, given))
         return out
 
@@ -123,12 +134,7 @@ class LbaasOverlay(Overlay):
             raw = {"identifier": ident, "state": dict(DEPLOYED)}
         else:
             raw = dict(self.client.lbaas_get(kind, ident))
-        if obj is not None:
-            spec = kind_named(kind)
-            raw["name"] = obj["name"]
-            for field in spec.references() + list(spec.fields):
-                raw[field] = obj.get(field)
-        return raw
+        return raw if obj is None else _laid_over(kind, raw, obj)
 
     def lbaas_get_many(self, kind, idents):
         """As the client's: in order, leaving out what is gone (here: predicted deleted, too)."""

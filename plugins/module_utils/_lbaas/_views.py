@@ -4,6 +4,7 @@
 
 """Read-only views: load balancers with their object trees, and objects of one type by parent or owner."""
 
+from .._engine._listings import listed_objects
 from .._model._kinds import KINDS
 from .._model._ownership import foreign_tags, owner_from_tags, owner_tag, tag_names
 from ._containment import is_child
@@ -22,17 +23,17 @@ def render(obj, tags=None, prefix="anxlb", owner=None):
     return out
 
 
-def details(client, kind, ids):
-    """Full objects for ``ids``, fetched concurrently, flattened (``kind``: a Kind, or the name of one with a
-    single parent kind)."""
+def details(client, kind, items):
+    """Full objects for ``items`` (listing entries, or identifiers), flattened: a full listing entry as it is, the
+    others read concurrently (_engine/_listings.py). ``kind``: a Kind, or the name of one with a single parent kind."""
     kind = KINDS[kind] if isinstance(kind, str) else kind
-    return [kind.from_engine(obj) for obj in client.lbaas_get_many(kind.name, ids)]
+    return [kind.from_engine(obj) for obj in listed_objects(client, kind, items)]
 
 
 def children(client, kind, parent_id):
     """All objects of ``kind`` (a Kind, as the variant it is under the parent) whose parent is ``parent_id``
     (one listing, details concurrently)."""
-    return details(client, kind, [i["identifier"] for i in client.lbaas_list(kind.name, **{kind.parent: parent_id})])
+    return details(client, kind, client.lbaas_list(kind.name, **{kind.parent: parent_id}))
 
 
 def owned_ids(client, kinds, owner, prefix):

@@ -124,6 +124,15 @@ def _positions():
     return _ORDERS[key]
 
 
+def _unique(keys):
+    """``keys`` without repeats, in their order."""
+    out = []
+    for key in keys:
+        if key not in out:
+            out.append(key)
+    return tuple(out)
+
+
 class Kind:
     """One object type a reconciler plans, predicts and applies. Subclasses set the attributes and
     override what differs; the defaults fit an object with a name, a parent and plain fields."""
@@ -196,6 +205,12 @@ class Kind:
     def references(self):
         """The fields whose value may name another object (a placeholder in a plan)."""
         return [f for f in [self.parent] + list(self.links) if f]
+
+    @property
+    def answer_keys(self):
+        """The keys of an Engine answer ``from_engine`` reads: what a listing entry must carry to stand for the
+        object's GET (full listings, _engine/_listings.py). Derived from the declaration, never listed again."""
+        return _unique(["identifier", "name"] + self.references() + list(self.fields))
 
     def normalize_field(self, field, value, option=None):
         return self.fields[field](value) if field in self.fields else value

@@ -232,6 +232,12 @@ class LbaasKind(Kind):
             return normalize_ip(value, option or field)
         return self.fields[field](value)
 
+    @property
+    def answer_keys(self):
+        """What ``from_engine`` reads of an answer: identifier, name, the parent link, every field (links
+        included), and the state."""
+        return super().answer_keys + ("state",)
+
     def from_engine(self, obj):
         """Flatten an Engine GET/POST/PUT response into the shape every comparison uses."""
         out = {"kind": self.name, "id": obj.get("identifier"), "name": obj.get("name")}

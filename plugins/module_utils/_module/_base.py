@@ -38,6 +38,7 @@ def engine_argument_spec():
         api_retries=dict(type="int", default=3),
         api_concurrency=dict(type="int", default=DEFAULT_MAX_WORKERS),
         allow_insecure_http=dict(type="bool", default=False),
+        api_full_listings=dict(type="bool", default=True),
     )
 
 
@@ -79,6 +80,7 @@ class AnxcloudModule:
             retries=self.params["api_retries"],
             max_workers=self.params["api_concurrency"],
             allow_insecure_http=self.params["allow_insecure_http"],
+            full_listings=self.params["api_full_listings"],
         )
         self.predictions = None
         if self.predicts and self.check_mode and self.params.get("check_mode_predictions") is not None:

@@ -7,7 +7,8 @@
 Identity is scoped by load balancer: an object belongs to the load balancer (and the parent) it is on.
 One owner-tag listing for the whole service (the cloud controller lists again per load balancer: quadratic); per declared load balancer, its own
 tags, its backend and frontend listings, the details of what is ours or carries a desired name, and
-every child of those parents (a child of our parent is ours, tagged or not: a create whose tag write failed must
+every child of those parents (details: the listing's own entries where the Engine lists whole objects, else a GET
+each, _engine/_listings.py) (a child of our parent is ours, tagged or not: a create whose tag write failed must
 not leak). Objects carrying the owner tag that no declared load balancer holds are located (their
 load balancer read from the object or its parent) and that load balancer is observed too, so the plan
 can clean it; they are never matched against same-named objects elsewhere.
@@ -18,6 +19,7 @@ for objects it is about to write to.
 """
 
 from .._engine._errors import gone_as_none
+from .._engine._listings import listed_objects
 from .._lbaas._containment import child_is_ours, frontends_using, is_child
 from .._lbaas._views import tag_names
 from .._model._kinds import KINDS
@@ -99,8 +101,9 @@ class ServiceObserver:
         obj["tags"] = [self.tag] if obj["listed"] else []
         return obj
 
-    def _details(self, kind, ids, listed):
-        return [self._flat(kind, raw, listed) for raw in self.client.lbaas_get_many(kind, ids)]
+    def _details(self, kind, entries, listed):
+        """The flat objects of listing ``entries`` of ``kind``: the entries themselves where whole, else read."""
+        return [self._flat(kind, raw, listed) for raw in listed_objects(self.client, KINDS[kind], entries)]
 
     def _read_tags(self, objs):
         """Exact tags of objects whose ownership a plan depends on (unlisted candidates, confirmations)."""
@@ -116,10 +119,10 @@ class ServiceObserver:
         return self.client.map(lambda kind: self.client.lbaas_list(kind, load_balancer=lb["id"]), PARENT_NAMES)
 
     def _picked(self, listings, listed, declared):
-        """kind -> ids of the parents to read: ours as the tag listing says, and those with a desired name."""
+        """kind -> listing entries of the parents to read: ours as the tag listing says, and those with a desired name."""
         by_kind = self.desired.by_kind
         wanted = dict((kind, set(o["name"] for o in by_kind[kind].values()) if declared else set()) for kind in PARENT_NAMES)
-        return dict((kind, [i["identifier"] for i in listing if i["identifier"] in listed or i.get("name") in wanted[kind]])
+        return dict((kind, [i for i in listing if i["identifier"] in listed or i.get("name") in wanted[kind]])
                     for kind, listing in zip(PARENT_NAMES, listings))
 
     def _job(self, job, listed):
@@ -129,8 +132,7 @@ class ServiceObserver:
         if what == "tags":
             return dict(zip(arg, self.client.resource_get_listed(arg)))
         child, parent_id = kind, arg
-        ids = [i["identifier"] for i in self.client.lbaas_list(child, **{KINDS[child].parent: parent_id})]
-        return self._details(child, ids, listed)
+        return self._details(child, self.client.lbaas_list(child, **{KINDS[child].parent: parent_id}), listed)
 
     @staticmethod
     def _parents(details, resources):
@@ -157,7 +159,7 @@ class ServiceObserver:
         self.listings[lb["id"]] = dict(zip(PARENT_NAMES, listings))
         picked = self._picked(listings, listed, declared)
         jobs = [("details", kind, picked[kind]) for kind in PARENT_NAMES]
-        jobs += [("tags", kind, [i for i in picked[kind] if i not in listed]) for kind in PARENT_NAMES]
+        jobs += [("tags", kind, [i["identifier"] for i in picked[kind] if i["identifier"] not in listed]) for kind in PARENT_NAMES]
         jobs += self._child_jobs(lb, listings, picked, declared)
         results = self.client.map(lambda job: self._job(job, listed), jobs)
         count = len(PARENT_NAMES)
@@ -181,8 +183,8 @@ class ServiceObserver:
     def _child_jobs(self, lb, listings, picked, declared):
         """A listing job per child kind of each parent read; no ACL and rule listings for closed frontends."""
         closed = self._closed_frontends(lb["id"], self.listings[lb["id"]]["frontend"]) if declared else set()
-        return [("children", child.name, ident) for kind in PARENT_NAMES for ident in picked[kind] for child in CHILDREN[kind]
-                if not (ident in closed and child.access_control)]
+        return [("children", child.name, entry["identifier"]) for kind in PARENT_NAMES for entry in picked[kind]
+                for child in CHILDREN[kind] if not (entry["identifier"] in closed and child.access_control)]
 
     def _closed_frontends(self, lb_id, frontend_listing):
         """Frontends of ports that declare no allow-list and, as this load balancer's marker says, had none at
@@ -207,9 +209,10 @@ class ServiceObserver:
 
     def _untagged_named(self, listings, picked):
         """Parents named in the service's scheme that observation did not read (neither ours nor wanted)."""
+        read = set(i["identifier"] for entries in picked.values() for i in entries)
         return [{"kind": kind, "id": i["identifier"], "name": i.get("name")}
                 for kind, listing in zip(PARENT_NAMES, listings)
-                for i in listing if i["identifier"] not in picked[kind] and self.desired.names_a_parent(i.get("name"))]
+                for i in listing if i["identifier"] not in read and self.desired.names_a_parent(i.get("name"))]
 
     def observe(self, lbs):
         """One observation. The owner-tag listing, the load balancers' own tags and their listings go
@@ -305,9 +308,9 @@ class ServiceObserver:
         (the Engine refuses to delete a backend one points at). The frontends observation read are
         reused; the rest of the listing is read now, which a run does only when a backend is to go."""
         known = dict((f["id"], f) for f in obs.by_kind["frontend"])
-        rest = [i["identifier"] for i in self.listings.get(obs.lb["id"], {}).get("frontend", []) if i["identifier"] not in known]
+        rest = [i for i in self.listings.get(obs.lb["id"], {}).get("frontend", []) if i["identifier"] not in known]
         found = list(known.values()) + [KINDS["frontend"].from_engine(raw)
-                                        for raw in self.client.lbaas_get_many("frontend", rest)]
+                                        for raw in listed_objects(self.client, KINDS["frontend"], rest)]
         return frontends_using([f for f in found if f["id"] not in ours], backend_ids)
 
     def foreign_binds(self, lb, ours, wanted=None):
@@ -339,8 +342,7 @@ class ServiceObserver:
         known = [f for f in frontends if f in self.children_seen]
         rest = [f for f in frontends if f not in self.children_seen]
         listings = client.map(lambda f: client.lbaas_list("bind", frontend=f), rest)
-        ids = [i["identifier"] for listing in listings for i in listing]
-        binds = [KINDS["bind"].from_engine(o) for o in client.lbaas_get_many("bind", ids)]
+        binds = [KINDS["bind"].from_engine(o) for o in listed_objects(client, KINDS["bind"], [i for listing in listings for i in listing])]
         return binds + [dict(b) for f in known for b in self.children_seen[f]]
 
 

@@ -9,7 +9,7 @@ import threading
 
 from .states import OUTCOMES
 
-KEYS = ("latency", "errors", "retry_after", "script", "tag_conflicts", "deploy", "seed")
+KEYS = ("latency", "errors", "retry_after", "script", "tag_conflicts", "deploy", "listing_omits", "seed")
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "*")
 DROP = "drop"
 
@@ -97,6 +97,13 @@ def normalise(config):
             raise FaultError("%s needs match (a name glob or identifier) and outcome error or stuck" % where)
         deploy.append({"match": rule["match"], "outcome": rule["outcome"],
                        "count": _count(rule.get("count"), where + ".count", allow_none=True)})
+    omits = []
+    for i, rule in enumerate(_typed(config.get("listing_omits") or [], list, "listing_omits")):
+        where = "listing_omits[%d]" % i
+        _keys(rule, ("match", "field"), where)
+        if not isinstance(rule.get("match"), str) or not isinstance(rule.get("field"), str) or not rule["field"]:
+            raise FaultError("%s needs match (a name glob or identifier) and field (a key of the object)" % where)
+        omits.append({"match": rule["match"], "field": rule["field"]})
     retry_after = config.get("retry_after")
     seed = config.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
@@ -104,7 +111,7 @@ def normalise(config):
     return {"latency": latency, "errors": errors,
             "retry_after": None if retry_after is None else _number(retry_after, "retry_after"),
             "script": script, "tag_conflicts": _count(config.get("tag_conflicts") or 0, "tag_conflicts"),
-            "deploy": deploy, "seed": seed}
+            "deploy": deploy, "listing_omits": omits, "seed": seed}
 
 
 def path_matches(pattern, path):
@@ -185,6 +192,12 @@ class Faults:
                     rule["count"] -= 1
                     return rule["outcome"]
         return "ok"
+
+    def listing_omits(self, ident, name):
+        """The fields a full listing leaves out of the entry of the object ``ident`` called ``name``."""
+        with self.lock:
+            return [rule["field"] for rule in self.config["listing_omits"]
+                    if rule["match"] == ident or fnmatch.fnmatchcase(name or "", rule["match"])]
 
     def choice(self, population, count):
         """``count`` random items (the same generator, so ``seed`` also fixes IP reservations)."""

@@ -48,8 +48,10 @@ class Lbaas:
         return out
 
     def list(self, kind, query):
-        """Only {identifier, name} per item. ``filters`` is one parameter holding an encoded inner query
-        string; each of its keys must be a field of the kind and compares for equality."""
+        """{identifier, name} per item, or the whole objects where ``attributes=all`` is asked for and the
+        option full_listings honours it (README.md, "Full listings"). ``filters`` is one parameter holding an
+        encoded inner query string; each of its keys must be a field of the kind and compares for equality."""
+        full = self._full(query)
         items = self.store.all(kind)
         filters = parse_qs(first(query, "filters") or "", keep_blank_values=True)
         unknown = sorted(set(filters) - set(FIELDS[kind]) - {"name"})
@@ -57,7 +59,31 @@ class Lbaas:
             raise invalid(dict((key, "Unknown filter for %s." % kind) for key in unknown))
         for key, values in filters.items():
             items = [doc for doc in items if _filter_text(doc.get(key)) == values[-1]]
+        if full:
+            return wrapped_page([self._entry(kind, doc) for doc in items], query)
         return wrapped_page([{"identifier": d["identifier"], "name": d.get("name")} for d in items], query)
+
+    def _full(self, query):
+        """Whether a listing answers whole objects: ``attributes`` asked for and honoured. Refused (400 naming it)
+        under full_listings=refuse, as an Engine that knows no such parameter would; ignored under ignore. Under
+        honour a value other than ``all`` is a 400 too (go-anxsdk sends only that one)."""
+        asked = first(query, "attributes")
+        mode = self.engine.options["full_listings"]
+        if asked is None or mode == "ignore":
+            return False
+        if mode == "refuse":
+            raise ApiError(400, "Unknown query parameter: attributes.", {"attributes": "Unknown parameter."})
+        if asked != "all":
+            raise ApiError(400, "attributes must be all.", {"attributes": "Must be all."})
+        return True
+
+    def _entry(self, kind, doc):
+        """A full listing's entry: the object as a GET answers it, less the fields a fault says the listing
+        leaves out of it (``listing_omits``, for tests of a client that must then read the object itself)."""
+        out = self.render(kind, doc)
+        for field in self.engine.faults.listing_omits(doc["identifier"], doc.get("name")):
+            out.pop(field, None)
+        return out
 
     # ---- validation ----------------------------------------------------------------------------
     def validate(self, kind, doc):

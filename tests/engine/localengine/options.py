@@ -18,6 +18,10 @@ OPTIONS = {
                   "strict: tag names are 1-128 characters of A-Z a-z 0-9 - _ . : = @ , +; any: any non-empty name"),
     "tag_delete": (("detach", "refuse"),
                    "deleting a tag entity: detach it from every resource, or refuse (409) while one carries it"),
+    # Not known for the v1 listings (README.md, "Full listings"); ignore is what the emulator always did.
+    "full_listings": (("ignore", "honour", "refuse"),
+                      "an LBaaS listing's attributes=all: ignore it (entries stay {identifier, name}), honour it "
+                      "(entries are the whole objects, as a GET answers them), or refuse it (400 naming it)"),
 }
 DEFAULTS = dict((name, choices[0]) for name, (choices, _help) in OPTIONS.items())
 

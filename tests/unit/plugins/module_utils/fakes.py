@@ -8,6 +8,7 @@ that needs an Engine misbehaving in one particular way subclasses it."""
 import itertools
 
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import NotFoundError
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._listings import FullListings
 
 from ....engine_states import STATES, state
 
@@ -54,6 +55,7 @@ class FakeClient:
         self.delete_errors = {}  # id -> exceptions raised by successive DELETEs (then it succeeds)
         self.entities = {}     # tag name -> identifier: account-level tag entities (made on first attach)
         self.tag_match = tag_match
+        self.full_listings = FullListings()   # its listings hold identifier and name: every object is read
         self._ids = ("%032x" % i for i in itertools.count(1))
 
     # ---- building the account ------------------------------------------------------------------

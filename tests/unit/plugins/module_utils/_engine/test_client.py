@@ -70,7 +70,7 @@ def test_the_base_url_path_prefix_is_kept_and_its_trailing_slash_dropped(stub):
     client = new_client(stub.url + "/engine/proxy/")
     assert client.base_url == stub.url + "/engine/proxy"
     client.lbaas_list("loadbalancer")
-    assert stub.seen[0]["path"] == "/engine/proxy/api/LBaaS/v1/loadbalancer.json?limit=100&page=1"
+    assert stub.seen[0]["path"] == "/engine/proxy/api/LBaaS/v1/loadbalancer.json?attributes=all&limit=100&page=1"
 
 
 def test_no_token_no_authorization_header(stub):

@@ -1,4 +1,6 @@
 """Paged lists over real HTTP: every envelope, exact request counts, filters."""
+import threading
+import time
 from urllib.parse import parse_qs
 
 import pytest
@@ -38,7 +40,7 @@ def test_wrapped_pages_are_read_to_the_end_without_a_trailing_empty_page(engine,
     items = client.lbaas_list("backend", load_balancer=LB1)
     assert [i["name"] for i in items] == ["b%02d" % i for i in range(count)]
     assert all(set(i) == {"identifier", "name"} for i in items)
-    assert paths(engine) == ["/api/LBaaS/v1/backend.json?filters=load_balancer%%3D%s&limit=%d&page=%d"
+    assert paths(engine) == ["/api/LBaaS/v1/backend.json?attributes=all&filters=load_balancer%%3D%s&limit=%d&page=%d"
                              % (LB1, page_size, page) for page in range(1, requests + 1)]
     assert client.request_counts == {"total": requests, "by_method": {"GET": requests}}
 
@@ -47,7 +49,7 @@ def test_default_page_size_is_100(engine, make_client):
     make_backends(engine, 3)
     reset_log(engine)
     make_client().lbaas_list("backend")
-    assert paths(engine) == ["/api/LBaaS/v1/backend.json?filters=&limit=100&page=1"]
+    assert paths(engine) == ["/api/LBaaS/v1/backend.json?attributes=all&filters=&limit=100&page=1"]
 
 
 def test_bare_pages_of_the_resource_list(engine, make_client):
@@ -98,8 +100,8 @@ def test_lbaas_filters_travel_inside_one_parameter(engine, make_client):
     reset_log(engine)
     assert [b["name"] for b in client.lbaas_list("backend", mode="tcp", load_balancer=LB2, name=None)] == ["two00"]
     query = parse_qs(paths(engine)[0].split("?", 1)[1], keep_blank_values=True)
-    assert query == {"filters": ["load_balancer=%s&mode=tcp" % LB2], "limit": ["100"], "page": ["1"]}
-    assert paths(engine)[0].startswith("/api/LBaaS/v1/backend.json?filters=load_balancer%3D" + LB2 + "%26mode%3Dtcp&")
+    assert query == {"attributes": ["all"], "filters": ["load_balancer=%s&mode=tcp" % LB2], "limit": ["100"], "page": ["1"]}
+    assert paths(engine)[0].startswith("/api/LBaaS/v1/backend.json?attributes=all&filters=load_balancer%3D" + LB2 + "%26mode%3Dtcp&")
     assert len(client.lbaas_list("backend")) == 3        # no filter: filters= (empty) still sent
     assert "filters=&" in paths(engine)[1]
 
@@ -108,7 +110,7 @@ def test_the_loadbalancer_list_takes_no_filters(engine, make_client):
     client = make_client()
     reset_log(engine)
     assert [lb["name"] for lb in client.lbaas_list("loadbalancer")] == ["lb1", "lb2"]
-    assert paths(engine) == ["/api/LBaaS/v1/loadbalancer.json?limit=100&page=1"]
+    assert paths(engine) == ["/api/LBaaS/v1/loadbalancer.json?attributes=all&limit=100&page=1"]
     with pytest.raises(ValueError):
         client.lbaas_list("loadbalancer", name="lb1")
     assert engine_log(engine)["total"] == 1
@@ -167,6 +169,28 @@ def test_every_envelope_with_exact_request_counts(stub, shape, keys, total, size
     seen = [r["query"]["page"] for r in stub.seen]
     assert seen[:1] + sorted(seen[1:], key=lambda p: int(p[0])) == [[str(p)] for p in range(1, requests + 1)]
     assert client.request_counts == {"total": requests, "by_method": {"GET": requests}}
+
+
+@pytest.mark.parametrize("keys", [("total_pages",), ("total_items",)])
+def test_the_pages_the_first_answer_counts_go_out_together_within_the_bound(stub, keys):
+    # 9 pages of 2: pages 2-9 at most 4 at a time (max_workers 4); with total_items alone the count only sends them
+    # out together, and the empty page 10 still ends the list.
+    inflight, peak, lock = [0], [0], threading.Lock()
+    serve = pager(18, "wrapped", keys)
+
+    def respond(req):
+        with lock:
+            inflight[0] += 1
+            peak[0] = max(peak[0], inflight[0])
+        time.sleep(0.1)
+        with lock:
+            inflight[0] -= 1
+        return serve(req)
+    stub.respond = respond
+    client = stub.client(page_size=2, max_workers=4)
+    assert [i["name"] for i in client.pages("/api/things.json")] == ["n%d" % i for i in range(18)]
+    assert 1 < peak[0] <= 4   # together, within the bound
+    assert len(stub.seen) == (9 if keys == ("total_pages",) else 10)
 
 
 @pytest.mark.parametrize("shape, keys", [("wrapped", ("total_items", "limit")), ("plain", ()), ("data", ())])

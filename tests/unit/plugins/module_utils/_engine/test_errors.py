@@ -33,7 +33,7 @@ def test_401_without_and_403_with_a_wrong_token(engine):
         new_client(engine.url, token=None).lbaas_list("loadbalancer")
     assert err.value.status == 401
     assert err.value.message == engine.http.get(engine.url + "/api/LBaaS/v1/loadbalancer.json").json()["error"]["message"]
-    assert err.value.path == "/api/LBaaS/v1/loadbalancer.json?limit=100&page=1"   # path with the query
+    assert err.value.path == "/api/LBaaS/v1/loadbalancer.json?attributes=all&limit=100&page=1"   # path with the query
     with pytest.raises(AccessDeniedError) as err:
         new_client(engine.url, token="wrong").resource_get(LB1)
     assert err.value.status == 403 and "access denied" in str(err.value)

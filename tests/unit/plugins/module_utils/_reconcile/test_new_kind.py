@@ -90,7 +90,7 @@ def test_a_later_check_mode_task_sees_the_predicted_object_of_the_new_kind():
     record(view, reconciler(view, True).run(observe(client), planner))
     later = PredictedEngine(client, Predictions(view.predictions.dump(), URL, [LbaasOverlay]))   # the record travels as JSON-able data
     listed = later.lbaas_list(ACL.name, frontend="(new frontend 80.web)")
-    assert listed == [{"identifier": "(new test_acl deny-bots)", "name": "deny-bots"}]
+    assert [(i["identifier"], i["name"]) for i in listed] == [("(new test_acl deny-bots)", "deny-bots")]
     got = later.lbaas_get(ACL.name, listed[0]["identifier"])
     assert got["verdict"] == "deny" and got["frontend"] == "(new frontend 80.web)"
 

@@ -141,8 +141,8 @@ def test_same_placeholder_under_another_parent_gets_its_own_key():
                "default_backend": None, "client_timeout": None}
         record(view, outcome(Plan([Action(CREATE, "frontend", new)])))
     assert sorted(view.predictions.overlay("objects").objects) == ["(new frontend 80.web #2)", "(new frontend 80.web)"]
-    assert view.lbaas_list("frontend", load_balancer="0a11ba1a000000000000000000000002") == [
-        {"identifier": "(new frontend 80.web #2)", "name": "80.web"}]
+    assert named(view.lbaas_list("frontend", load_balancer="0a11ba1a000000000000000000000002")) == [
+        ("(new frontend 80.web #2)", "80.web")]
 
 
 def test_address_actions():
@@ -164,6 +164,11 @@ def test_address_actions():
 
 
 # ---- the overlays ----------------------------------------------------------------------------------
+def named(listing):
+    """(identifier, name) of each listing entry."""
+    return [(i["identifier"], i["name"]) for i in listing]
+
+
 def test_lbaas_overlay_hides_deleted_and_shows_created_and_changed():
     engine = fake()
     service(engine)
@@ -175,7 +180,10 @@ def test_lbaas_overlay_hides_deleted_and_shows_created_and_changed():
                  Action(UPDATE, "frontend", frontend, {"client_timeout": (None, "5000")})])
     record(view, outcome(plan))
     view = reload(view)
-    assert view.lbaas_list("bind", frontend="f" * 32) == [{"identifier": "(new bind v6.80.web)", "name": "v6.80.web"}]
+    listed = view.lbaas_list("bind", frontend="f" * 32)
+    assert named(listed) == [("(new bind v6.80.web)", "v6.80.web")]
+    # whole, as its GET answers it here: a full listing needs no read of it
+    assert listed == [view.lbaas_get("bind", "(new bind v6.80.web)")]
     assert [b["identifier"] for b in view.lbaas_list("bind")] == ["(new bind v6.80.web)"]
     with pytest.raises(NotFoundError):
         view.lbaas_get("bind", "c" * 32)
@@ -193,8 +201,8 @@ def test_children_of_a_predicted_parent_never_reach_the_engine():
     child = {"kind": "bind", "id": "(new bind v4.80.new)", "name": "v4.80.new", "frontend": parent["id"],
              "address": "127.0.10.8", "port": 80, "ssl": None, "ssl_certificate_path": None}
     record(view, outcome(Plan([Action(CREATE, "frontend", parent), Action(CREATE, "bind", child)])))
-    assert view.lbaas_list("frontend", load_balancer=LB) == [{"identifier": parent["id"], "name": "80.new"}]
-    assert view.lbaas_list("bind", frontend=parent["id"]) == [{"identifier": child["id"], "name": "v4.80.new"}]
+    assert named(view.lbaas_list("frontend", load_balancer=LB)) == [(parent["id"], "80.new")]
+    assert named(view.lbaas_list("bind", frontend=parent["id"])) == [(child["id"], "v4.80.new")]
     assert ("LIST", "bind", (("frontend", parent["id"]),)) not in engine.calls
     assert not [c for c in engine.calls if c[0] == "GET" and c[1] in KINDS]
 
