@@ -138,7 +138,8 @@ def test_local_engine_start_is_bounded_and_a_silent_one_says_where_it_hung(tmp_p
     assert str(failed.value).count(where) == 2   # both starts' stacks: the retry's and the first one's
 
 
-LENIENT = {"put": "merge", "deploy_on": "change", "tag_match": "substring", "tag_names": "any", "tag_delete": "refuse"}
+LENIENT = {"put": "merge", "deploy_on": "change", "tag_match": "substring", "tag_names": "any", "tag_delete": "refuse",
+           "put_enable": "keep"}
 
 
 def test_behaviour_options_on_the_command_line_survive_a_reset():
@@ -153,7 +154,7 @@ def test_behaviour_options_on_the_command_line_survive_a_reset():
 def test_behaviour_options_as_keyword_arguments():
     with LocalEngine(tag_match="casefold", put=None) as engine:
         assert engine.options() == {"put": "replace", "deploy_on": "state0", "tag_match": "casefold",
-                                    "tag_names": "strict", "tag_delete": "detach"}
+                                    "tag_names": "strict", "tag_delete": "detach", "put_enable": "reset"}
     with pytest.raises(TypeError, match="unknown option 'colour'"):
         LocalEngine(colour="blue")
 

@@ -18,6 +18,9 @@ OPTIONS = {
                   "strict: tag names are 1-128 characters of A-Z a-z 0-9 - _ . : = @ , +; any: any non-empty name"),
     "tag_delete": (("detach", "refuse"),
                    "deleting a tag entity: detach it from every resource, or refuse (409) while one carries it"),
+    "put_enable": (("reset", "keep"),
+                   "a PUT of a frontend or backend without enable: reset turns it on again (disabled: enabled), "
+                   "keep leaves it as it was (also with --put replace)"),
 }
 DEFAULTS = dict((name, choices[0]) for name, (choices, _help) in OPTIONS.items())
 
