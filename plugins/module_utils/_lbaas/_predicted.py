@@ -127,7 +127,7 @@ class LbaasOverlay(Overlay):
             spec = kind_named(kind)
             raw["name"] = obj["name"]
             for field in spec.references() + list(spec.fields):
-                raw[field] = obj.get(field)
+                raw[spec.engine_key(field)] = obj.get(field)   # as the Engine answers it (``enabled`` as ``enable``)
         return raw
 
     def lbaas_get_many(self, kind, idents):
