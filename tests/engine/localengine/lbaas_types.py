@@ -5,7 +5,7 @@ ACL and Rule (gac:pkg/apis/lbaas/v1/acl_types.go, rule_types.go, e2e_test.go): o
 Engine's own clients are known to send are accepted (README.md, "ACL and Rule"); what no client shows
 a value for (the redirection fields, rule_type) must stay empty.
 """
-from .validation import is_bool, is_count, is_int, is_port, is_port_text, is_src, is_switch, is_text, parse_ip
+from .validation import is_bool, is_count, is_port, is_port_text, is_src, is_switch, is_text, parse_ip
 
 # kind -> collection name in the path (case matters: ACL.json)
 PATHS = {"loadbalancer": "loadbalancer", "frontend": "frontend", "backend": "backend", "bind": "bind",

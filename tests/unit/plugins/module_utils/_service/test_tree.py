@@ -122,8 +122,8 @@ def test_the_summary_of_a_real_run_says_what_was_done():
 def test_the_summary_says_what_is_disabled_and_enabled_beside_the_counts_it_is_part_of():
     """An update that turns a frontend off is one of the changes, and the line says so after that count; turning one
     on again too; a backend switched through the backend module by its noun; an object created off after the adds."""
-    def update(kind, name, before, after, lb=LBS[0]):
-        return Action("update", kind, {"id": name, "name": name}, {"enabled": (before, after)}, lb=lb)
+    def update(kind, name, before, after):
+        return Action("update", kind, {"id": name, "name": name}, {"enabled": (before, after)}, lb=LBS[0])
     plan = Plan([update("frontend", "http.web", True, False), update("frontend", "https.web", True, False),
                  update("frontend", "admin.web", False, True), update("backend", "http.web", True, False),
                  Action("update", "frontend", {"id": "m", "name": "m"}, {"mode": ("tcp", "http")}, lb=LBS[0]),
