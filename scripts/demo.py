@@ -5,7 +5,8 @@ three backend web servers (node1-3 on 127.0.0.1-3) that answer with their own na
 headings: the vars file, the plan (--check --diff, 0 writes), the real run, traffic through the
 allocated address from every node, a rerun (0 writes), one node and one port fewer, a node stopped
 and taken out by HAProxy's health checks, a name for the service in DNS (CloudDNS records served by the
-local knot, traffic sent by the name), an allow-list admitting one source address and refusing
+local knot, traffic sent by the name), maintenance (a port disabled, refusing connections while the other answers,
+and enabled again), an allow-list admitting one source address and refusing
 another, the service removed, and a closing table. Everything it
 started is stopped at the end, on Ctrl-C and on SIGTERM too.
 
@@ -125,13 +126,19 @@ class Demo(object):
         # binds and servers carry no owner tag: they are the service's by containment (their parent's tag)
         parents = set(o["identifier"] for o in objects if OWNER_TAG in o.get("_tags", []))
 
-        def ours(obj, link):
+        def parent_of(obj, link):
             parent = obj.get(link)
-            return (parent.get("identifier") if isinstance(parent, dict) else parent) in parents
+            return parent.get("identifier") if isinstance(parent, dict) else parent
+
+        def ours(obj, link):
+            return parent_of(obj, link) in parents
         binds = [o for o in objects if o["_kind"] == "bind" and ours(o, "frontend")]
         nodes = sorted(set(o["name"].split(".")[0] for o in objects if o["_kind"] == "server" and ours(o, "backend")))
-        return (",".join(sorted(set(b["address"] for b in binds))), ",".join(str(p) for p in sorted(set(b["port"] for b in binds))),
-                ",".join(nodes))
+        # a port whose frontend is disabled (maintenance) keeps its bind but does not listen
+        off = set(o["identifier"] for o in objects if o["_kind"] == "frontend" and o.get("enable") is False)
+        ports = sorted(set((b["port"], parent_of(b, "frontend") in off) for b in binds))
+        return (",".join(sorted(set(b["address"] for b in binds))),
+                ",".join("%d%s" % (port, " (disabled)" if disabled else "") for port, disabled in ports), ",".join(nodes))
 
     def address(self):
         return self.live()[0]
@@ -192,6 +199,7 @@ def story(demo):
     demo.play("3 rerun", "service_example.yml")
 
     named(demo)
+    maintenance(demo)
 
     heading("6. One node (node2) and one port (admin, 8081) fewer: playbooks/vars/service_example_smaller.yml")
     demo.play("4 node2 and port 8081 removed", "service_example_smaller.yml", "--diff")
@@ -223,6 +231,27 @@ def named(demo):
         counts = sample(answered[0], 8080, REQUESTS)
         say("%d requests to http://%s:8080/ (%s) answered by: %s" % (REQUESTS, NAME.rstrip("."), answered[0], ", ".join(
             "%s x%d" % (name, n) for name, n in sorted(counts.items()))))
+
+
+def maintenance(demo):
+    """enabled: false on the admin port disables its frontend (one write): 8081 refuses connections, 8080 still answers;
+    the file without it puts the port back (one write again) and 8081 answers."""
+    address = demo.address()
+    heading("5c. Maintenance: the admin port (8081) out of service, playbooks/vars/service_example_maintenance.yml "
+            "(enabled: false on the port); preview first (--check --diff, 0 writes)")
+    demo.play("5c maintenance --check", "service_example_maintenance.yml", "--check", "--diff")
+    demo.traffic(8081, expect=[name for name, host in NODES])   # the preview changed nothing
+    heading("5d. For real: one object written, the admin port's frontend disabled (the other writes are the run's lease "
+            "and marker tags); 8081 refuses, 8080 answers")
+    demo.play("5d admin port disabled", "service_example_maintenance.yml", "--diff")
+    wait_for(lambda: refused(address, 8081), timeout=10)
+    if not demo.show_refused(address, 8081):
+        say("!! expected 8081 to refuse connections while its frontend is disabled")
+    demo.traffic(8080, expect=[name for name, host in NODES])
+    heading("5e. Back in service: service_example_named.yml again (no enabled: the port is enabled), one object written")
+    demo.play("5e admin port enabled", "service_example_named.yml", "--diff")
+    wait_for(lambda: ask(address, 8081) in [name for name, host in NODES], timeout=10)
+    demo.traffic(8081, expect=[name for name, host in NODES])
 
 
 def allow_list(demo):

@@ -63,6 +63,15 @@ _STATE = r"""
 
 _MANAGED = _NAME + _ID + _STATE
 
+# What a disabled frontend or backend does (HAProxy's ``disabled``; how the real Engine renders it is not known:
+# docs/engine-api-facts.md, "Maintenance switch").
+_SWITCHED_OFF = {
+    "backend": """A disabled backend takes no traffic; the frontends that use it as their default backend close the
+        TCP connections they accept and answer HTTP requests with 503.""",
+    "frontend": """A disabled frontend does not listen on its binds, so connections to them are refused; its default
+        backend, binds and servers stay as they are.""",
+}
+
 # What a delete of a parent waits for (_lbaas/_blockers.py derives it from the declaration; the Engine answers 409).
 _BLOCKED = {
     "backend": """      - V(absent) on a backend that still holds servers, ACLs or rules, or that a frontend uses as its default
@@ -80,6 +89,15 @@ _OWNED = r"""
       - Proxy mode.
     type: str
     choices: [tcp, http]
+  enabled:
+    description:
+      - Whether the {kind} is in service (the Engine's C(enable)). V(false) takes it out of service (HAProxy's
+        C(disabled)) and keeps it and everything in it; V(true) puts it back. Either is one write of the {kind}.
+      - {switched_off}
+      - Left out, the {kind} keeps what the Engine holds; a new {kind} is created enabled.
+      - Sent on every write of the {kind}, as the Engine's legacy client writes it (C(enable) V(0) or V(1)), so that a
+        change of another option never turns it back on.
+    type: bool
   owner:
     description:
       - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the {kind} carries.
@@ -181,6 +199,7 @@ def _options(kind, parent, *parts, article="a"):
         "a_kind": f"{article} {kind}",
         "A_kind": f"{article.capitalize()} {kind}",
         "blocked": _BLOCKED.get(kind, ""),
+        "switched_off": _SWITCHED_OFF.get(kind, ""),
     }
     return "\noptions:" + "".join(part.format(**words) for part in parts)
 

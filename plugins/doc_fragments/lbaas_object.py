@@ -58,6 +58,16 @@ options:
       - Proxy mode.
     type: str
     choices: [tcp, http]
+  enabled:
+    description:
+      - Whether the backend is in service (the Engine's C(enable)). V(false) takes it out of service (HAProxy's
+        C(disabled)) and keeps it and everything in it; V(true) puts it back. Either is one write of the backend.
+      - A disabled backend takes no traffic; the frontends that use it as their default backend close the
+        TCP connections they accept and answer HTTP requests with 503.
+      - Left out, the backend keeps what the Engine holds; a new backend is created enabled.
+      - Sent on every write of the backend, as the Engine's legacy client writes it (C(enable) V(0) or V(1)), so that a
+        change of another option never turns it back on.
+    type: bool
   owner:
     description:
       - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the backend carries.
@@ -110,6 +120,16 @@ options:
       - Proxy mode.
     type: str
     choices: [tcp, http]
+  enabled:
+    description:
+      - Whether the frontend is in service (the Engine's C(enable)). V(false) takes it out of service (HAProxy's
+        C(disabled)) and keeps it and everything in it; V(true) puts it back. Either is one write of the frontend.
+      - A disabled frontend does not listen on its binds, so connections to them are refused; its default
+        backend, binds and servers stay as they are.
+      - Left out, the frontend keeps what the Engine holds; a new frontend is created enabled.
+      - Sent on every write of the frontend, as the Engine's legacy client writes it (C(enable) V(0) or V(1)), so that a
+        change of another option never turns it back on.
+    type: bool
   owner:
     description:
       - Owner (service id) whose tag C(<tag_prefix>-svc=<owner>) the frontend carries.

@@ -93,6 +93,10 @@ backend:
     server_timeout:
       description: Server timeout in milliseconds.
       type: int
+    enabled:
+      description: Whether the backend is in service (the Engine's C(enable)); V(false) is taken out of service (disabled).
+      type: bool
+      sample: true
     owner:
       description: The owner named by the owner tag, when O(owner) is set.
       type: str

@@ -60,6 +60,9 @@ backends:
     server_timeout:
       description: Server timeout.
       type: int
+    enabled:
+      description: Whether the backend is in service (the Engine's C(enable)); V(false) is taken out of service (disabled).
+      type: bool
     state:
       description: Engine deployment state.
       type: str

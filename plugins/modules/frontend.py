@@ -47,6 +47,13 @@ EXAMPLES = r"""
     mode: tcp
     default_backend: 443.shop
     owner: shop
+
+- name: Maintenance - take the frontend out of service (its binds stop listening), everything else stays
+  anxcloud.lbaas.frontend:
+    load_balancer: lb1
+    name: 443.shop
+    enabled: false
+    owner: shop
 """
 
 RETURN = r"""
@@ -75,6 +82,10 @@ frontend:
     client_timeout:
       description: Client timeout.
       type: str
+    enabled:
+      description: Whether the frontend is in service (the Engine's C(enable)); V(false) is taken out of service (disabled).
+      type: bool
+      sample: true
     owner:
       description: The owner named by the owner tag, when O(owner) is set.
       type: str

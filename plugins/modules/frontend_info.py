@@ -60,6 +60,9 @@ frontends:
     client_timeout:
       description: Client timeout.
       type: str
+    enabled:
+      description: Whether the frontend is in service (the Engine's C(enable)); V(false) is taken out of service (disabled).
+      type: bool
     state:
       description: Engine deployment state.
       type: str

@@ -96,6 +96,29 @@ options:
             while the service has an allow-list. Unset, the port follows O(allow_sources). At most 100 networks.
         type: list
         elements: str
+      enabled:
+        description:
+          - Whether this port is in service, instead of O(enabled); unset, the port follows O(enabled).
+          - V(false) disables the port's frontend (maintenance) - HAProxy stops accepting connections on its binds -
+            and changes nothing else; V(true) puts it back with one write.
+        type: bool
+  enabled:
+    description:
+      - Whether the service's ports are in service (maintenance). V(false) disables the frontend of every port that does
+        not say otherwise (O(ports[].enabled)) - HAProxy stops accepting connections on its binds, so clients are
+        refused at once - while its backend, binds, servers, ACLs and rules stay as they are; V(true) puts each
+        frontend back with one write. A run that finds them as declared writes nothing.
+      - 'Run with C(--check --diff) first - the summary counts what it would disable (C(lb1: 0 to add, 1 to change
+        (1 frontend to disable), 0 to destroy)), the diff shows C(enabled: false) on each such frontend, and
+        RV(status) leaves out their ports.'
+      - Only the frontends' switch is the service's. A backend disabled another way (M(anxcloud.lbaas.backend) with
+        O(anxcloud.lbaas.backend#module:enabled=false)) stays disabled, and new backends are created enabled.
+      - Sent on every write of a frontend (as the Engine's C(enable), V(0) or V(1)), so that a change of another field
+        never puts a disabled frontend back in service.
+      - A single server cannot be taken out of service - the Engine has no per-server switch, drain or weight. Remove
+        it from O(servers), run, and add it back (docs/user-guide.md, "Maintenance").
+    type: bool
+    default: true
   allow_sources:
     description:
       - The source networks (CIDRs, IPv4 and IPv6; a plain address is its /32 or /128) the service's frontends
@@ -268,7 +291,8 @@ notes:
   - 'The whole declared state is owned. An option left out stands for what a fresh create gives, and is reset to
     it on the Engine: O(ports[].server_timeout), O(ports[].client_timeout) and O(ports[].ssl_certificate_path)
     unset, O(ports[].ssl=false), O(servers[].check=enabled), and the health check of the port''s mode
-    (see O(ports[].health_check)).'
+    (see O(ports[].health_check)). A frontend is in service unless O(enabled) or O(ports[].enabled) says otherwise
+    (a frontend disabled by hand is enabled again).'
   - A bind this run would create or move onto an address and port that another owner's (or an untagged)
     bind holds is a conflict; the module then fails without writing anything and returns RV(conflicts).
   - A run that is about to write takes an advisory lease on each of the service's load balancers, a tag
@@ -376,6 +400,20 @@ EXAMPLES = r"""
       {{ admin.summary }}; listening: {{ admin.status.all }};
       servers on lb1: {{ admin.objects.lb1.backends | map(attribute='servers') | flatten | map(attribute='name') | list }}
 
+# Maintenance: the https port out of service, its frontend disabled and nothing else written (run it with --check
+# --diff first); without enabled (or with enabled true) the next run puts the port back.
+- name: The https port of shop out of service
+  anxcloud.lbaas.service:
+    name: shop
+    load_balancers: [lb1, lb2]
+    ports:
+      - {name: http, port: 80, target_port: 30080}
+      - {name: https, port: 443, target_port: 30443, enabled: false}
+    addresses: [198.51.100.10, "2001:db8::10"]
+    servers:
+      - {name: node1, address: 192.0.2.11}
+      - {name: node2, address: 192.0.2.12}
+
 - name: Remove it
   anxcloud.lbaas.service:
     name: shop
@@ -390,6 +428,8 @@ summary:
     - "Then one per DNS name the task writes (O(dns)), with the counts that are not 0 (C(dns shop.example.com.: 1 to change))."
     - Check mode says what the run would do (C(3 to add, 1 to change, 0 to destroy)), a real run what it did
       (C(3 added, 1 changed, 0 destroyed)).
+    - Frontends taken out of service or put back (O(enabled), O(ports[].enabled)) are said after the changes they are
+      part of, C(1 to change (1 frontend to disable)) and C(1 changed (1 frontend enabled)).
     - In diff mode it is also the header of the diff's after side (C(+++ after) line), so C(--diff) shows it at the
       default verbosity, where Ansible prints only C(changed) or C(ok) for the task otherwise.
   returned: always
@@ -432,6 +472,7 @@ diff:
 status:
   description:
     - Per load balancer, the ports each address listens on; C(all) holds what every load balancer serves.
+    - The ports of a disabled frontend (O(enabled), O(ports[].enabled)) are left out - its binds do not listen.
   returned: always
   type: dict
   sample: {load_balancers: {lb1: {198.51.100.10: [80, 443]}}, all: {198.51.100.10: [80, 443]}}

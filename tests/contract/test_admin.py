@@ -84,7 +84,8 @@ def test_admin_errors_use_the_engine_error_body(engine):
 
 def test_options_change_at_run_time_until_the_next_reset(engine):
     assert engine.options() == {"put": "replace", "deploy_on": "state0", "tag_match": "exact",
-                                "tag_names": "strict", "tag_delete": "detach", "full_listings": "ignore"}
+                                "tag_names": "strict", "tag_delete": "detach", "full_listings": "ignore",
+                                "put_enable": "reset"}
     assert engine.set_options(tag_match="prefix")["tag_match"] == "prefix"
     assert engine.options()["put"] == "replace"   # the others stay
     for bad, text in (({"tag_match": "fuzzy"}, "tag_match must be one of"), ({"colour": "x"}, "unknown option"),

@@ -139,7 +139,7 @@ def test_local_engine_start_is_bounded_and_a_silent_one_says_where_it_hung(tmp_p
 
 
 LENIENT = {"put": "merge", "deploy_on": "change", "tag_match": "substring", "tag_names": "any", "tag_delete": "refuse",
-           "full_listings": "honour"}
+           "full_listings": "honour", "put_enable": "keep"}
 
 
 def test_behaviour_options_on_the_command_line_survive_a_reset():
@@ -154,7 +154,8 @@ def test_behaviour_options_on_the_command_line_survive_a_reset():
 def test_behaviour_options_as_keyword_arguments():
     with LocalEngine(tag_match="casefold", put=None) as engine:
         assert engine.options() == {"put": "replace", "deploy_on": "state0", "tag_match": "casefold",
-                                    "tag_names": "strict", "tag_delete": "detach", "full_listings": "ignore"}
+                                    "tag_names": "strict", "tag_delete": "detach", "full_listings": "ignore",
+                                    "put_enable": "reset"}
     with pytest.raises(TypeError, match="unknown option 'colour'"):
         LocalEngine(colour="blue")
 

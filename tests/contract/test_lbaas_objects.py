@@ -8,7 +8,7 @@ from .helpers import (COMMON_KEYS, IDENTIFIER, LB1, LB2, backend, create, error_
 
 FIELDS = {
     "loadbalancer": {"ip_address"},
-    "backend": {"load_balancer", "mode", "health_check", "server_timeout"},
+    "backend": {"load_balancer", "mode", "health_check", "server_timeout", "enable"},
     "frontend": {"load_balancer", "default_backend", "mode", "client_timeout", "enable"},
     "bind": {"frontend", "address", "port", "ssl", "ssl_certificate_path"},
     "server": {"backend", "ip", "port", "check"},

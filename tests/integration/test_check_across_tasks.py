@@ -205,6 +205,33 @@ def service_absent_then_release_its_address(engine, plays, module):
     assert not [o for o in es.snapshot(engine).values() if "anxlb-svc=shop" in o["tags"]]
 
 
+MAINT_SERVICE = {"name": "maint", "load_balancers": ["lb1"], "addresses": ["127.0.10.33"],
+                 "ports": [{"name": "http", "port": 80}], "servers": [{"name": "n1", "address": "127.0.0.1"}]}
+MAINTENANCE = [
+    {"anxcloud.lbaas.service": dict(MAINT_SERVICE, enabled=False)},
+    # the frontend the service disabled: nothing to do
+    {"anxcloud.lbaas.frontend": {"load_balancer": "lb1", "name": "http.maint", "enabled": False, "owner": "maint"}},
+    # another field of it: one update, which keeps it off
+    {"anxcloud.lbaas.frontend": {"load_balancer": "lb1", "name": "http.maint", "client_timeout": "5s", "owner": "maint"}},
+]
+
+
+def maintenance_then_the_frontend_module(engine, plays, module):
+    """(d) a service takes its port out of service, then the frontend module finds it disabled (no change) and
+    changes its timeout (an update that keeps it off): check mode predicts the switch across tasks."""
+    assert not module("service", MAINT_SERVICE).failed
+    check, real = check_then_real(engine, plays)
+    for index in range(3):
+        same_plan(check[index], real[index])
+        assert side(check[index], "after") == side(real[index], "after")
+    assert check[0]["summary"] == "lb1: 0 to add, 1 to change (1 frontend to disable), 0 to destroy"
+    assert check[1]["changed"] is False and real[1]["changed"] is False
+    assert check[2]["frontend"]["enabled"] is False and real[2]["frontend"]["enabled"] is False
+    assert [a["changes"] for a in check[2]["plan"]] == [{"client_timeout": {"before": None, "after": "5000"}}]
+    stored = es.by_name(engine, "frontend")["http.maint"]
+    assert (stored["enable"], stored["client_timeout"]) == (False, "5000")
+
+
 LOOP_PLAY = {"module_defaults": {"group/anxcloud.lbaas.lbaas": {"pool": ["anxlb-pool=demo"], "family": "v4"}}}
 LOOP = [{"anxcloud.lbaas.ip_address": {"owner": "{{ item }}"}, "loop": ["one", "two"]}]
 
@@ -235,7 +262,7 @@ def addresses_in_a_loop(engine, plays, ansible, cache):
 
 
 def test_check_mode_predicts_across_tasks_what_the_real_play_does(engine, listings, ansible, module, tmp_path, monkeypatch):
-    """The scenarios (a) to (c), the create of parents with children and a load balancer's life, as the plays of one run, facts kept in a
+    """The scenarios (a) to (d), the create of parents with children and a load balancer's life, as the plays of one run, facts kept in a
     jsonfile cache for all of it; the run ends well and no prediction was cached. Against today's Engine and one that
     lists whole objects (``listings``): predicted objects are laid over full listing entries as over GETs."""
     cache = tmp_path / "facts"
@@ -244,11 +271,13 @@ def test_check_mode_predicts_across_tasks_what_the_real_play_does(engine, listin
     monkeypatch.setenv("ANSIBLE_CACHE_PLUGIN_TIMEOUT", "3600")
     ids = seed_service(engine)
     plays = ansible.session(twice(TEARDOWN) + twice(CREATE_THEN_CHILDREN) + twice(LB_LIFE) + twice(SHOP_AWAY)
+                            + twice(MAINTENANCE)
                             + twice(LOOP, play=LOOP_PLAY))
     teardown_in_dependency_order(engine, plays, ids)
     create_then_children_in_check_mode(engine, plays)
     a_load_balancer_registered_used_and_deregistered(engine, plays)
     service_absent_then_release_its_address(engine, plays, module)
+    maintenance_then_the_frontend_module(engine, plays, module)
     addresses_in_a_loop(engine, plays, ansible, cache)
     assert plays.played == plays.plays and plays.proc.wait(60) == 0, plays.err.read_text()[-4000:]
     assert not [word for word in INTERNAL if word in cached(cache)]

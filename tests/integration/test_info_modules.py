@@ -84,6 +84,7 @@ def test_loadbalancer_info_tree_shows_every_kind_under_its_parent_by_name_with_o
     # every field the kind declares (issue 43: a frontend's or backend's enabled shows once declared), and the rest
     assert sorted(backend) == sorted(["acls", "id", "load_balancer", "name", "owner", "rules", "servers", "state",
                                       "tags"] + list(KINDS["backend"].fields))
+    assert backend["enabled"] is True   # the maintenance switch of every backend and frontend in the tree
     assert (backend["load_balancer"], backend["owner"], backend["tags"]) == ("lb1", "web", ["anxlb-svc=web"])
     assert [(s["name"], s["backend"], s["owner"], s["tags"]) for s in backend["servers"]] == [
         ("n1.80.web", "80.web", "web", [])]

@@ -33,7 +33,7 @@ CASES = {
         setup=lambda engine: {"parent": es.lb_id(engine)},
         task={"load_balancer": "lb1", "name": "80.web", "mode": "tcp", "health_check": HC, "owner": "web"},
         after=lambda ids: {"name": "80.web", "load_balancer": ids["parent"], "mode": "tcp", "health_check": HC,
-                           "server_timeout": None, "owner": "web"},
+                           "server_timeout": None, "enabled": True, "owner": "web"},   # created enabled
         update=("mode", "tcp", "http"),
     ),
     "frontend": dict(
@@ -41,7 +41,7 @@ CASES = {
         task={"load_balancer": "lb1", "name": "80.web", "mode": "tcp", "default_backend": "80.web",
               "client_timeout": "5000", "owner": "web"},
         after=lambda ids: {"name": "80.web", "load_balancer": ids["parent"], "mode": "tcp",
-                           "default_backend": ids["backend"], "client_timeout": "5000", "owner": "web"},
+                           "default_backend": ids["backend"], "client_timeout": "5000", "enabled": True, "owner": "web"},
         update=("client_timeout", "5000", "6000"),
     ),
     "bind": dict(

@@ -325,6 +325,7 @@ BAD = [
     {"name": "e", "load_balancers": ["lb1"], "addresses": ["127.0.10.9"], "address_pool": ["anxlb-pool=demo"]},
     {"name": "f", "ports": []},
     {"name": "a", "load_balancers": ["lb2"], "addresses": ["127.0.10.8"]},
+    {"name": "g", "load_balancers": ["lb1"], "addresses": ["127.0.10.9"], "ports": [{"port": 80, "enabled": "maybe"}]},
 ]
 
 
@@ -338,10 +339,11 @@ def test_the_role_names_each_bad_key_once_with_its_service_before_any_request(en
     assert [p.split(": ", 1)[0] for p in problems] == [
         "lbaas_services[0] (a)", "lbaas_services[1] (b)", "lbaas_services[1] (b)", "lbaas_services[1] (b)",
         "lbaas_services[2] (c)", "lbaas_services[3] (d)", "lbaas_services[4] (e)", "lbaas_services[5] (f)",
-        "lbaas_services"], problems
-    top = ("address_families, address_pool, addresses, allow_sources, allow_sources_bypass, dns, load_balancers, name, name_suffix, "
-           "ports, servers, state")
-    port = "allow_sources, client_timeout, health_check, mode, name, port, server_timeout, ssl, ssl_certificate_path, target_port"
+        "lbaas_services[7] (g)", "lbaas_services"], problems
+    top = ("address_families, address_pool, addresses, allow_sources, allow_sources_bypass, dns, enabled, load_balancers, name, "
+           "name_suffix, ports, servers, state")
+    port = ("allow_sources, client_timeout, enabled, health_check, mode, name, port, server_timeout, ssl, ssl_certificate_path, "
+            "target_port")
     assert problems[0] == "lbaas_services[0] (a): unknown key prots (did you mean ports?); the keys are: " + top
     # three typos at once, on two levels: each reads as a single typo does, with the keys of its own level; two
     # ports with the same misspelling: one line, not one per port
@@ -354,7 +356,10 @@ def test_the_role_names_each_bad_key_once_with_its_service_before_any_request(en
     assert problems[5] == "lbaas_services[3] (d): servers[1].check must be enabled or disabled (or true/false), got sometimes"
     assert problems[6] == "lbaas_services[4] (e): addresses and address_pool are mutually exclusive; give one of them"
     assert problems[7] == "lbaas_services[5] (f): missing required arguments: load_balancers"
-    assert problems[8] == "lbaas_services: each service name may appear only once; declared more than once: a"
+    # enabled is a bool, on the service and on each port (Ansible's words, which differ a little between versions)
+    assert problems[8].startswith("lbaas_services[7] (g): argument 'enabled' is of type ") and all(
+        words in problems[8] for words in ("found in 'ports'", "The value 'maybe' is not a valid boolean")), problems[8]
+    assert problems[9] == "lbaas_services: each service name may appear only once; declared more than once: a"
     assert engine.requests()["total"] == 0
 
 

@@ -107,7 +107,7 @@ def test_an_adopted_object_in_deployment_error_is_redeployed_then_fails_clearly(
     result = runs[0]
     assert result["changed"] is True, result
     assert result.message() == ("backend '80.web' (%s) failed to deploy (DeploymentError) again after a redeploy request: "
-                                "the Engine gives no reason; its fields: mode=tcp" % failed_twice)
+                                "the Engine gives no reason; its fields: mode=tcp, enabled=True" % failed_twice)
     assert [(a["action"], a["reason"]) for a in result["plan"]] == [("tag", "owner tag missing")]
     redeploys = [e for e in writes_of(result, engine) if e["method"] == "PUT"]
     assert len(redeploys) == 1 and redeploys[0]["body"]["state"] == "0" and failed_twice in redeploys[0]["path"]

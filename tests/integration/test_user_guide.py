@@ -110,6 +110,12 @@ def first_service(engine, seen):
     seen["web"] = web
 
 
+def maintenance(engine, seen):
+    """The port out and back: the same objects (no delete, no create), the frontend enabled again."""
+    assert objects_of(engine, "web") == seen["web"]
+    assert es.by_name(engine, "frontend")["http.web"]["enable"] is True
+
+
 def gc(engine, seen):
     assert objects_of(engine, "api") == {}   # applied, then collected
     assert not [n for kind in ("backend", "frontend", "bind", "server") for n in es.by_name(engine, kind)
@@ -122,7 +128,7 @@ def gc_module(engine, seen):
     assert objects_of(engine, "web") == seen["web"]
 
 
-EFFECTS = {"first-service": first_service, "gc": gc, "gc-module": gc_module}
+EFFECTS = {"first-service": first_service, "maintenance": maintenance, "gc": gc, "gc-module": gc_module}
 READ_ONLY = {"gc-module"}   # check mode inside the playbook
 
 

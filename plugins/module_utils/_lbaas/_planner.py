@@ -37,13 +37,15 @@ def diff(obj, fields, skip=("name",)):
 
 
 def create(kind, name, parent_id, fields, reason, tags=(), lb=None, where=None):
-    """The create of a desired object: every field of its kind (unset ones None), its parent, a placeholder id
-    (``where``, a load balancer's name, keeps one name on two load balancers apart); ``changes`` lists what is set."""
+    """The create of a desired object: every field of its kind (unset ones None, or the kind's default, which the
+    create sends: a backend the service makes is on, as the Engine would make it anyway, and check mode predicts it
+    so), its parent, a placeholder id (``where``, a load balancer's name, keeps one name on two load balancers apart);
+    ``changes`` lists what is set."""
     new = {"kind": kind.name, "id": placeholder(kind.name, name, where), "name": name}
     if kind.parent:   # a load balancer has none
         new[kind.parent] = parent_id
     for field in kind.fields:
-        new[field] = fields.get(field)
+        new[field] = fields[field] if fields.get(field) is not None else kind.defaults.get(field)
     changes = dict((f, (None, v)) for f, v in new.items() if f not in ("kind", "id") and v is not None)
     return Action(CREATE, kind, new, changes, reason=reason, tags=owner_tags_for(kind, tags), lb=lb)
 

@@ -52,7 +52,7 @@ def _laid_over(kind, raw, obj):
     spec = kind_named(kind)
     out = dict(raw, name=obj["name"])
     for field in spec.references() + list(spec.fields):
-        out[field] = obj.get(field)
+        out[spec.engine_key(field)] = obj.get(field)   # as the Engine answers it (``enabled`` as ``enable``)
     return out
 
 

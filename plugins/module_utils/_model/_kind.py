@@ -160,6 +160,9 @@ class Kind:
     # operation -> AFTER_WRITES or AFTER_WAIT, for the operations that run after the plan's other writes (see
     # there); nothing waits for them in turn. An operation not named runs by its dependencies, as any object's.
     runs = {}
+    # The field that takes an object out of service without deleting it (a frontend's ``enabled``: False is off), or
+    # None: a plan's summary counts the actions that turn it off or on (``switched``).
+    switch = None
 
     def __init__(self, name, parent=None, parent_kind=None, fields=None, links=None, resource_type=None):
         self.name = name
@@ -184,6 +187,23 @@ class Kind:
         deleted after, else 0 (the LBaaS kinds count their children and referrers, ``_kinds``)."""
         levels = [_REGISTRY[k].delete_level for k in self.deleted_after if k in _REGISTRY and k != self.name]
         return 1 + max(levels) if levels else 0
+
+    def is_off(self, obj):
+        """Whether ``obj`` is out of service by its switch (``switch`` False)."""
+        return self.switch is not None and obj.get(self.switch) is False
+
+    def switched(self, action):
+        """"off" when ``action`` takes its object out of service (an update turning the switch off, a create of an
+        object that starts off), "on" when it puts it back; else None."""
+        if self.switch is None or self.effect(action.op) not in (CREATE, UPDATE):
+            return None
+        if self.switch in action.changes:
+            before, after = action.changes[self.switch]
+            if after is False and before is not False:
+                return "off"
+            if after is True and before is False:
+                return "on"
+        return None
 
     def dependencies(self):
         """The kinds an object of this kind needs to exist before it and outlives it: its parent's kind
@@ -214,6 +234,10 @@ class Kind:
 
     def normalize_field(self, field, value, option=None):
         return self.fields[field](value) if field in self.fields else value
+
+    def engine_key(self, field):
+        """The key of ``field`` in the Engine's answers (the LBaaS kinds map a few, ``_kinds.LbaasKind.wire``)."""
+        return field
 
     def from_engine(self, obj):
         """The flat object every comparison uses, from an Engine answer."""

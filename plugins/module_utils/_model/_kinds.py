@@ -64,6 +64,19 @@ def _bool(value):
     return None if value is None else bool(value)
 
 
+def _switch(value):
+    """An Engine ``enable`` as read: a JSON bool (go-anxsdk ``v1/lbaas/frontend.go``, ``backend.go``: ``Enable bool``);
+    the integers go-anxcloud's legacy client writes (0, 1) read alike. An answer without it reads as on: every object
+    created without it carries traffic (docs/engine-api-facts.md, "Maintenance switch")."""
+    return True if value is None else bool(value)
+
+
+def _switch_written(value):
+    """``enable`` as the one client that writes it sends it: an integer, 0 or 1 (go-anxcloud ``pkg/lbaas/frontend/
+    definition.go`` ``Enable common.EnableState``; ``pkg/lbaas/common/common.go`` ``IsDisabled = 0``, ``IsEnabled = 1``)."""
+    return int(bool(value))
+
+
 def _timeout_text(value):
     # Frontend.client_timeout is a string on the Engine, Backend.server_timeout an integer.
     return None if value in (None, "") else str(value)
@@ -131,7 +144,7 @@ def _opt_count(value):
 
 
 # The Ansible option type a module takes a field in, by the field's normaliser; every other field is text.
-OPTION_TYPES = {_int: "int", _opt_count: "int", _bool: "bool"}
+OPTION_TYPES = {_int: "int", _opt_count: "int", _bool: "bool", _switch: "bool"}
 
 # Fields holding one IP address, compared in canonical form (normalize_ip): a bind's address, a server's ip, a load
 # balancer's ip_address.
@@ -146,7 +159,7 @@ class LbaasKind(Kind):
 
     def __init__(self, name, parent, parent_kind, fields, links=None, resource_type=None, defaults=None,
                  required=(), derive=None, names=(), noun=None, service_managed=True, access_control=False,
-                 conflicts_by=(), options=None, service_omits=(), unowned_delete=None):
+                 conflicts_by=(), options=None, service_omits=(), unowned_delete=None, wire=None, switch=None):
         super().__init__(name, parent, parent_kind, fields, links, resource_type)
         # What messages call one object of the kind ("load balancer", "ACL"). Not ``label``: that is the
         # interface's method naming an action (_model._kind.Kind.label), which an attribute would hide.
@@ -176,6 +189,12 @@ class LbaasKind(Kind):
         # tag (a load balancer: a host someone registered outside the collection); None: a task deletes an object
         # carrying no owner tag at all, a user's own (_lbaas._object_module.check_owner).
         self.unowned_delete = unowned_delete
+        # wire: field -> (the Engine's key, fn(value) -> the value a write sends) for a field whose key or written form
+        # is not the field's own (``enabled``: read as the bool ``enable``, written 0/1). Such a field is sent on every
+        # PUT, whether it changes or not (``update_body``).
+        self.wire = dict(wire or {})
+        # switch: the field that takes an object out of service without deleting it (``Kind.switch``).
+        self.switch = switch
 
     def option_type(self, field):
         """The type of the module option that sets ``field``: as declared in ``options``, else from its
@@ -191,6 +210,14 @@ class LbaasKind(Kind):
         spec = dict(type=self.option_type(field))
         spec.update((k, list(v)) for k, v in self.options.get(field, {}).items() if k in ("choices", "aliases"))
         return spec
+
+    def engine_key(self, field):
+        """The key of ``field`` in the Engine's objects (``wire``; else the field's own name, ``Kind.engine_key``)."""
+        return self.wire[field][0] if field in self.wire else field
+
+    def written(self, field, value):
+        """``value`` of ``field`` as a write sends it (``wire``); unset stays unset."""
+        return self.wire[field][1](value) if field in self.wire and value is not None else value
 
     def variant_fields(self):
         """The fields that say which variant an object is (``parent_type``, and each variant's parent link): set
@@ -244,7 +271,7 @@ class LbaasKind(Kind):
         if self.parent:
             out[self.parent] = link_id(obj.get(self.parent))
         for field in self.fields:
-            value = obj.get(field)
+            value = obj.get(self.engine_key(field))
             if field in IP_FIELDS:
                 # Keep what the Engine stores if it is no address; comparison then shows the change.
                 try:
@@ -267,25 +294,29 @@ class LbaasKind(Kind):
         body = {}
         for key in ["name", self.parent] + list(self.fields):
             if key and desired.get(key) is not None:
-                body[key] = desired[key]
+                body[self.engine_key(key)] = self.written(key, desired[key])
         return body
 
     def update_body(self, obj, changes=None):
         """The whole object for a PUT, as go-anxcloud's generic client sends it (pkg/apis/lbaas/v1/helper.go):
         the Engine's last answer without its read-only keys, links as identifiers, ``changes``
         (field -> new value) applied. A field set back to unset travels as JSON null: omitting it would
-        leave the old value in place on an Engine that merges PUT bodies."""
+        leave the old value in place on an Engine that merges PUT bodies.
+
+        A ``wire`` field (``enabled``) is always sent, in its written form (``enable`` 0/1), as the object holds it
+        unless ``changes`` change it: whether a PUT without it keeps it or resets it is not known
+        (docs/engine-api-facts.md, "Maintenance switch"), so a PUT made for another field never flips it."""
         body = dict((k, v) for k, v in (obj.get("raw") or {}).items() if k not in READ_ONLY)
         body["identifier"] = obj["id"]
         body["name"] = obj.get("name")
         for key in [self.parent] + list(self.fields):
-            if key and key not in body:
-                body[key] = obj.get(key)
+            if key and (key in self.wire or self.engine_key(key) not in body):
+                body[self.engine_key(key)] = self.written(key, obj.get(key))
         for key in [self.parent] + list(self.links):
             if key:
                 body[key] = link_id(body.get(key))
         for field, value in (changes or {}).items():
-            body[field] = value
+            body[self.engine_key(field)] = self.written(field, value)
         return body
 
 
@@ -320,6 +351,13 @@ MODES = ("tcp", "http")
 # structured check or the Engine's text (_health_check): both are read by the module, not by the normaliser.
 READ_BY_MODULE = {"type": "raw"}
 
+# The maintenance switch of backends and frontends (docs/engine-api-facts.md, "Maintenance switch"): the field
+# ``enabled``, the Engine's ``enable``, read as a bool and written 0/1 on every write (``LbaasKind.update_body``). A
+# create that leaves it unset sends it on (objects created without it carry traffic); a task that leaves it unset
+# keeps what the Engine holds. Bind, server, ACL, rule and load balancer have no such field.
+SWITCH = "enabled"
+SWITCHED = dict(wire={SWITCH: ("enable", _switch_written)}, switch=SWITCH, defaults={SWITCH: True})
+
 # A load balancer is registered, not provisioned: POST {name, ip_address} makes the Engine manage an HAProxy host that
 # exists already (terraform-provider-anxcloud anxcloud/resource_lbaas_loadbalancer.go, schema_lbaas.go: both
 # required); ip_address is the address of the host's management API. The collection did not make the host, so it
@@ -327,14 +365,15 @@ READ_BY_MODULE = {"type": "raw"}
 LOADBALANCER = LbaasKind("loadbalancer", None, None, {"ip_address": _str}, noun="load balancer",
                          required=("ip_address",), unowned_delete="deregister_unowned")
 BACKEND = LbaasKind("backend", "load_balancer", "loadbalancer",
-                    {"mode": _str, "health_check": _opt_text, "server_timeout": _opt_count},
+                    {"mode": _str, "health_check": _opt_text, "server_timeout": _opt_count, SWITCH: _switch},
                     resource_type="33164a3066a04a52be43c607f0c5dd8c",
-                    options={"mode": {"choices": MODES}, "health_check": READ_BY_MODULE, "server_timeout": READ_BY_MODULE})
+                    options={"mode": {"choices": MODES}, "health_check": READ_BY_MODULE, "server_timeout": READ_BY_MODULE},
+                    **SWITCHED)
 FRONTEND = LbaasKind("frontend", "load_balancer", "loadbalancer",
-                     {"mode": _str, "default_backend": link_id, "client_timeout": _timeout_text},
+                     {"mode": _str, "default_backend": link_id, "client_timeout": _timeout_text, SWITCH: _switch},
                      links={"default_backend": "backend"},
                      resource_type="da9d14b9d95840c08213de67f9cee6e2",
-                     options={"mode": {"choices": MODES}, "client_timeout": READ_BY_MODULE})
+                     options={"mode": {"choices": MODES}, "client_timeout": READ_BY_MODULE}, **SWITCHED)
 BIND = LbaasKind("bind", "frontend", "frontend",
                  {"address": _str, "port": _int, "ssl": _bool, "ssl_certificate_path": _opt_text},
                  resource_type="bd24def982aa478fb3352cb5f49aab47", conflicts_by=("address", "port"))

@@ -137,9 +137,13 @@ class Plan(list):
         load balancer of an LBaaS object, the name of a DNS record set ("dns shop.example.com.: 1 to change"), ...
         Tag adoptions and redeploys are changes; ``lbs`` lists load balancers to show even when untouched (with
         every count); another place shows only the counts that are not 0. Bookkeeping (``Kind.bookkeeping``: a
-        service's marker) is no object: not counted, and no line of its own."""
+        service's marker) is no object: not counted, and no line of its own.
+
+        What takes objects out of service or puts them back (``Kind.switched``) is said after the count it is part of:
+        "lb1: 0 to add, 1 to change (1 frontend to disable), 0 to destroy", "1 changed (1 frontend enabled)"; an
+        object created off: "4 to add (1 frontend disabled)"."""
         words = ("added", "changed", "destroyed") if done else ("to add", "to change", "to destroy")
-        counts, terse = {}, set()
+        counts, terse, notes = {}, set(), {}
         order = [lb.get("name") for lb in lbs]
         for action in self.objects():
             name = action.kind.place(action)
@@ -147,12 +151,22 @@ class Plan(list):
                 order.append(name)
             if action.kind.terse_summary:
                 terse.add(name)
-            slot = counts.setdefault(name, [0, 0, 0])
-            slot[{CREATE: 0, DELETE: 2}.get(action.effect, 1)] += 1
+            column = {CREATE: 0, DELETE: 2}.get(action.effect, 1)
+            counts.setdefault(name, [0, 0, 0])[column] += 1
+            switched = action.kind.switched(action)
+            if switched:
+                key = (column, "disable" if switched == "off" else "enable", getattr(action.kind, "noun", action.kind.name))
+                notes.setdefault(name, {})[key] = notes.get(name, {}).get(key, 0) + 1
+
+        def count(name, column):
+            number = counts.get(name, (0, 0, 0))[column]
+            said = ["%d %s%s %s" % (n, noun, "" if n == 1 else "s", _switch_word(verb, column, done))
+                    for (col, verb, noun), n in sorted(notes.get(name, {}).items()) if col == column]
+            return "%d %s%s" % (number, words[column], " (%s)" % ", ".join(said) if said else "")
         lines = []
         for name in order:
             numbers = counts.get(name, (0, 0, 0))
-            said = ["%d %s" % (n, w) for n, w in zip(numbers, words) if n or name not in terse]
+            said = [count(name, column) for column in range(3) if numbers[column] or name not in terse]
             lines.append("%s: %s" % (name or "-", ", ".join(said)))
         return "; ".join(lines)
 
@@ -166,6 +180,14 @@ class Plan(list):
                 continue
             out[action.id] = action.kind.predict(out.get(action.id) or copy.deepcopy(action.obj), action)
         return out
+
+
+def _switch_word(verb, column, done):
+    """How a switched object reads in a summary: created off ("disabled"), or turned off or on by a change ("to
+    disable", "disabled", "to enable", "enabled")."""
+    if column == 0 or done:
+        return verb + "d"
+    return "to " + verb
 
 
 def placeholders_of(action):

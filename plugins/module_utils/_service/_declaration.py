@@ -59,6 +59,13 @@ def _check_port(value, option):
     return value
 
 
+def _check_switch(value, option):
+    """``enabled`` of the service or a port: a bool (the module's argument spec made it one), or unset (None)."""
+    if value is not None and not isinstance(value, bool):
+        raise Failure("%s must be true or false, got %r" % (option, value))
+    return value
+
+
 def warnings(service):
     """Texts worth a warning in an otherwise valid declaration (a timeout that looks like seconds)."""
     out = []
@@ -80,12 +87,13 @@ def build(service):
         suffix = "%s.%s" % (name, service["name_suffix"])
     ports = service.get("ports") or []
     _check_ports(ports)
+    enabled = _check_switch(service.get("enabled"), "enabled")
     addresses = _check_addresses(service.get("addresses") or [])
     servers = _check_servers(service.get("servers") or [])
     allowed = check_sources(service.get("allow_sources"), "allow_sources")
     desired = Desired(suffix)
     for index, port in sorted(enumerate(ports), key=lambda item: str(item[1].get("name") or item[1]["port"])):
-        _add_port(desired, port, addresses, servers)
+        _add_port(desired, port, addresses, servers, True if enabled is None else enabled)
         own = check_sources(port.get("allow_sources"), "ports[%d].allow_sources" % index)
         _add_allow_list(desired, str(port.get("name") or port["port"]), allowed if own is None else own)
     return desired
@@ -115,7 +123,7 @@ class ServiceDeclaration(ServiceRequest):
     def objects(self):
         """The options that declare objects, as ``build`` and ``warnings`` read them."""
         return dict(name=self.name, name_suffix=self.name_suffix, ports=self.ports, addresses=self.addresses,
-                    servers=self.servers, allow_sources=self.allow_sources)
+                    servers=self.servers, allow_sources=self.allow_sources, enabled=self.enabled)
 
 
 def check_sources(declared, option):
@@ -217,8 +225,10 @@ def _check_servers(declared):
     return servers
 
 
-def _add_port(desired, port, addresses, servers):
-    """One port's backend and frontend, a bind per address and a server per server."""
+def _add_port(desired, port, addresses, servers, enabled):
+    """One port's backend and frontend, a bind per address and a server per server. The frontend is in service as the
+    port says, else as the service says (``enabled``); the backend's switch is not the service's to set (a backend
+    someone disabled stays so, a new one is created on)."""
     suffix = desired.suffix
     port_name = str(port.get("name") or port["port"])
     fields = dict(PORT_DEFAULTS, **dict((k, v) for k, v in port.items() if v is not None))
@@ -230,7 +240,9 @@ def _add_port(desired, port, addresses, servers):
         name=object_name, mode=mode, health_check=render(fields.get("health_check")) or HEALTH_CHECKS[mode],
         server_timeout=server_timeout or None)
     # Frontend.client_timeout is a string of digits on the Engine, Backend.server_timeout an integer.
-    desired.by_kind["frontend"][port_name] = dict(name=object_name, mode=mode, client_timeout=_text(client_timeout or None))
+    switch = enabled if port.get("enabled") is None else port["enabled"]
+    desired.by_kind["frontend"][port_name] = dict(name=object_name, mode=mode, client_timeout=_text(client_timeout or None),
+                                                  enabled=switch)
     for address in sorted(addresses):
         family = "v6" if ":" in address else "v4"
         desired.by_kind["bind"][(port_name, address)] = dict(
@@ -250,6 +262,7 @@ def _check_port_fields(port, option):
     render(port.get("health_check"), option + ".health_check")
     for name in ("server_timeout", "client_timeout"):
         to_ms(port.get(name), "%s.%s" % (option, name))
+    _check_switch(port.get("enabled"), option + ".enabled")
     path = port.get("ssl_certificate_path")
     if port.get("ssl") and not (path and str(path).strip()):
         raise Failure("%s.ssl_certificate_path is required when %s.ssl is true" % (option, option))

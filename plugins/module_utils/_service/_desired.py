@@ -20,6 +20,11 @@ from ._managed import MANAGED
 NAME_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$")
 
 
+def _hashed(kind, fields):
+    """A desired object as the declaration hash covers it: without its switch when that is on (``as_data``)."""
+    return dict((f, v) for f, v in fields.items() if f != kind.switch or v is not True)
+
+
 def network_key(text):
     """Sort key of a network: IPv4 first, then by first address and prefix length."""
     import netaddr
@@ -56,9 +61,11 @@ class Desired:
     def as_data(self):
         """The desired objects as plain data sorted by name (what the declaration hash covers), keyed by the
         kinds' plural names; those of ``access_control`` kinds only when there are some, so a service without
-        allow_sources hashes as before they existed."""
+        allow_sources hashes as before they existed, and a switch only when off (``Kind.switch``), so a service
+        that takes nothing out of service hashes as before switches existed."""
         access = self.controls_access()
-        return dict((kind.name + "s", sorted(self.by_kind[kind.name].values(), key=lambda o: o["name"]))
+        return dict((kind.name + "s", sorted((_hashed(kind, o) for o in self.by_kind[kind.name].values()),
+                                             key=lambda o: o["name"]))
                     for kind in MANAGED if access or not kind.access_control)
 
     def allow_sources(self, port):

@@ -26,7 +26,9 @@ class ServiceRequest(Request):
             ssl=dict(type="bool", default=False),
             ssl_certificate_path=dict(type="str"),
             allow_sources=dict(type="list", elements="str"),
+            enabled=dict(type="bool"),   # unset: the service's ``enabled``
         )),
+        enabled=dict(type="bool", default=True),   # the ports' frontends in service (maintenance)
         allow_sources=dict(type="list", elements="str"),
         allow_sources_bypass=dict(type="str", choices=["warn", "fail"], default="warn"),
         addresses=dict(type="list", elements="str", default=[]),

@@ -13,6 +13,7 @@ service's own owner is said in the diff's header and a node shows ``owner`` only
 Each node is one line, so a diff line names one object and what changes on it.
 """
 
+from .._model._kind import kind_named
 from .._model._kinds import state_class
 from .._model._diff_text import as_text
 from .._model._ownership import foreign_tags, owner_from_tags
@@ -167,10 +168,12 @@ def _parents(world, objs, kind, lb_names):
 
 
 def _leaf_renderer(names, owner, prefix):
-    """One line of the diff: an object's fields without its name and load balancer (keys above it), its owner
-    only when that is not ``owner``, and a deployment a person acts on."""
+    """One line of the diff: an object's fields without its name and load balancer (keys above it), its switch only
+    when it is off (``enabled: false``: every object is on unless it shows that), its owner only when that is not
+    ``owner``, and a deployment a person acts on."""
     def leaf(obj, parent=None):
-        node = dict((f, v) for f, v in _fields(obj, names) if f != "name")
+        switch = kind_named(obj["kind"]).switch
+        node = dict((f, v) for f, v in _fields(obj, names) if f != "name" and (f != switch or v is False))
         shown = _owner(obj, prefix, parent)
         if shown != owner:
             node["owner"] = shown or UNTAGGED
@@ -232,6 +235,8 @@ def _listening(world, lbs):
         if obj["kind"] != "bind" or not obj.get("address"):
             continue
         parent = world.get(obj.get("frontend"))
+        if parent is not None and kind_named(parent["kind"]).is_off(parent):
+            continue   # a disabled frontend's binds do not listen (HAProxy's ``disabled``)
         lb = lb_names.get(lb_of(world, parent)) if parent else None
         if lb is not None:
             per_lb[lb].setdefault(obj["address"], set()).add(obj["port"])

@@ -20,6 +20,9 @@ Decisions where the Engine's behaviour is unknown (tests/engine/README.md, "HAPr
   parent's rendered ACLs named N. Connection rules: ``tcp-request connection <action> <if|unless> ...``
   in the frontend by ``index``, before ``default_backend``; a rule whose ACLs are not rendered (yet)
   waits, as a bind waits for its frontend.
+- a frontend or backend with ``enable`` false gets HAProxy's ``disabled`` keyword: a disabled frontend does not listen
+  (connections to its binds are refused), a disabled backend takes no traffic (the frontends using it close the
+  connections they accept, HTTP ones answer 503).
 """
 import ipaddress
 import json
@@ -89,6 +92,11 @@ def timeout(value, what):
     return text + "ms" if BARE_NUMBER.match(text) else text
 
 
+def disabled(doc):
+    """Whether a frontend or backend is switched off (``enable`` false, or 0 as the legacy client writes it)."""
+    return doc.get("enable") in (False, 0)
+
+
 def endpoint(ip, port):
     """address:port with HAProxy's family prefix (an IPv6 address holds colons itself)."""
     family = "ipv6" if ipaddress.ip_address(ip).version == 6 else "ipv4"
@@ -152,6 +160,8 @@ def render(lb, backends, frontends, binds, servers, acls=(), rules=()):
         out.add("backend be_%s" % ident, ident)
         if backend.get("mode"):
             out.add("    mode %s" % backend["mode"], ident)
+        if disabled(backend):
+            out.add("    disabled", ident)   # the frontends using it close the connections they accept
         out.add("    balance roundrobin", ident)
         for line in lines:
             out.add("    " + line, ident)
@@ -177,8 +187,8 @@ def render(lb, backends, frontends, binds, servers, acls=(), rules=()):
         out.add("frontend fe_%s" % ident, ident)
         if frontend.get("mode"):
             out.add("    mode %s" % frontend["mode"], ident)
-        if frontend.get("enable") == 0:
-            out.add("    disabled", ident)
+        if disabled(frontend):
+            out.add("    disabled", ident)   # HAProxy does not listen on its binds: connections are refused
         if client:
             out.add("    timeout client %s" % client, ident)
         rule_lines(out, rules, ident, acl_lines(out, acls, "frontend", ident))

@@ -6,7 +6,8 @@ from urllib.parse import parse_qs
 from . import states
 from .account import CUSTOMER, RESELLER
 from .errors import ApiError, crud, invalid, not_found, require_object
-from .lbaas_types import FIELDS, LINKS, REQUIRED, check_values
+from .lbaas_types import FIELDS, LINKS, REQUIRED, SWITCHES, check_values
+from .validation import is_switch
 from .pages import first, wrapped_page
 from .store import new_id
 
@@ -18,6 +19,11 @@ def _filter_text(value):
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def _switch(value):
+    """A stored enable as the Engine answers it: a bool, on when never set."""
+    return True if value is None else bool(value)
 
 
 class Lbaas:
@@ -40,6 +46,8 @@ class Lbaas:
                 linked = self.store.get(value)
                 value = {"identifier": value, "name": linked.get("name") if linked else None}
             out[field] = value
+        if kind in SWITCHES:   # a bool, on when never set (a state file of an older Engine may hold 0/1 or nothing)
+            out[SWITCHES[kind]] = _switch(doc.get(SWITCHES[kind]))
         title = states.current(doc, self.engine.delays)
         if self.engine.haproxy:   # finished by the clock, but pending until HAProxy runs it
             title = self.engine.haproxy.shown_state(kind, doc, title)
@@ -147,6 +155,9 @@ class Lbaas:
         for field in LINKS[kind]:
             if fields.get(field) == "":
                 fields[field] = None
+        switch = SWITCHES.get(kind)
+        if switch and is_switch(fields.get(switch)):
+            fields[switch] = bool(fields[switch])   # 0/1 or true/false, stored as the bool the Engine answers
         return fields
 
     # ---- writing -------------------------------------------------------------------------------
@@ -156,6 +167,8 @@ class Lbaas:
         doc = {"identifier": identifier or new_id(), "name": fields.get("name"), "_created": now, "_updated": now}
         for field in FIELDS[kind]:
             doc[field] = fields.get(field)
+        if kind in SWITCHES and doc[SWITCHES[kind]] is None:
+            doc[SWITCHES[kind]] = True   # created without enable: it carries traffic
         self.validate(kind, doc)
         if seeded:
             states.seeded(doc)
@@ -193,6 +206,10 @@ class Lbaas:
             raise ApiError(409, "%s %s is being deleted." % (kind, ident))
         options = self.engine.options
         new = self._replaced(kind, doc, fields) if options["put"] == "replace" else dict(doc, **fields)
+        switch = SWITCHES.get(kind)
+        if switch and fields.get(switch) is None:
+            # a PUT without enable (--put-enable): turns the object on again (reset), or leaves it as it was (keep)
+            new[switch] = True if options["put_enable"] == "reset" else _switch(doc.get(switch))
         self.validate(kind, new)
         if kind == "acl":
             self._refuse_orphans(doc, new)

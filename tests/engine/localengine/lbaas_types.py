@@ -5,7 +5,7 @@ ACL and Rule (gac:pkg/apis/lbaas/v1/acl_types.go, rule_types.go, e2e_test.go): o
 Engine's own clients are known to send are accepted (README.md, "ACL and Rule"); what no client shows
 a value for (the redirection fields, rule_type) must stay empty.
 """
-from .validation import is_bool, is_count, is_int, is_port, is_port_text, is_src, is_text, parse_ip
+from .validation import is_bool, is_count, is_port, is_port_text, is_src, is_switch, is_text, parse_ip
 
 # kind -> collection name in the path (case matters: ACL.json)
 PATHS = {"loadbalancer": "loadbalancer", "frontend": "frontend", "backend": "backend", "bind": "bind",
@@ -22,7 +22,9 @@ BOOL = (is_bool, "Must be true or false.")
 IP = (lambda v: parse_ip(v) is not None, "Must be a valid IPv4 or IPv6 address.")
 IP_OR_EMPTY = (lambda v: v == "" or parse_ip(v) is not None, "Must be a valid IPv4 or IPv6 address, or empty.")
 CHECK = (lambda v: v in ("enabled", "disabled"), "Must be one of: enabled, disabled.")
-ENABLE = (lambda v: is_int(v) and v in (0, 1), "Must be 0 or 1.")
+# enable: read as a bool (go-anxsdk v1/lbaas frontend.go, backend.go: Enable bool), written 0/1 by go-anxcloud's legacy
+# client (pkg/lbaas/frontend/definition.go, pkg/lbaas/common/common.go EnableState); both forms are taken.
+ENABLE = (is_switch, "Must be 0, 1, true or false.")
 PARENT_TYPE = (lambda v: v in ("frontend", "backend"), "Must be one of: frontend, backend.")
 CRITERION = (lambda v: is_text(v) and v in ACL_VALUES,
              "Must be one of: src, dst_port (the criteria the Engine's clients are known to send).")
@@ -42,7 +44,7 @@ ACL_VALUES = {
 # Field order is the order in answers (after identifier and name).
 FIELDS = {
     "loadbalancer": {"ip_address": TEXT},
-    "backend": {"load_balancer": LINK, "mode": MODE, "health_check": TEXT, "server_timeout": COUNT},
+    "backend": {"load_balancer": LINK, "mode": MODE, "health_check": TEXT, "server_timeout": COUNT, "enable": ENABLE},
     "frontend": {"load_balancer": LINK, "default_backend": LINK, "mode": MODE, "client_timeout": TEXT,
                  "enable": ENABLE},
     "bind": {"frontend": LINK, "address": IP_OR_EMPTY, "port": PORT, "ssl": BOOL, "ssl_certificate_path": TEXT},
@@ -53,6 +55,9 @@ FIELDS = {
              "condition_test": TEXT, "type": RULE_TYPE, "action": ACTION, "redirection_type": UNKNOWN,
              "redirection_value": UNKNOWN, "redirection_code": UNKNOWN, "rule_type": UNKNOWN},
 }
+# The maintenance switch: kind -> its field, stored and answered as a bool, on (true) when never set
+# (README.md, "Maintenance switch").
+SWITCHES = {"backend": "enable", "frontend": "enable"}
 # Link fields: field -> kind it points to
 LINKS = {
     "loadbalancer": {},

@@ -22,6 +22,9 @@ OPTIONS = {
     "full_listings": (("ignore", "honour", "refuse"),
                       "an LBaaS listing's attributes=all: ignore it (entries stay {identifier, name}), honour it "
                       "(entries are the whole objects, as a GET answers them), or refuse it (400 naming it)"),
+    "put_enable": (("reset", "keep"),
+                   "a PUT of a frontend or backend without enable: reset turns it on again (disabled: enabled), "
+                   "keep leaves it as it was (also with --put replace)"),
 }
 DEFAULTS = dict((name, choices[0]) for name, (choices, _help) in OPTIONS.items())
 

@@ -5,7 +5,8 @@
         engine.set_faults({"errors": {"GET": {"503": 0.5}}, "seed": 1})
         engine.set_options(put="merge")   # until the next reset
 
-Behaviour options (options.py: put, deploy_on, tag_match, tag_names, tag_delete, full_listings) are keyword
+Behaviour options (options.py: put, deploy_on, tag_match, tag_names, tag_delete, full_listings,
+put_enable) are keyword
 arguments; None leaves the strict default (or what ``extra_args`` says). ``dns=True`` serves the
 CloudDNS zones with knot on a free loopback port (``engine.dns_port``); ``dns_deploy_delay`` is the
 seconds a zone revision takes to deploy.

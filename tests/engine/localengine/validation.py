@@ -36,6 +36,11 @@ def is_bool(value):
     return isinstance(value, bool)
 
 
+def is_switch(value):
+    """An ``enable`` as the clients send it: a JSON bool, or the integer 0 or 1."""
+    return is_bool(value) or (is_int(value) and value in (0, 1))
+
+
 def is_port_text(value):
     """A port as the decimal string an ACL value holds ("8080"): no sign, blanks or leading zeros."""
     return is_text(value) and bool(PORT_TEXT.match(value)) and int(value) <= 65535

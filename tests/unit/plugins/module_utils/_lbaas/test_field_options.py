@@ -17,9 +17,9 @@ from ansible_collections.anxcloud.lbaas.plugins.modules.server import ServerModu
 # The field options as the modules wrote them by hand before they were derived: names, types, choices, aliases.
 WRITTEN = {
     "backend": {"mode": {"type": "str", "choices": ["tcp", "http"]}, "health_check": {"type": "raw"},
-                "server_timeout": {"type": "raw"}},
+                "server_timeout": {"type": "raw"}, "enabled": {"type": "bool"}},
     "frontend": {"mode": {"type": "str", "choices": ["tcp", "http"]}, "default_backend": {"type": "str"},
-                 "client_timeout": {"type": "raw"}},
+                 "client_timeout": {"type": "raw"}, "enabled": {"type": "bool"}},
     "bind": {"address": {"type": "str"}, "port": {"type": "int"}, "ssl": {"type": "bool"},
              "ssl_certificate_path": {"type": "str"}},
     "server": {"address": {"type": "str", "aliases": ["ip"]}, "port": {"type": "int"}, "check": {"type": "raw"}},

@@ -31,10 +31,12 @@ def plan(m, obj, parent=None):
     return [a.to_dict() for a in m.plan(ObjectState(parent or LB, obj, {}))]
 
 
-def test_create_sends_only_what_the_user_set():
+def test_create_sends_only_what_the_user_set_and_the_kinds_defaults():
     actions = plan(module(mode="tcp", owner="web"), None)
+    # enabled: the kind's default, which a create sends (on, as the Engine makes an object without it anyway)
     assert actions == [{"load_balancer": "lb1", "action": "create", "type": "backend", "name": "80.web", "id": "(new backend 80.web)",
-                        "changes": {"load_balancer": {"before": None, "after": LB["id"]},
+                        "changes": {"enabled": {"before": None, "after": True},
+                                    "load_balancer": {"before": None, "after": LB["id"]},
                                     "mode": {"before": None, "after": "tcp"},
                                     "name": {"before": None, "after": "80.web"}},
                         "tags": ["anxlb-svc=web"], "reason": "no backend named '80.web' on load balancer 'lb1'"}]

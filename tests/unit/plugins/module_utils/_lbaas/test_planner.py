@@ -34,10 +34,13 @@ def test_a_create_carries_every_field_of_its_kind_its_parent_and_a_placeholder_i
     action = _planner.create(BACKEND, "80.web", LB["id"], {"mode": "http"}, "missing", tags=TAGS, lb=LB)
     assert action.op == CREATE and action.kind is BACKEND and action.lb == LB and action.reason == "missing"
     assert is_placeholder(action.obj["id"])
+    # an unset field is None, or the kind's default (a backend is created on: enabled)
     assert action.obj == dict({"kind": "backend", "id": action.obj["id"], "name": "80.web", "load_balancer": LB["id"],
-                               "mode": "http"}, **dict((f, None) for f in BACKEND.fields if f != "mode"))
+                               "mode": "http", "enabled": True},
+                              **dict((f, None) for f in BACKEND.fields if f not in ("mode", "enabled")))
     # what is set, as (before, after): not the unset fields, nor the kind or the id
-    assert action.changes == {"name": (None, "80.web"), "load_balancer": (None, LB["id"]), "mode": (None, "http")}
+    assert action.changes == {"name": (None, "80.web"), "load_balancer": (None, LB["id"]), "mode": (None, "http"),
+                              "enabled": (None, True)}
     assert action.tags == TAGS
 
 

@@ -75,7 +75,7 @@ def test_an_adopted_object_in_deployment_error_is_redeployed_once_then_fails_cle
     with pytest.raises(Failure) as err:
         run(client, [tag])
     assert err.value.msg == ("backend 'b' (%s) failed to deploy (DeploymentError) again after a redeploy request: "
-                             "the Engine gives no reason; its fields: mode=tcp" % ident)
+                             "the Engine gives no reason; its fields: mode=tcp, enabled=True" % ident)
     assert [c[0] for c in client.calls if c[0] in WRITES] == ["TAG", "PUT"]
     assert err.value.partial_result["changed"] is True
 

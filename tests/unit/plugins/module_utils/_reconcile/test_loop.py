@@ -22,7 +22,9 @@ def flat(kind, client, ident):
 
 
 def new(kind, name, **fields):
+    """A create's object as the planner makes it (_lbaas._planner.create): the kind's defaults, then ``fields``."""
     obj = {"kind": kind.name, "id": placeholder(kind.name, name), "name": name}
+    obj.update(getattr(kind, "defaults", {}))
     obj.update(fields)
     return obj
 

@@ -50,7 +50,7 @@ def planner(state):
         fe_id = frontends[0]["id"]
     else:
         fe = {"kind": "frontend", "id": placeholder("frontend", "80.web"), "name": "80.web", "load_balancer": LB,
-              "mode": "http", "default_backend": None, "client_timeout": None}
+              "mode": "http", "default_backend": None, "client_timeout": None, "enabled": True}
         plan.append(Action(CREATE, FRONTEND, fe, tags=["anxlb-svc=web"]))
         fe_id = fe["id"]
     acls = [o for o in state.world.values() if o["kind"] == ACL.name and o["frontend"] == fe_id]

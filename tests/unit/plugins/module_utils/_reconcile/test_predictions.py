@@ -86,7 +86,7 @@ def test_deletes_and_creates_survive_the_trip_to_the_next_task():
     service(engine)
     view = predicted(engine)
     new = {"kind": "backend", "id": "(new backend 81.web)", "name": "81.web", "load_balancer": LB, "mode": "tcp",
-           "health_check": None, "server_timeout": None, "raw": {"secret": "x"}}
+           "health_check": None, "server_timeout": None, "enabled": True, "raw": {"secret": "x"}}
     plan = Plan([delete(engine, "c" * 32), Action(CREATE, "backend", new, tags=["anxlb-svc=web"])])
     record(view, outcome(plan))
     dumped = view.predictions.dump()
@@ -94,7 +94,7 @@ def test_deletes_and_creates_survive_the_trip_to_the_next_task():
     assert dumped[0]["objects"]["deleted"] == [{"id": "c" * 32, "kind": "bind"}]
     assert dumped[0]["objects"]["objects"] == [{"kind": "backend", "id": "(new backend 81.web)", "name": "81.web",
                                                 "tags": ["anxlb-svc=web"], "load_balancer": LB, "mode": "tcp",
-                                                "health_check": None, "server_timeout": None}]
+                                                "health_check": None, "server_timeout": None, "enabled": True}]
     nxt = reload(view)
     assert nxt.predictions.overlay("objects").deleted == {"c" * 32: "bind"}
     # created then deleted again in check mode: simply not there, and no delete of a placeholder recorded

@@ -78,6 +78,6 @@ def test_unset_options_stand_for_what_a_fresh_create_gives():
                "addresses": ["192.0.2.1"], "servers": [{"name": "n1", "address": "10.0.0.1"}]})
     assert d.by_kind["backend"]["a"] == {"name": "a.web", "mode": "http", "health_check": HTTP_CHECK, "server_timeout": None}
     assert d.by_kind["backend"]["b"]["health_check"] == TCP_CHECK
-    assert d.by_kind["frontend"]["a"] == {"name": "a.web", "mode": "http", "client_timeout": None}
+    assert d.by_kind["frontend"]["a"] == {"name": "a.web", "mode": "http", "client_timeout": None, "enabled": True}
     assert d.by_kind["bind"][("a", "192.0.2.1")]["ssl"] is False and d.by_kind["bind"][("a", "192.0.2.1")]["ssl_certificate_path"] is None
     assert d.by_kind["server"][("a", "n1")]["check"] == "enabled"

@@ -116,3 +116,41 @@ def test_the_summary_of_a_real_run_says_what_was_done():
                  Action("delete", "server", {"id": "y", "name": "n1.http.web"}, lb=LBS[1])])
     assert plan.summary(LBS) == "lb1: 1 to add, 0 to change, 0 to destroy; lb2: 0 to add, 0 to change, 1 to destroy"
     assert plan.summary(LBS, done=True) == "lb1: 1 added, 0 changed, 0 destroyed; lb2: 0 added, 0 changed, 1 destroyed"
+
+
+# ---- the maintenance switch ------------------------------------------------------------------------------------
+def test_the_summary_says_what_is_disabled_and_enabled_beside_the_counts_it_is_part_of():
+    """An update that turns a frontend off is one of the changes, and the line says so after that count; turning one
+    on again too; a backend switched through the backend module by its noun; an object created off after the adds."""
+    def update(kind, name, before, after):
+        return Action("update", kind, {"id": name, "name": name}, {"enabled": (before, after)}, lb=LBS[0])
+    plan = Plan([update("frontend", "http.web", True, False), update("frontend", "https.web", True, False),
+                 update("frontend", "admin.web", False, True), update("backend", "http.web", True, False),
+                 Action("update", "frontend", {"id": "m", "name": "m"}, {"mode": ("tcp", "http")}, lb=LBS[0]),
+                 Action("create", "frontend", {"id": "n", "name": "new"}, {"enabled": (None, False)}, lb=LBS[1]),
+                 Action("create", "frontend", {"id": "o", "name": "on"}, {"enabled": (None, True)}, lb=LBS[1])])
+    assert plan.summary(LBS) == ("lb1: 0 to add, 5 to change (1 backend to disable, 2 frontends to disable, 1 frontend "
+                                 "to enable), 0 to destroy; lb2: 2 to add (1 frontend disabled), 0 to change, 0 to destroy")
+    assert plan.summary(LBS, done=True) == (
+        "lb1: 0 added, 5 changed (1 backend disabled, 2 frontends disabled, 1 frontend enabled), 0 destroyed; "
+        "lb2: 2 added (1 frontend disabled), 0 changed, 0 destroyed")
+    unswitched = Plan([update("frontend", "http.web", False, False), update("bind", "v4", None, False)])
+    assert unswitched.summary(LBS[:1]) == "lb1: 0 to add, 2 to change, 0 to destroy"   # no switch turned, none said
+
+
+def test_a_disabled_frontend_shows_enabled_false_in_the_diff_and_its_binds_listen_nowhere():
+    """The diff shows the switch only when it is off (every object is on unless it says so), ``objects`` always;
+    ``status`` leaves out the ports of a disabled frontend, whose binds HAProxy does not listen on."""
+    from ansible_collections.anxcloud.lbaas.plugins.module_utils._service._tree import status
+    world = service(lbs=("L1",), ports=(("http", 80, 8080), ("https", 443, 8443)), servers=1)
+    for obj in world.values():
+        if obj["kind"] in ("frontend", "backend"):
+            obj["enabled"] = True
+    world["L1-fe-https"]["enabled"] = False
+    side = diff_tree(world, LBS[:1], "web")["lb1"]
+    assert side["https.web"]["frontend"]["enabled"] is False and "enabled" not in side["http.web"]["frontend"]
+    assert "enabled" not in side["https.web"]["backend"]
+    assert "  frontend: {mode: tcp, enabled: false, default_backend: https.web}\n" in text(world, LBS[:1])
+    nodes = tree(world, LBS[:1], with_ids=True)["lb1"]["frontends"]
+    assert [(n["name"], n["enabled"]) for n in nodes] == [("http.web", True), ("https.web", False)]
+    assert status(world, LBS[:1]) == {"load_balancers": {"lb1": {"127.0.10.5": [80]}}, "all": {"127.0.10.5": [80]}}
