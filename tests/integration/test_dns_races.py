@@ -6,7 +6,6 @@ The runs overlap for real: two module processes, each forked from a fork server 
 process at a time), started together from two threads at a barrier. The outcome is read back from the Engine's records,
 knot's answers and the Engine's request log. Marked ``xfail(strict=True)`` where today's main gets it wrong (see
 test_dns_safety.py)."""
-import os
 import threading
 import time
 
@@ -15,23 +14,13 @@ import pytest
 from . import engine_state as es
 from .conftest import ForkedModule, ModuleForkServer
 from .dns_harness import ZONE, dns_engine, resolve, stored  # noqa: F401  pylint: disable=unused-import
+from .test_service_dns import dns_seed, engine  # noqa: F401  pylint: disable=unused-import  (seeds/dns_service.yml)
 
-SEED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine", "seeds", "dns_service.yml")
 RACES = 20
 
 
 def issue(case):
     return pytest.mark.xfail(strict=True, reason="issue 40: " + case)
-
-
-@pytest.fixture
-def dns_seed():
-    return SEED
-
-
-@pytest.fixture
-def engine(dns_engine):
-    return dns_engine
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ when the redesign (one run of parts, one plan, one lease) fixes it, and a strict
 suite, so that nobody forgets to remove it. Module processes where the module is the subject; one real
 ``ansible-playbook`` run where its printed output is (``test_a_change_of_the_name_only_*``)."""
 import json
-import os
 import re
 import time
 
@@ -17,9 +16,9 @@ from . import engine_state as es
 from .conftest import ForkedModule, warning_texts
 from ..contract.conftest import definition
 from .dns_harness import ZONE, dns_engine, resolve, stored, wait_editable  # noqa: F401  pylint: disable=unused-import
-
-SEED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine", "seeds", "dns_service.yml")
-SVC = "anxlb-svc=shop; dns name of the service"   # the comment of shop's records: its mark and the service's note
+# the Engine of seeds/dns_service.yml: lb1, lb2, the loopback prefix tagged anxlb-pool=demo, zone local.test with the
+# hand-made record "byhand"; SVC: the comment of shop's records (its mark and the service's note)
+from .test_service_dns import SVC, dns_seed, engine  # noqa: F401  pylint: disable=unused-import
 ZONES = "/api/clouddns/v1/zone.json"
 OTHER_ZONE = "other.test"   # made by ``other_zone``: the zone a service moves its name to
 V4, V6 = "127.0.10.5", "fd00:10::5"
@@ -27,16 +26,6 @@ V4, V6 = "127.0.10.5", "fd00:10::5"
 
 def issue(case):
     return pytest.mark.xfail(strict=True, reason="issue 40: " + case)
-
-
-@pytest.fixture
-def dns_seed():
-    return SEED   # lb1, lb2, the loopback prefix tagged anxlb-pool=demo, zone local.test with the hand-made "byhand"
-
-
-@pytest.fixture
-def engine(dns_engine):
-    return dns_engine
 
 
 @pytest.fixture
