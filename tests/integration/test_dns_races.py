@@ -14,7 +14,8 @@ import pytest
 from . import engine_state as es
 from .conftest import ForkedModule, ModuleForkServer
 from .dns_harness import ZONE, dns_engine, resolve, stored  # noqa: F401  pylint: disable=unused-import
-from .test_service_dns import dns_seed, engine  # noqa: F401  pylint: disable=unused-import  (seeds/dns_service.yml)
+# the Engine of seeds/dns_service.yml: lb1, lb2, the loopback prefix, zone local.test
+from .test_service_dns import dns_seed, engine  # noqa: F401  pylint: disable=unused-import
 
 RACES = 20
 

@@ -393,5 +393,5 @@ def test_absent_in_a_zone_that_is_gone_is_ok_with_a_warning(dns_engine, dns_modu
         assert not gone.failed and gone["changed"] is False and gone.writes(dns_engine) == 0, gone
         assert any("gone.test" in w for w in warning_texts(gone.result)), gone
     # present still fails naming the zone
-    assert "no CloudDNS zone gone.test" in dns_module("dns_record", dict(zone="gone.test", name="app", type="A",
-                                                                          values=["127.0.0.1"])).message()
+    present = dns_module("dns_record", dict(zone="gone.test", name="app", type="A", values=["127.0.0.1"]))
+    assert "no CloudDNS zone gone.test" in present.message()

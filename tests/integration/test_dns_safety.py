@@ -308,7 +308,7 @@ def test_a_dns_record_of_the_owner_refuses_the_services_name_before_any_write(en
 def test_gc_leaves_a_hand_made_twin_listed_before_the_owners_record(engine, run):
     add_record(engine, "shop", "A", V4, comment="made by hand", ttl=60)
     add_record(engine, "shop", "A", V4, comment=SVC, ttl=60)
-    listed = [r for r in engine.api("GET", "%s/%s/records" % (ZONES, ZONE), params={"name": "shop"}).json()]
+    listed = engine.api("GET", "%s/%s/records" % (ZONES, ZONE), params={"name": "shop"}).json()
     assert [r["comment"] for r in listed] == ["made by hand", SVC]   # the twin first, as the Engine lists them
     args = dict(remove=["shop"], dns_zones=[ZONE])
     check = run("gc", args, check=True)
