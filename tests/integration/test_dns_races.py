@@ -4,8 +4,8 @@ whose writes the lease must keep apart.
 
 The runs overlap for real: two module processes, each forked from a fork server of its own (one server runs one module
 process at a time), started together from two threads at a barrier. The outcome is read back from the Engine's records,
-knot's answers and the Engine's request log. Marked ``xfail(strict=True)`` where today's main gets it wrong (see
-test_dns_safety.py)."""
+knot's answers and the Engine's request log. Each failed on main before the redesign; marked ``xfail(strict=True)``
+where main still gets it wrong, with what is left in the reason (see test_dns_safety.py)."""
 import threading
 import time
 
@@ -94,7 +94,8 @@ def service(name, lb, address, port, dns_name):
                 servers=[dict(name="n1", address="127.0.0.1")], dns=dict(zone=ZONE, name=dns_name, ttl=60))
 
 
-@issue("two services on different load balancers claiming one dns.name at the same time both succeed, the name shared")
+@issue("two services racing for one name: in some races both runs fail (the one whose records stay too), and knot "
+       "still serves both services' addresses when the runs have ended (the loser's take-back revision not waited for)")
 def test_two_services_racing_for_one_name_end_with_one_owner(engine, pair):
     """20 races, each for a name of its own (n0 ... n19) by two services of their own (shop<i> on lb1, cart<i> on lb2):
     each ends with one owner's records at the name and the other run failed, leaving nothing of its own there."""
@@ -113,7 +114,8 @@ def test_two_services_racing_for_one_name_end_with_one_owner(engine, pair):
 
 # ---- 3. two dns_record owners, one rrset ------------------------------------------------------------------------
 
-@issue("two dns_record owners racing on one rrset leave it holding both owners' records")
+@issue("two dns_record owners racing for one rrset: in some races both fail (the one whose records stay sees the "
+       "other's before they are taken back), and knot still serves both when the runs have ended")
 def test_two_dns_record_owners_racing_for_one_rrset_end_with_one_owner(engine, pair):
     """20 races of the owners a and b for the A rrset of a name of its own (r0 ... r19). Every Engine request takes
     0.02 s more (the local Engine's latency fault), so that both runs read the rrset before either writes it: the
@@ -155,7 +157,6 @@ def shop(ttl=60, **extra):
         service("shop", "lb1", "127.0.10.5", 8080, "shop"), dns=dict(zone=ZONE, name="shop", ttl=ttl), **extra)
 
 
-@issue("DNS writes happen after the lease is released (guard.finish() before ServiceNames.apply)")
 def test_every_dns_write_of_a_service_run_lies_inside_its_lease(engine, pair):
     """The first run (objects and the name), then a run that changes only the name's TTL: in the Engine's request log
     each CloudDNS write of either run begins after its lease was attached and ends before the lease is detached."""
@@ -171,7 +172,6 @@ def test_every_dns_write_of_a_service_run_lies_inside_its_lease(engine, pair):
         assert outside == [], "CloudDNS writes outside the lease: %s" % outside
 
 
-@issue("a run whose only writes are DNS takes no lease, and writes while another run holds it")
 def test_a_name_change_while_another_run_holds_the_lease_fails_naming_it_before_any_write(engine, pair):
     run = pair[0]
     assert not run("service", shop()).failed
@@ -184,7 +184,7 @@ def test_a_name_change_while_another_run_holds_the_lease_fails_naming_it_before_
     assert stored(engine) == before
 
 
-@issue("a second concurrent run of the same service writes its DNS name while the first holds the lease")
+@issue("a second run of the service (wait: false) writes its DNS name without the lease while the first holds it")
 def test_a_second_run_of_the_service_fails_naming_the_holder_while_the_first_writes(engine, pair):
     """The first run creates shop and waits for its objects, which do not deploy (the Engine's deploy fault ``stuck``),
     holding the lease meanwhile; a second run of the same declaration (``wait: false``: it does not wait for the first
