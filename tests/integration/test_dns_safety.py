@@ -4,8 +4,10 @@ knot, each read back from the Engine's records and knot's answers (dnspython) an
 Written against main before the redesign (one run of parts, one plan, one lease), where each case but the gc of five
 owners failed (the report of branch ``safety`` shows each failing assertion); the cases the redesign fixed pass
 unmarked. A case that main still gets wrong is marked ``xfail(strict=True, reason="issue 40: <what is left>")``: the
-mark comes off with its fix, and a strict mark that starts passing fails the suite, so that nobody forgets it. Module processes where the module is the subject; one real
-``ansible-playbook`` run where its printed output is (``test_a_change_of_the_name_only_*``)."""
+mark comes off with its fix, and a strict mark that starts passing fails the suite, so that nobody forgets it.
+
+Module processes where the module is the subject; one real ``ansible-playbook`` run where its printed output is
+(``test_a_change_of_the_name_only_*``)."""
 import json
 import re
 import time
