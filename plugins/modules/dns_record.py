@@ -46,7 +46,12 @@ options:
   name:
     description:
       - The record name relative to the zone, V(@) for the zone's apex, V(*.app) for a wildcard.
-      - A fully qualified name (with a trailing dot) inside the zone is accepted and made relative.
+      - A fully qualified name (with a trailing dot) inside the zone is accepted and made relative. A name that ends with
+        the zone but has no trailing dot (V(web.example.com) in zone V(example.com)) is refused, naming both spellings;
+        taken as relative, as CloudDNS takes it, it would be C(web.example.com.example.com).
+      - The fully qualified name may have at most 253 characters. A V(CNAME) is refused at V(@), and beside records of
+        other types at its name (and another type beside a V(CNAME)), as CloudDNS refuses them; check mode refuses them
+        too.
       - Case does not matter (DNS names compare without case; the Engine stores them lowercase).
     type: str
     default: "@"
@@ -67,17 +72,21 @@ options:
       - V(TXT) a value made only of quoted strings (V("v=spf1" " -all")) is those strings joined; any other text is
         one string as written, quotes and spaces included. Either is stored as quoted strings of at most 255 bytes, so
         V(hello world) and V("hello world") are the same value.
+      - A TXT value is UTF-8 text; it is split into strings between characters, never inside one.
     type: list
     elements: str
   ttl:
     description:
       - The TTL of every record of the rrset, in seconds. Compared only when given; not given, new records take the
         TTL the rrset's other records have, else the zone's default.
+      - Between V(60) and V(604800) (CloudDNS's range); another value is refused before any request, in check mode too.
     type: int
   comment:
     description:
       - The records' comment (one line). Compared only when given or when O(owner) is set; with O(owner) it follows
         the owner's mark, so the stored comment is C(<tag_prefix>-svc=<owner>; <comment>).
+      - A comment that starts with an owner mark (C(<prefix>-svc=<name>), any prefix) is refused without O(owner), as it would
+        make the records that owner's. Set O(owner) and the module writes the mark.
     type: str
   owner:
     description:
@@ -103,6 +112,7 @@ options:
   state:
     description:
       - V(present) makes the rrset hold exactly O(values); V(absent) removes O(values), or the whole rrset.
+      - V(absent) in a zone that does not exist (any more) has nothing to remove; the task is ok, with a warning.
     type: str
     choices: [present, absent]
     default: present

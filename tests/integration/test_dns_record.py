@@ -311,8 +311,87 @@ def test_a_no_op_of_one_rrset_in_a_zone_of_1000_records_costs_at_most_2_requests
     # redeployed, _revision), so it reads the zone, whose answer holds its current revision's records too: one request.
     assert [e["path"] for e in sent] == ["/api/clouddns/v1/zone.json/%s" % ZONE], sent
     assert rerun["rrset"]["values"] == ["127.0.0.7", "127.0.0.8"]
-    # Without wait there is no promise about what is served: only the rrset's records, filtered by the Engine.
+    # Without wait there is no promise about what is served: only the name's records, filtered by the Engine (of every
+    # type, as a CNAME stands alone: the real run's refusal of one beside other records is check mode's too)
     unwaited = dns_module("dns_record", dict(task, wait=False))
     reads = [e["path"] for e in unwaited.requests(dns_engine)]
     assert unwaited["changed"] is False and len(reads) == 1, reads
-    assert all("/records?" in p and "name=app" in p and "type=A" in p for p in reads), reads   # never the whole zone
+    assert all(p.endswith("/records?name=app") for p in reads), reads   # never the whole zone
+
+
+# ---- issue 40: what the Engine refuses, check mode refuses too; names, marks, TXT bytes, a zone gone ---------------
+
+REFUSED = [
+    # the Engine's TTL range is 60-604800 (tests/engine/README.md "Checks"): check mode must not promise what it refuses
+    (dict(name="app", type="A", values=["127.0.0.1"], ttl=30), "ttl"),
+    (dict(name="app", type="A", values=["127.0.0.1"], ttl=604801), "ttl"),
+    # a name whose FQDN is over 253 characters (labels of 63 and fewer are fine each)
+    (dict(name=".".join(["a" * 60] * 4), type="A", values=["127.0.0.1"]), "name"),
+    # a CNAME at the apex is no alias (the zone's SOA and NS are there)
+    (dict(name="@", type="CNAME", values=["www.example.com"]), "CNAME"),
+    # a name written fully qualified without its trailing dot would be web.local.test.local.test
+    (dict(name="web.local.test", type="A", values=["127.0.0.1"]), "name 'web.local.test'"),
+    (dict(name="LOCAL.test", type="A", values=["127.0.0.1"]), "name 'LOCAL.test'"),
+    # a mark written by hand without owner would make the records another owner's
+    (dict(name="app", type="A", values=["127.0.0.1"], comment="anxlb-svc=cart"), "owner"),
+    (dict(name="app", type="A", values=["127.0.0.1"], comment="team-svc=cart; by hand"), "owner"),
+]
+
+
+@pytest.mark.parametrize("args,named", REFUSED, ids=[r[1] + "-%d" % i for i, r in enumerate(REFUSED)])
+def test_what_the_engine_refuses_fails_in_check_mode_too_before_any_request(dns_engine, dns_module, args, named):
+    before = stored(dns_engine)
+    for check in (True, False):
+        failed = dns_module("dns_record", record(**args), check=check)
+        assert named in failed.message(), failed
+        assert failed.requests(dns_engine) == [], failed.requests(dns_engine)
+    assert stored(dns_engine) == before
+
+
+def test_a_cname_beside_other_records_of_its_name_fails_in_check_mode_too_before_any_write(dns_engine, dns_module):
+    """www holds an A record (seeds/dns.yml): a CNAME there, or an A beside a CNAME, is refused by the Engine; check mode
+    says so as the real run does, naming the records in the way, and nothing is written."""
+    assert not dns_module("dns_record", record(name="alias", type="CNAME", values=["www.local.test"])).failed
+    before = stored(dns_engine)
+    for args, held in ((dict(name="www", type="CNAME", values=["other.example.com"]), "A 127.0.0.5"),
+                       (dict(name="alias", type="TXT", values=["hello"]), "CNAME www.local.test.")):
+        for check in (True, False):
+            failed = dns_module("dns_record", record(**args), check=check)
+            assert "CNAME" in failed.message() and held in failed.message(), failed
+            assert failed.writes(dns_engine) == 0
+    assert stored(dns_engine) == before
+    # removing the records of a name is no clash, nor is the CNAME itself again
+    assert not dns_module("dns_record", record(name="alias", type="CNAME", values=["www.local.test."])).failed
+    assert not dns_module("dns_record", record(name="www", type="TXT", state="absent")).failed
+
+
+def knot_txt(engine, name):
+    """The TXT strings knot answers for ``name``, each record's strings joined and decoded as UTF-8."""
+    import dns.message
+    import dns.query
+    answer = dns.query.tcp(dns.message.make_query(name, "TXT"), "127.0.0.1", port=engine.dns_port, timeout=3)
+    return sorted(b"".join(r.strings).decode("utf-8") for rrset in answer.answer for r in rrset)
+
+
+def test_a_non_ascii_txt_is_split_on_character_boundaries(dns_engine, dns_module):
+    """300 two-byte characters are 600 bytes: split into strings of at most 255 bytes, none inside a character, so the
+    changeset is valid UTF-8 (JSON), the Engine stores it, knot serves it whole and the rerun writes nothing."""
+    value = "ä" * 300
+    real = dns_module("dns_record", record(name="txt", type="TXT", values=[value]))
+    assert not real.failed and real["changed"], real
+    (stored_txt,) = [r[2] for r in stored(dns_engine, "txt")]
+    assert [len(s.encode("utf-8")) for s in stored_txt[1:-1].split('" "')] == [254, 254, 92], stored_txt
+    assert knot_txt(dns_engine, "txt.local.test.") == [value]
+    again = dns_module("dns_record", record(name="txt", type="TXT", values=[value]))
+    assert not again.failed and again["changed"] is False and again.writes(dns_engine) == 0, again
+
+
+def test_absent_in_a_zone_that_is_gone_is_ok_with_a_warning(dns_engine, dns_module):
+    from .conftest import warning_texts
+    for check in (True, False):
+        gone = dns_module("dns_record", dict(zone="gone.test", name="app", type="A", state="absent"), check=check)
+        assert not gone.failed and gone["changed"] is False and gone.writes(dns_engine) == 0, gone
+        assert any("gone.test" in w for w in warning_texts(gone.result)), gone
+    # present still fails naming the zone
+    present = dns_module("dns_record", dict(zone="gone.test", name="app", type="A", values=["127.0.0.1"]))
+    assert "no CloudDNS zone gone.test" in present.message()

@@ -14,18 +14,16 @@ zone's authoritative servers until each answers the new data (``_served``).
 import time
 
 from ._plan import (
-    COMMENT_MAX, FAIL, RRSET, SERVICE_NOTE, DesiredRrset, ZoneObservation, check_others, comment_text, observed_rrset,
-    plan_rrset, rrset_key, view)
+    COMMENT_MAX, FAIL, RRSET, SERVICE_NOTE, DesiredRrset, ZoneObservation, check_others, comment_text, mark_of,
+    observed_rrset, plan_rrset, rrset_key, view)
 from ._revision import read_zone, revision_plan
 from ._served import SERVED, check_nameservers, served_outcome, wait_mode
 from ._values import (
-    check_type, fqdn, has_dnspython, normal_name, normal_values, normal_zone)
+    check_ttl, check_type, fqdn, has_dnspython, normal_name, normal_values, normal_zone, stored_value)
 from .._model._failure import Failure
 from .._model._names import check_owner, check_tag_prefix
 from .._reconcile._plan import Plan
 from .._reconcile._run import Part, Run
-
-TTL_MAX = 2147483647   # RFC 2181: 31 bits
 
 
 def desired_from(params):
@@ -44,9 +42,10 @@ def desired_from(params):
     values = normal_values(rtype, values) if values is not None else None
     if rtype == "CNAME" and values and len(values) > 1:
         raise Failure("values: a CNAME has one value (a name is an alias of one name), got %d" % len(values))
-    ttl = p.get("ttl")
-    if ttl is not None and not 0 < ttl <= TTL_MAX:
-        raise Failure("ttl must be between 1 and %d seconds, got %d (leave it out for the zone's default)" % (TTL_MAX, ttl))
+    if present and rtype == "CNAME" and name == "@":
+        raise Failure("type CNAME at name @: the zone's apex holds its SOA and NS records, and CloudDNS keeps no record "
+                      "beside a CNAME; give the apex A/AAAA records, or the CNAME another name")
+    ttl = check_ttl(p.get("ttl"))
     full = _comment(p)
     others = check_others(p.get("others") or FAIL, p.get("owner"), rtype)
     return DesiredRrset(zone, name, rtype, values, present=present, ttl=ttl, comment=full,
@@ -62,6 +61,11 @@ def _comment(params):
     if comment is not None and comment.strip() == SERVICE_NOTE:
         raise Failure("comment: '%s' marks the records a service writes for its dns option (a service deletes its "
                       "records at a name it left); give this record another comment" % SERVICE_NOTE)
+    mark = mark_of(comment)
+    if mark and params.get("owner") is None:
+        raise Failure("comment %r starts with the owner mark %s, which makes records that owner's (never changed by a task "
+                      "of another owner); set owner to have the module write the mark (owner: %s), or give a comment that "
+                      "does not start with one" % (comment, mark, mark.split("-svc=", 1)[1]))
     full = comment_text(params.get("owner"), params["tag_prefix"], comment)
     if full and len(full) > COMMENT_MAX:
         raise Failure("comment is too long: with the owner's mark it has %d characters, CloudDNS keeps at most %d"
@@ -80,23 +84,39 @@ class RrsetPart(Part):
         self.desired = desired
         self.wait, self.wait_timeout = wait, wait_timeout
         self.warn = warn or (lambda text: None)
+        self.beside = []   # the name's records of other types, as last observed
 
     def observe(self, earlier):
+        """The name's records of every type (the same one request: a CNAME clashes with any other type, which the Engine
+        refuses and check mode must refuse as the real run), kept apart from the rrset's own (``beside``)."""
         d = self.desired
         try:
-            records, answer = read_zone(self.client, d.zone, self.wait, name=d.name, rtype=d.type)
+            records, answer = read_zone(self.client, d.zone, self.wait, name=d.name)
         except Failure:
             if d.present:
                 raise
             self.warn("zone: there is no CloudDNS zone %s in this account, so there is no record of %s to remove"
                       % (d.zone, fqdn(d.name, d.zone)))
             return ZoneObservation({})
+        self.beside = [r for r in records if r.get("name") == d.name and r.get("type") != d.type]
         return ZoneObservation(observed_rrset(d.zone, d.name, d.type, records), {d.zone: answer} if answer else {})
 
     def plan(self, state, planned):
         plan = plan_rrset(state.world, self.desired)
+        if any(a.creates for a in plan):
+            self._check_beside()
         actions, waits = revision_plan(state.zones, state.world, list(plan))
         return Plan(list(plan) + actions, waits)
+
+    def _check_beside(self):
+        """A CNAME and another record of its name: the Engine refuses the changeset; refused here first, naming them."""
+        d = self.desired
+        clash = [r for r in self.beside if (d.type == "CNAME") != (r.get("type") == "CNAME")]
+        if clash:
+            held = ", ".join("%s %s" % (r["type"], stored_value(r)) for r in clash)
+            raise Failure("%s %s: the name holds %s, and CloudDNS keeps no other record beside a CNAME (a CNAME makes the "
+                          "name an alias of another); remove those records first, or give this rrset another name"
+                          % (fqdn(d.name, d.zone), d.type, held))
 
     def operations(self, client):
         from ._apply import RrsetOperations   # a real run that writes only (_reconcile._run)

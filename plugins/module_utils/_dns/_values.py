@@ -24,6 +24,8 @@ WRITABLE = ("A", "AAAA", "CNAME", "TXT", "MX", "SRV", "PTR")
 ZONE_OWN = ("SOA", "NS")
 HOST_TYPES = ("CNAME", "MX", "SRV", "PTR", "NS")
 TXT_CHUNK = 255
+NAME_MAX = 253   # characters of a fully qualified name without its trailing dot (RFC 1035: 255 octets on the wire)
+TTL_MIN, TTL_MAX = 60, 604800   # the TTLs CloudDNS takes (else none: the zone's default)
 LABEL = re.compile(r"^(\*|[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)$")
 
 
@@ -69,7 +71,11 @@ def normal_zone(zone, option="zone"):
 
 def normal_name(name, zone, option="name"):
     """A record's name relative to ``zone``, lowercase, ``@`` for the apex. A fully qualified name (trailing
-    dot) inside the zone is made relative; anything else that is not a name is a Failure naming ``option``."""
+    dot) inside the zone is made relative; anything else that is not a name is a Failure naming ``option``.
+
+    A name that ends with the zone but has no trailing dot (``web.example.com`` in zone ``example.com``) is refused:
+    taken as relative, as CloudDNS takes it, it would be ``web.example.com.example.com``, which nobody means; taken as
+    fully qualified, a record of that longer name could not be written any more. The message gives both spellings."""
     text = (name if name is not None else "@").strip().lower()
     if text.endswith("."):
         fqdn = text.rstrip(".")
@@ -78,6 +84,10 @@ def normal_name(name, zone, option="name"):
         if not fqdn.endswith("." + zone):
             raise Failure("%s %r is not in zone %s; give the name relative to the zone (@ for the apex)" % (option, name, zone))
         text = fqdn[:-len(zone) - 1]
+    elif text == zone or text.endswith("." + zone):
+        relative = text[:-len(zone) - 1] or "@"
+        raise Failure("%s %r ends with the zone %s but has no trailing dot, so it would be %s.%s.; give it relative to the "
+                      "zone (%s) or fully qualified with the trailing dot (%s.)" % (option, name, zone, text, zone, relative, text))
     if text in ("@", ""):
         if text == "":
             raise Failure("%s is empty; the zone's apex is @" % option)
@@ -87,7 +97,20 @@ def normal_name(name, zone, option="name"):
     if bad or "*" in labels[1:]:
         raise Failure("%s %r is not a record name: each label is 1-63 of a-z, 0-9, - and _ (a leading * for a wildcard),"
                       " labels separated by dots, relative to the zone (@ for the apex)" % (option, name))
+    length = len(text) + 1 + len(zone)
+    if length > NAME_MAX:
+        raise Failure("%s %r is too long: in zone %s its fully qualified name has %d characters, DNS allows at most %d"
+                      % (option, name, zone, length, NAME_MAX))
     return text
+
+
+def check_ttl(ttl, option="ttl"):
+    """``ttl`` when CloudDNS takes it (None: the zone's default), else a Failure naming ``option``: what the Engine
+    refuses is refused before any request, in check mode too."""
+    if ttl is not None and not TTL_MIN <= ttl <= TTL_MAX:
+        raise Failure("%s must be between %d and %d seconds (CloudDNS's range), got %d; leave it out for the zone's default"
+                      % (option, TTL_MIN, TTL_MAX, ttl))
+    return ttl
 
 
 def fqdn(name, zone):
@@ -119,9 +142,19 @@ def txt_strings(value):
 
 
 def txt_text(joined):
-    """Bytes as quoted strings of at most 255 bytes, ``"`` and ``\\`` escaped (the Engine's stored form)."""
-    chunks = [joined[i:i + TXT_CHUNK] for i in range(0, len(joined), TXT_CHUNK)] or [b""]
-    return " ".join('"%s"' % c.decode("utf-8", "surrogateescape").replace("\\", "\\\\").replace('"', '\\"') for c in chunks)
+    """Bytes as quoted strings of at most 255 bytes, ``"`` and ``\\`` escaped (the Engine's stored form). UTF-8 text is
+    split between characters, never inside one: each string is valid text, which the API (JSON) can carry."""
+    chunks, start = [], 0
+    while start < len(joined):
+        end = min(start + TXT_CHUNK, len(joined))
+        while start < end < len(joined) and joined[end] & 0xC0 == 0x80:   # a continuation byte: back to the character's start
+            end -= 1
+        if end == start:   # no character starts in 255 bytes: not UTF-8 (normal_value refuses it first)
+            end = min(start + TXT_CHUNK, len(joined))
+        chunks.append(joined[start:end])
+        start = end
+    return " ".join('"%s"' % c.decode("utf-8", "surrogateescape").replace("\\", "\\\\").replace('"', '\\"')
+                    for c in chunks or [b""])
 
 
 def normal_value(rtype, value, option="values"):
@@ -132,7 +165,13 @@ def normal_value(rtype, value, option="values"):
     if rtype == "TXT":
         if any(ord(c) < 32 or ord(c) == 127 for c in text):
             raise Failure("%s %r: a TXT value holds no control characters (no line breaks)" % (option, text))
-        return txt_text(b"".join(txt_strings(text)))
+        joined = b"".join(txt_strings(text))
+        try:
+            joined.decode("utf-8")
+        except UnicodeDecodeError:
+            raise Failure("%s %r: its bytes are not UTF-8 text (a \\DDD escape of a byte above 127?), which the CloudDNS API "
+                          "cannot carry; write the characters themselves" % (option, text))
+        return txt_text(joined)
     dns = _dnspython()
     try:
         rdata = dns.rdata.from_text(dns.rdataclass.IN, dns.rdatatype.from_text(rtype), text.strip(),

@@ -33,7 +33,7 @@ from .._dns._plan import (
     RRSET, DesiredRrset, ZoneObservation, is_service_record, mark_of, owned_rrsets, plan_rrset, service_comment, view)
 from .._dns._revision import read_zone, revision_plan
 from .._dns._served import SERVED, check_nameservers, served_outcome
-from .._dns._values import fqdn, normal_name, normal_values, normal_zone
+from .._dns._values import check_ttl, fqdn, normal_name, normal_values, normal_zone
 from .._model._failure import Failure
 from .._model._kinds import normalize_ip
 from .._model._ownership import owner_tag
@@ -43,7 +43,6 @@ from ._marker import DNS, placement_tag, placements
 
 FAMILIES = ("A", "AAAA")   # the record types of a service's addresses, IPv4 then IPv6
 CLASHING = ("A", "AAAA", "CNAME")   # a CNAME cannot stand beside the service's records
-TTL_MIN, TTL_MAX = 60, 604800   # what CloudDNS takes (else null: the zone's default); checked before any write
 
 
 def check_dns(dns):
@@ -54,11 +53,7 @@ def check_dns(dns):
         raise Failure("dns needs zone and name (for example dns: {zone: example.com, name: shop}), got %r" % (dns,))
     zone = normal_zone(dns["zone"], "dns.zone")
     name = normal_name(dns["name"], zone, "dns.name")
-    ttl = dns.get("ttl")
-    if ttl is not None and not TTL_MIN <= ttl <= TTL_MAX:
-        raise Failure("dns.ttl must be between %d and %d seconds (CloudDNS's range), got %d; leave it out for the zone's default"
-                      % (TTL_MIN, TTL_MAX, ttl))
-    return zone, name, ttl
+    return zone, name, check_ttl(dns.get("ttl"), "dns.ttl")
 
 
 def family_values(addresses):

@@ -87,3 +87,37 @@ def test_zone_names():
     assert normal_zone("Local.Test.") == "local.test"
     with pytest.raises(Failure, match="^zone"):
         normal_zone("bad zone")
+
+
+@pytest.mark.parametrize("name,relative", [("web.local.test", "web"), ("Local.Test", "@"), ("a.b.local.test", "a.b")])
+def test_a_name_ending_with_the_zone_without_its_dot_fails_naming_both_spellings(name, relative):
+    """Issue 40: taken as relative (as CloudDNS takes it) it would be web.local.test.local.test; nobody means that."""
+    with pytest.raises(Failure) as caught:
+        normal_name(name, "local.test")
+    lower = name.lower()
+    assert caught.value.msg.startswith("name %r ends with the zone local.test" % name), caught.value.msg
+    assert "(%s)" % relative in caught.value.msg and "(%s.)" % lower in caught.value.msg
+    assert normal_name(lower + ".", "local.test") == relative   # the fully qualified spelling the message gives
+
+
+def test_a_name_over_253_characters_fully_qualified_fails():
+    fits = ".".join(["a" * 63, "b" * 63, "c" * 63, "d" * 50])   # 242 characters, and ".local.test": 253
+    assert len(fits + ".local.test") == 253 and normal_name(fits, "local.test") == fits
+    with pytest.raises(Failure) as caught:
+        normal_name(fits + "d", "local.test")   # one character more (a label of 51)
+    assert "is too long" in caught.value.msg and "254 characters" in caught.value.msg and "253" in caught.value.msg
+
+
+def test_a_non_ascii_txt_is_split_between_characters_and_stays_a_fixed_point():
+    value = "ä" * 300 + "€" * 100   # 600 + 300 bytes
+    normal = normal_value("TXT", value)
+    strings = normal[1:-1].split('" "')
+    assert all(len(s.encode("utf-8")) <= 255 for s in strings) and "".join(strings) == value
+    assert [len(s.encode("utf-8")) for s in strings] == [254, 254, 254, 138]   # 46 ä and 54 € in the third
+    assert normal_value("TXT", normal) == normal
+
+
+def test_txt_bytes_that_are_not_utf8_fail_naming_the_option():
+    with pytest.raises(Failure) as caught:
+        normal_values("TXT", ['"\\195"'])
+    assert caught.value.msg.startswith("values[0]") and "UTF-8" in caught.value.msg
