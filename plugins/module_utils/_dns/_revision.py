@@ -63,6 +63,10 @@ class ZoneKind(Kind):
         raise Failure("%s; the DNS servers still serve the revision before it. Rerun to write the records again, or "
                       "look at the zone in the Engine" % describe(ident, obj.get("zone") or {}))
 
+    def still_waiting(self, label, obj):
+        # the revision and its level, so that the rerun's failure and the Engine's zone can be matched to this one
+        return describe(obj["name"], obj.get("zone") or {}) if obj else label
+
     def from_engine(self, obj):
         return dict(kind=self.name, id=obj.get("identifier"), name=obj.get("name"), zone=obj.get("zone"))
 

@@ -296,6 +296,11 @@ class Kind:
         PUTs the whole object, which carries ``"state": "0"`` (a LoadBalancer's too, here: ``redeploy``)."""
         client.lbaas_update(self.name, ident, self.update_body(obj), redeploy=True)
 
+    def still_waiting(self, label, obj):
+        """What a wait that timed out names for this object, ``obj`` as last read (None: not read or gone): its
+        label; a kind whose answer says more about why (a zone's revision) tells it."""
+        return label
+
     def place(self, action):
         """Where ``action`` writes, as the run's summary line names it: the load balancer of an object on one."""
         return (action.lb or {}).get("name")

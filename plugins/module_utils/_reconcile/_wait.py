@@ -93,7 +93,8 @@ class Waiter:
                 return
             remaining = deadline - self.clock()
             if remaining <= 0:
-                raise Failure("timed out after %ds waiting for %s" % (self.timeout, ", ".join(t.label() for t in pending)),
+                waiting = ", ".join(t.spec.still_waiting(t.label(), self.seen.get(t.id)) for t in pending)
+                raise Failure("timed out after %ds waiting for %s" % (self.timeout, waiting),
                               pending_objects=[dict(type=t.kind, id=t.id, name=t.name, waiting_for=t.expect) for t in pending])
             self.sleep(min(delay, remaining))
             delay = min(delay * self.factor, self.cap)
