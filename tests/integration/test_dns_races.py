@@ -4,8 +4,7 @@ whose writes the lease must keep apart.
 
 The runs overlap for real: two module processes, each forked from a fork server of its own (one server runs one module
 process at a time), started together from two threads at a barrier. The outcome is read back from the Engine's records,
-knot's answers and the Engine's request log. Each failed on main before the redesign; marked ``xfail(strict=True)``
-where main still gets it wrong, with what is left in the reason (see test_dns_safety.py)."""
+knot's answers and the Engine's request log. Each failed on main before the redesign (see test_dns_safety.py)."""
 import threading
 import time
 
@@ -18,10 +17,6 @@ from .dns_harness import ZONE, dns_engine, resolve, stored  # noqa: F401  pylint
 from .test_service_dns import dns_seed, engine  # noqa: F401  pylint: disable=unused-import
 
 RACES = 20
-
-
-def issue(case):
-    return pytest.mark.xfail(strict=True, reason="issue 40: " + case)
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +89,6 @@ def service(name, lb, address, port, dns_name):
                 servers=[dict(name="n1", address="127.0.0.1")], dns=dict(zone=ZONE, name=dns_name, ttl=60))
 
 
-@issue("two services racing for one name: in some races both runs fail (the one whose records stay too), and knot "
-       "still serves both services' addresses when the runs have ended (the loser's take-back revision not waited for)")
 def test_two_services_racing_for_one_name_end_with_one_owner(engine, pair):
     """20 races, each for a name of its own (n0 ... n19) by two services of their own (shop<i> on lb1, cart<i> on lb2):
     each ends with one owner's records at the name and the other run failed, leaving nothing of its own there."""
@@ -114,8 +107,6 @@ def test_two_services_racing_for_one_name_end_with_one_owner(engine, pair):
 
 # ---- 3. two dns_record owners, one rrset ------------------------------------------------------------------------
 
-@issue("two dns_record owners racing for one rrset: in some races both fail (the one whose records stay sees the "
-       "other's before they are taken back), and knot still serves both when the runs have ended")
 def test_two_dns_record_owners_racing_for_one_rrset_end_with_one_owner(engine, pair):
     """20 races of the owners a and b for the A rrset of a name of its own (r0 ... r19). Every Engine request takes
     0.02 s more (the local Engine's latency fault), so that both runs read the rrset before either writes it: the
@@ -184,12 +175,12 @@ def test_a_name_change_while_another_run_holds_the_lease_fails_naming_it_before_
     assert stored(engine) == before
 
 
-@issue("a second run of the service (wait: false) writes its DNS name without the lease while the first holds it")
 def test_a_second_run_of_the_service_fails_naming_the_holder_while_the_first_writes(engine, pair):
     """The first run creates shop and waits for its objects, which do not deploy (the Engine's deploy fault ``stuck``),
-    holding the lease meanwhile; a second run of the same declaration (``wait: false``: it does not wait for the first
-    run's objects either), started while that lease is held, must fail naming the holder before any write (on main it
-    finds the objects written, takes no lease, and writes the name).
+    holding the lease meanwhile. Started while that lease is held: a second run of the same declaration (``wait:
+    false``: it does not wait for the first run's objects either) finds everything written and has nothing to write:
+    it ends unchanged, 0 writes (no lease needed to write nothing); a second run that wants to write (the name's TTL
+    changed) must fail naming the holder before any write (on main it took no lease and wrote the name).
     Then the objects are forced Deployed (the admin API), so that the first run ends."""
     engine.set_faults({"deploy": [{"match": "*.shop", "outcome": "stuck"}]})
     lb1 = es.lb_id(engine, "lb1")
@@ -203,7 +194,10 @@ def test_a_second_run_of_the_service_fails_naming_the_holder_while_the_first_wri
             time.sleep(0.02)
         assert lease is not None, "the first run took no lease"
         holder = lease[len("anxlb-lease="):].rsplit("@", 1)[0]
-        second = pair[1]("service", shop(wait=False))   # not waiting for the first run's objects either
+        while not stored(engine, "shop") and time.monotonic() < deadline:
+            time.sleep(0.02)   # the first run's name written (before its wait): the same declaration is in sync
+        same = pair[1]("service", shop(wait=False))   # not waiting for the first run's objects either
+        second = pair[1]("service", shop(ttl=120, wait=False))
         assert lease in es.tags(engine, lb1), "the first run's lease ended before the second run did: no overlap"
     finally:
         for obj in engine.dump()["objects"]:
@@ -211,5 +205,6 @@ def test_a_second_run_of_the_service_fails_naming_the_holder_while_the_first_wri
                 engine.set_state(obj["identifier"], "Deployed")
         thread.join(timeout=120)
     assert first, "the first run did not end"
+    assert not same.failed and not same["changed"] and same.writes(engine) == 0, same
     assert second.failed and second.writes(engine) == 0, second
     assert holder in second.message(), second.message()

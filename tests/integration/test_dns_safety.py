@@ -2,9 +2,7 @@
 knot, each read back from the Engine's records and knot's answers (dnspython) and from the Engine's request log.
 
 Written against main before the redesign (one run of parts, one plan, one lease), where each case but the gc of five
-owners failed (the report of branch ``safety`` shows each failing assertion); the cases the redesign fixed pass
-unmarked. A case that main still gets wrong is marked ``xfail(strict=True, reason="issue 40: <what is left>")``: the
-mark comes off with its fix, and a strict mark that starts passing fails the suite, so that nobody forgets it.
+owners failed (the report of branch ``safety`` shows each failing assertion); each passes since.
 
 Module processes where the module is the subject; one real ``ansible-playbook`` run where its printed output is
 (``test_a_change_of_the_name_only_*``)."""
@@ -25,10 +23,6 @@ from .test_service_dns import SVC, dns_seed, engine  # noqa: F401  pylint: disab
 ZONES = "/api/clouddns/v1/zone.json"
 OTHER_ZONE = "other.test"   # made by ``other_zone``: the zone a service moves its name to
 V4, V6 = "127.0.10.5", "fd00:10::5"
-
-
-def issue(case):
-    return pytest.mark.xfail(strict=True, reason="issue 40: " + case)
 
 
 @pytest.fixture
@@ -170,8 +164,7 @@ FAULTS = {
 }
 
 
-@pytest.mark.parametrize("fault", ["failed", pytest.param("stuck", marks=issue(
-    "the rerun after a revision stuck deploying fails naming the zone but not its revision"))])
+@pytest.mark.parametrize("fault", ["failed", "stuck"])
 @pytest.mark.parametrize("module", ["dns_record", "service"])
 def test_the_rerun_after_a_revision_that_did_not_go_live_redeploys_or_fails(engine, run, module, fault):
     name, args = task_of(module)

@@ -33,8 +33,10 @@ NOT_EDITABLE = "not editable"
 class RrsetOperations(Operations):
     sequential = True
 
-    def __init__(self, client, wait=True, timeout=600, sleep=time.sleep, clock=time.monotonic, interval=0.2, cap=5.0):
+    def __init__(self, client, wait=True, timeout=600, sleep=time.sleep, clock=time.monotonic, interval=0.2, cap=5.0,
+                 claims=None):
         self.dns = CloudDNS(client)
+        self.claims = claims   # a _claims.Claims of the part: what each answer showed, for its next round
         self.wait = wait
         self.timeout = timeout
         self.sleep, self.clock = sleep, clock
@@ -95,13 +97,13 @@ class RrsetOperations(Operations):
         if desired is None or not action.creates or records is None:
             return
         name, zone = action.obj["name"], action.obj["zone"]
-        seen = action.obj.get("records") or []   # what the plan was made from: foreign records there were its to judge
-        theirs = [r for r in records if r.get("name") == name and desired.foreign(flat_record(r))
-                  and not any(_same_record(flat_record(r), o) and o["type"] == r.get("type") for o in seen)]
+        theirs = _written_first(action, desired, records)
         if theirs:
             left = self._take_back(action, [flat_record(r) for r in records if r.get("name") == name
                                             and r.get("type") == action.obj["type"]], deadline)
             raise _taken(zone, name, theirs, left)
+        if self.claims is not None:
+            self.claims.record(zone, name, records)
 
     def _take_back(self, action, held, deadline):
         """Deletes the records ``action`` created from the rrset (``held``: its records now); '' or what failed."""
@@ -114,6 +116,11 @@ class RrsetOperations(Operations):
             self.dns.changeset(action.obj["zone"], *changeset(back))
         except EngineError as exc:
             return "; taking them back failed too (%s): delete them by hand" % exc
+        if self.wait:   # the task promised what is served: the other's records alone, once the take-back is live
+            try:
+                self.editable(action.obj["zone"], deadline, written=True)
+            except Failure as exc:
+                return "; the revision that takes them back did not go live (%s)" % exc.msg
         return ""
 
     def editable(self, zone, deadline, written=False):
@@ -147,6 +154,14 @@ def _refused(exc, action):
     return Failure("the Engine refused the changeset for %s %s in zone %s: %s" % (
         action.obj["name"], action.obj["type"], action.obj["zone"], "; ".join(texts) or exc.message),
         error=exc.to_dict())
+
+
+def _written_first(action, desired, records):
+    """The records of ``records`` (a changeset's answer) at ``action``'s name that it must not share the name with
+    and that its plan did not see: another writer's, written between the plan's read and this write."""
+    seen = action.obj.get("records") or []   # what the plan was made from: foreign records there were its to judge
+    return [r for r in records if r.get("name") == action.obj["name"] and desired.foreign(flat_record(r))
+            and not any(_same_record(flat_record(r), o) and o["type"] == r.get("type") for o in seen)]
 
 
 def _answer_records(answer):

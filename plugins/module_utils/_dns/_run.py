@@ -13,9 +13,10 @@ zone's authoritative servers until each answers the new data (``_served``).
 
 import time
 
+from ._claims import Claims
 from ._plan import (
-    COMMENT_MAX, FAIL, RRSET, SERVICE_NOTE, DesiredRrset, ZoneObservation, check_others, comment_text, mark_of,
-    observed_rrset, plan_rrset, rrset_key, view)
+    COMMENT_MAX, FAIL, RRSET, SERVICE_NOTE, DesiredRrset, ZoneObservation, check_others, comment_text, flat_record,
+    mark_of, observed_rrset, plan_rrset, rrset_key, view)
 from ._revision import read_zone, revision_plan
 from ._served import SERVED, check_nameservers, served_outcome, wait_mode
 from ._values import (
@@ -85,6 +86,7 @@ class RrsetPart(Part):
         self.wait, self.wait_timeout = wait, wait_timeout
         self.warn = warn or (lambda text: None)
         self.beside = []   # the name's records of other types, as last observed
+        self.claims = Claims()   # what this run's changeset answered: another writer's records after it are late
 
     def observe(self, earlier):
         """The name's records of every type (the same one request: a CNAME clashes with any other type, which the Engine
@@ -98,6 +100,7 @@ class RrsetPart(Part):
             self.warn("zone: there is no CloudDNS zone %s in this account, so there is no record of %s to remove"
                       % (d.zone, fqdn(d.name, d.zone)))
             return ZoneObservation({})
+        records = self.claims.without_late(d.zone, d.name, records, lambda r: d.foreign(flat_record(r)), self.warn)
         self.beside = [r for r in records if r.get("name") == d.name and r.get("type") != d.type]
         return ZoneObservation(observed_rrset(d.zone, d.name, d.type, records), {d.zone: answer} if answer else {})
 
@@ -120,7 +123,7 @@ class RrsetPart(Part):
 
     def operations(self, client):
         from ._apply import RrsetOperations   # a real run that writes only (_reconcile._run)
-        return {RRSET.name: RrsetOperations(client, wait=self.wait, timeout=self.wait_timeout)}
+        return {RRSET.name: RrsetOperations(client, wait=self.wait, timeout=self.wait_timeout, claims=self.claims)}
 
     def summary(self, plan, done):
         return [Plan([a for a in plan if a.kind is RRSET]).summary(done=done)] if plan else []

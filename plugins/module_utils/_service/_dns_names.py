@@ -29,6 +29,7 @@ exist, and deleted before them.
 
 from types import SimpleNamespace
 
+from .._dns._claims import Claims
 from .._dns._plan import (
     RRSET, DesiredRrset, ZoneObservation, is_service_record, mark_of, owned_rrsets, plan_rrset, service_comment, view)
 from .._dns._revision import read_zone, revision_plan
@@ -99,6 +100,7 @@ class ServiceNames(Part):
             self.result["dns_conflicts"] = []
             placement_tag(d.tag_prefix, d.name, DNS, self.spec[0])   # fails now if the tag would be too long
         self.zones = []   # the zones the last observation read
+        self.claims = Claims()   # what this run's changesets answered: another writer's records after them are late
 
     # ---- what the marker remembers ----------------------------------------------------------------------------
     def placed(self):
@@ -150,11 +152,16 @@ class ServiceNames(Part):
     def _declared_world(self, zone, records, conflicts):
         """The declared name's rrsets of ours; ``conflicts`` gets the records of the name that are not."""
         name = self.spec[1]
-        at_name = [r for r in records if r.get("name") == name]
+        at_name = self.claims.without_late(zone, name, [r for r in records if r.get("name") == name], self._foreign,
+                                           self.warn)
         conflicts.extend(dict(zone=zone, name=name, fqdn=fqdn(name, zone), type=r["type"], value=r.get("rdata"),
                               comment=r.get("comment"), owner=mark_of(r.get("comment")))
-                         for r in at_name if r.get("type") in CLASHING and r.get("comment") != self.comment)
+                         for r in at_name if self._foreign(r))
         return _by_rrset(zone, at_name, self.comment, lambda r: r.get("type") in FAMILIES)
+
+    def _foreign(self, record):
+        """A record of the declared name the service may not share it with (a conflict)."""
+        return record.get("type") in CLASHING and record.get("comment") != self.comment
 
     def _writes_name(self, world):
         return any(self._plan_name(world))
@@ -243,7 +250,7 @@ class ServiceNames(Part):
     def operations(self, client):
         from .._dns._apply import RrsetOperations   # a real run that writes only (_reconcile._run)
         d = self.declaration
-        return {RRSET.name: RrsetOperations(client, wait=d.wait, timeout=d.wait_timeout)}
+        return {RRSET.name: RrsetOperations(client, wait=d.wait, timeout=d.wait_timeout, claims=self.claims)}
 
 
 def _whose(conflict, mark):
