@@ -230,7 +230,7 @@ class Kind:
     def answer_keys(self):
         """The keys of an Engine answer ``from_engine`` reads: what a listing entry must carry to stand for the
         object's GET (full listings, _engine/_listings.py). Derived from the declaration, never listed again."""
-        return _unique(["identifier", "name"] + self.references() + list(self.fields))
+        return _unique(["identifier", "name"] + self.references() + [self.engine_key(f) for f in self.fields])
 
     def normalize_field(self, field, value, option=None):
         return self.fields[field](value) if field in self.fields else value

@@ -165,3 +165,16 @@ def test_the_first_asking_listing_goes_alone_until_its_answer_is_known(stub):
     answered = times.pop("load_balancer=first")[1]
     assert min(began for began, _end in times.values()) >= answered - 0.01   # none went out before its answer
     assert max(began for began, _end in times.values()) < min(end for _began, end in times.values())   # then together
+
+
+def test_a_switched_kind_listed_whole_stands_for_its_gets_under_the_engines_key(engine, make_client):
+    """A backend's ``enabled`` is the Engine's ``enable`` (``Kind.engine_key``): a whole entry carries ``enable``,
+    and that is what it is checked for (checking for ``enabled`` would read every backend by its GET)."""
+    engine.set_options(full_listings="honour")
+    client = make_client()
+    make_tree(client, servers=0)
+    assert "enable" in KINDS["backend"].answer_keys and "enabled" not in KINDS["backend"].answer_keys
+    reset_log(engine)
+    backends = listed_objects(client, KINDS["backend"], client.lbaas_list("backend", load_balancer=LB1))
+    assert [(m, p) for m, p, _asked, _s in sent(engine)] == [("GET", BACKENDS)]
+    assert [b["enable"] for b in backends] == [True] and client.full_listings.lacking == set()
