@@ -78,6 +78,8 @@ records:
             comment: anxlb-svc=shop, owner: shop, mark: anxlb-svc=shop, immutable: false, region: default}]
 """
 
+from ansible.module_utils.basic import missing_required_lib
+
 from ..module_utils._dns._clouddns import CloudDNS
 from ..module_utils._dns._plan import flat_record, mark_of
 from ..module_utils._dns._values import fqdn, has_dnspython, normal_name, normal_zone
@@ -109,7 +111,6 @@ class DnsRecordInfoModule(AnxcloudModule):
 
     def run(self):
         if not has_dnspython():
-            from ansible.module_utils.basic import missing_required_lib
             raise Failure(missing_required_lib("dnspython"))
         p = self.params
         check_tag_prefix(p["tag_prefix"])

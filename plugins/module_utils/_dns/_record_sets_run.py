@@ -69,7 +69,8 @@ class RecordSetsPart(Part):
         return out
 
     def operations(self, client):
-        from ._changeset import ZoneChangeset   # a real run that writes only (_reconcile._run)
+        # write code (it imports ._apply and _reconcile._apply at its top): a real run that writes only (_reconcile._run)
+        from ._changeset import ZoneChangeset
         return {RRSET.name: ZoneChangeset(client, wait=self.wait, timeout=self.wait_timeout)}
 
     # ---- the result ----------------------------------------------------------------------------------------------

@@ -13,6 +13,8 @@ zone's authoritative servers until each answers the new data (``_served``).
 
 import time
 
+from ansible.module_utils.basic import missing_required_lib
+
 from ._claims import Claims
 from ._plan import (
     COMMENT_MAX, FAIL, RRSET, SERVICE_NOTE, DesiredRrset, ZoneObservation, check_others, comment_text, flat_record,
@@ -154,7 +156,6 @@ class RrsetPart(Part):
 def check_dnspython(option=None):
     """A Failure when dnspython is missing (values are compared with it): said before any request."""
     if not has_dnspython():
-        from ansible.module_utils.basic import missing_required_lib
         raise Failure(missing_required_lib("dnspython") + (" (for the option %s)" % option if option else ""))
 
 

@@ -26,6 +26,8 @@ import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from ansible.module_utils.parsing.convert_bool import boolean
+
 from ._clouddns import CloudDNS
 from ._plan import KEEP
 from ._values import fqdn, normal_value
@@ -41,7 +43,6 @@ def wait_mode(value):
     """The ``wait`` option as ``True`` (until the revision is live), ``False`` or ``SERVED``; a Failure otherwise."""
     if isinstance(value, str) and value.strip().lower() == SERVED:
         return SERVED
-    from ansible.module_utils.parsing.convert_bool import boolean
     try:
         return boolean(value, strict=True)
     except TypeError:

@@ -24,10 +24,13 @@ on them. Then it observes again: what it removed must be gone.
 
 import time
 
+from ansible.module_utils.basic import missing_required_lib
+
 from .._addresses._observe import AddressState, binds_using, by_tag
 from .._addresses._plan import ADDRESS, RELEASE, in_use_message
 from .._addresses._pool import observe as observe_prefixes
 from .._addresses._pool import flat, owned, resolve
+from .._dns._plan import RRSET
 from .._dns._values import has_dnspython
 from .._engine._tag_entities import names_like
 from .._lbaas._lease import Leases, leases, when
@@ -121,7 +124,6 @@ class Collection(Part):
         self._check_bounds()
         self.zones = check_zones(req.dns_zones)
         if self.zones and not has_dnspython():   # the records' values are compared with it: said before any request
-            from ansible.module_utils.basic import missing_required_lib
             raise Failure(missing_required_lib("dnspython") + " (for the option dns_zones)")
         self.holder = check_holder(req.lease_holder) if req.lease_holder else default_holder("gc")
 
@@ -328,7 +330,6 @@ class Collection(Part):
         """Made only when a real run writes: a check-mode run, or one with nothing to collect, never imports the write
         code (_gc/_apply, _dns/_apply), which a module would compile again on every run."""
         from .._dns._apply import RrsetOperations
-        from .._dns._plan import RRSET
         from ._apply import gc_operations
         self.applied = True
         operations = gc_operations(client, self.warn)

@@ -16,6 +16,8 @@ kept), and, for an owner gc collects, the records it deletes (``world_of``), eac
 its name and type so that a hand-made twin of an owner's record is never the one deleted (``_dns._plan.changeset``).
 """
 
+from ansible.module_utils.basic import missing_required_lib
+
 from .._dns._plan import mark_of, owned_rrsets, removal
 from .._dns._revision import read_zone
 from .._dns._values import has_dnspython, normal_zone
@@ -52,7 +54,6 @@ class GcZones:
         it may collect) name; a zone a placement names that is gone holds nothing of anyone. No zone, no request."""
         zones = sorted(set(self.declared) | placed_zones(lb_tags, self.prefix, owners))
         if zones and not has_dnspython():   # the records' values are compared with it: said before any write
-            from ansible.module_utils.basic import missing_required_lib
             raise Failure(missing_required_lib("dnspython") + " (for the DNS records in zones %s)" % ", ".join(zones))
 
         def one(zone):
