@@ -25,8 +25,10 @@ proves the owner now holds what it asked for.
 import random
 import time
 
-# netaddr is imported in the functions that parse addresses, not with this file: a module refused for its
-# arguments never pays for it (AnxcloudModule.main imports it, or reports it missing, before a run starts).
+try:
+    import netaddr
+except ImportError:   # AnxcloudModule.main reports it missing (missing_required_lib) before a run starts
+    netaddr = None
 
 from ._pool import REFUSED, flat, rdns_text, reread
 from ._plan import pick
@@ -43,7 +45,6 @@ ATTEMPTS = 5
 def in_use(exc, ip):
     """Whether a refused create says the address is taken: a 400/409/422 whose message or validation
     names the address. Anything else (a bad prefix, access, a quota) is not a collision and fails."""
-    import netaddr
     if exc.status not in (400, 409, 422):
         return False
     forms = set([ip, str(netaddr.IPAddress(ip).format(netaddr.ipv6_verbose)) if ":" in ip else ip])

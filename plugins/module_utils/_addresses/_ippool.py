@@ -16,8 +16,10 @@ Usable range:
   (RFC 6164), a /128 its one.
 """
 
-# netaddr is imported in the functions that parse addresses, not with this file: a module refused for its
-# arguments never pays for it (AnxcloudModule.main imports it, or reports it missing, before a run starts).
+try:
+    import netaddr
+except ImportError:   # AnxcloudModule.main reports it missing (missing_required_lib) before a run starts
+    netaddr = None
 
 from .._model._failure import Failure
 
@@ -25,7 +27,6 @@ STRATEGIES = ("first", "last")
 
 
 def _address(value, option):
-    import netaddr
     try:
         return netaddr.IPAddress(str(value).strip())
     except (netaddr.AddrFormatError, ValueError, TypeError):
@@ -33,7 +34,6 @@ def _address(value, option):
 
 
 def _network(value, option):
-    import netaddr
     try:
         return netaddr.IPNetwork(str(value).strip())
     except (netaddr.AddrFormatError, ValueError, TypeError):
@@ -75,11 +75,9 @@ class Pool:
         return int(addr)
 
     def ip(self, value):
-        import netaddr
         return str(netaddr.IPAddress(value, self.version))
 
     def contains(self, address):
-        import netaddr
         addr = netaddr.IPAddress(address)
         return addr.version == self.version and self.start <= int(addr) <= self.end
 
@@ -108,7 +106,6 @@ class Pool:
 
     def allocate(self, taken, strategy="first"):
         """The first (or last) address in the range that is neither taken nor excluded."""
-        import netaddr
         addrs = [netaddr.IPAddress(t) for t in taken]
         taken_ints = [int(a) for a in addrs if a.version == self.version]
         blocked = self._blocked(taken_ints)

@@ -17,8 +17,10 @@ Whether a bind still listens on an address is read from every bind of the accoun
 then each bind), so that a release never hands out an address a load balancer still serves.
 """
 
-# netaddr is imported in the functions that parse addresses, not with this file: a module refused for its
-# arguments never pays for it (AnxcloudModule.main imports it, or reports it missing, before a run starts).
+try:
+    import netaddr
+except ImportError:   # AnxcloudModule.main reports it missing (missing_required_lib) before a run starts
+    netaddr = None
 
 from ._pool import (
     Prefix, address_int, flat, observe, outside, owned, pools_for, resolve, tagged_ids)
@@ -118,7 +120,6 @@ def _live_address(obj):
 
 def _held(resource, obj, cidrs, owner):
     """The flat address of an owner's address object, or None for one whose name is no address."""
-    import netaddr
     prefix_id = link_id(obj["prefix"])
     try:
         prefix = Prefix({"identifier": prefix_id, "name": cidrs.get(prefix_id) or _host_cidr(obj["name"])})

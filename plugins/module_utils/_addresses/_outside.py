@@ -16,8 +16,10 @@ the client's pool and goes on (its lease, its writes); the warnings follow when 
 the latest when the run ends (``settle``). Check mode asks in planning, as it has nothing to overlap.
 """
 
-# netaddr is imported in the functions that parse addresses, not with this file: a module refused for its
-# arguments never pays for it (AnxcloudModule.main imports it, or reports it missing, before a run starts).
+try:
+    import netaddr
+except ImportError:   # AnxcloudModule.main reports it missing (missing_required_lib) before a run starts
+    netaddr = None
 
 from .._engine._errors import AccessDeniedError, EngineError, NotFoundError
 from .._model._kind import CREATE, UPDATE
@@ -37,7 +39,6 @@ def bind_addresses(plan):
 
 
 def _network(prefix):
-    import netaddr
     try:
         return netaddr.IPNetwork(str(prefix.get("name")))
     except (netaddr.AddrFormatError, ValueError, TypeError):
@@ -103,7 +104,6 @@ class OutsidePrefixes:
 
     def _tell(self, addresses):
         """The warnings for ``addresses`` outside every listed prefix (none when the listing failed)."""
-        import netaddr
         if self.networks is False:
             return
         for address in addresses:

@@ -19,8 +19,10 @@ Every address object of a prefix (network, gateway, other owners, untagged) coun
 The allocator itself (``_ippool``) is pure; this file does the reading.
 """
 
-# netaddr is imported in the functions that parse addresses, not with this file: a module refused for its
-# arguments never pays for it (AnxcloudModule.main imports it, or reports it missing, before a run starts).
+try:
+    import netaddr
+except ImportError:   # AnxcloudModule.main reports it missing (missing_required_lib) before a run starts
+    netaddr = None
 
 from .._engine._errors import gone_as_none
 from .._model._failure import Failure
@@ -38,7 +40,6 @@ LOCAL_MARKERS = (NEW, REFUSED)
 
 
 def address_int(address):
-    import netaddr
     return int(netaddr.IPAddress(address))
 
 
@@ -58,7 +59,6 @@ class Prefix:
     """One IPAM prefix of a pool, with the address objects it holds (``{ip: [summary, ...]}``)."""
 
     def __init__(self, engine_prefix):
-        import netaddr
         self.id = engine_prefix["identifier"]
         self.cidr = str(netaddr.IPNetwork(engine_prefix["name"]).cidr)
         self.version = netaddr.IPNetwork(self.cidr).version
@@ -71,7 +71,6 @@ class Prefix:
         return "v%d" % self.version
 
     def holds(self, address):
-        import netaddr
         return netaddr.IPAddress(address) in netaddr.IPNetwork(self.cidr)
 
     def taken(self):
@@ -91,7 +90,6 @@ class Prefix:
 def cidr_or_none(entry):
     """The netaddr network a pool entry in CIDR form writes (it holds a ``/``, which a tag cannot), else None:
     an identifier, a tag, or no network at all (``resolve`` names which)."""
-    import netaddr
     text = str(entry or "").strip()
     if "/" not in text:
         return None
@@ -102,7 +100,6 @@ def cidr_or_none(entry):
 
 
 def _matches(listing, index, entry, client):
-    import netaddr
     if not entry:
         # an empty tag_name would list every resource, so every prefix would join the pool
         raise Failure("pool[%d]: an entry must not be empty" % index)
@@ -152,7 +149,6 @@ def observe(client, prefixes):
     """Fills each prefix's address objects, read concurrently: per prefix the filtered listing, the
     listing of its objects being deleted, and, only where objects look unclaimed, of its Inactive ones
     (summaries carry no status)."""
-    import netaddr
 
     def read(prefix):
         listing = client.address_list(prefix=prefix.id)
@@ -274,7 +270,6 @@ def pools_for(prefixes, range_start=None, range_end=None, exclude=()):
 
 
 def _version(entry):
-    import netaddr
     try:
         return netaddr.IPNetwork(str(entry).strip()).version
     except (netaddr.AddrFormatError, ValueError, TypeError):

@@ -11,8 +11,10 @@ handed out again and no owner holds it; an adopted address carries its new tags;
 back changed. The mechanism (recording, the view that refuses writes) is ``_reconcile._predictions``.
 """
 
-# netaddr is imported in the functions that parse addresses, not with this file: a module refused for its
-# arguments never pays for it (AnxcloudModule.main imports it, or reports it missing, before a run starts).
+try:
+    import netaddr
+except ImportError:   # AnxcloudModule.main reports it missing (missing_required_lib) before a run starts
+    netaddr = None
 
 from ._plan import ADOPT, ALLOCATE, CHANGE, RELEASE
 from .._model._ipam import DELETING, canonical, description, looks_unclaimed
@@ -26,7 +28,6 @@ def _with_rdns(summaries, rdns):
 
 
 def _address_of(summary):
-    import netaddr
     try:
         return canonical(summary.get("name"))
     except (netaddr.AddrFormatError, ValueError, TypeError):

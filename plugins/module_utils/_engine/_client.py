@@ -27,6 +27,13 @@ import re
 import threading
 from urllib.parse import quote, urlencode, urlsplit
 
+try:
+    import requests
+    from requests.adapters import HTTPAdapter
+    from urllib3.exceptions import NewConnectionError
+except ImportError:   # AnxcloudModule.main reports it missing (missing_required_lib) before a client is built
+    requests = HTTPAdapter = NewConnectionError = None
+
 from ._errors import (
     EngineConnectionError, EngineError, NotFoundError, RateLimitedError, UnexpectedResponseError, UnsafeRequestError,
     ValidationFailedError, error_for, gone_as_none, redact)
@@ -168,10 +175,6 @@ class EngineClient:
     def __init__(self, api_url=DEFAULT_API_URL, token=None, timeout=DEFAULT_TIMEOUT, validate_certs=True, retries=3,
                  page_size=DEFAULT_PAGE_SIZE, max_workers=DEFAULT_MAX_WORKERS, policy=None, allow_insecure_http=False,
                  full_listings=True):
-        # requests (and urllib3 under it) is imported here, when a client is built, not with this file: a module
-        # refused for its arguments never pays for it (AnxcloudModule.main reports it missing before this).
-        import requests
-        from requests.adapters import HTTPAdapter
         if int(page_size) < 1 or int(max_workers) < 1:
             raise ValueError("page_size and max_workers must be at least 1")
         self.base_url = normalize_api_url(api_url, allow_insecure_http)
@@ -877,8 +880,7 @@ def _transport_failure(exc, timeout, url=None):
 
 
 def _transport_reason(exc, timeout, url):
-    from requests import exceptions as errors   # imported already: only a client that sent a request gets here
-    from urllib3.exceptions import NewConnectionError
+    errors = requests.exceptions
     if isinstance(exc, errors.SSLError):
         cause = _root_cause(exc)
         if PLAIN_HTTP.search(str(cause)):

@@ -8,8 +8,10 @@ description says, and the statuses that make an object neither held nor free (be
 addresses through these, so a prediction looks like what the Engine answers.
 """
 
-# netaddr is imported in the functions that parse addresses, not with this file: a module refused for its
-# arguments never pays for it (AnxcloudModule.main imports it, or reports it missing, before a run starts).
+try:
+    import netaddr
+except ImportError:   # AnxcloudModule.main reports it missing (missing_required_lib) before a run starts
+    netaddr = None
 
 # An object being deleted (Terraform treats it as gone, anxcloud/resource_ip_address.go).
 DELETING = "Marked for deletion"
@@ -19,7 +21,6 @@ UNCLAIMED_ROLES = ("", "Default")
 
 
 def canonical(address):
-    import netaddr
     return str(netaddr.IPAddress(address))
 
 

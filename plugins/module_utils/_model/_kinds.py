@@ -10,8 +10,10 @@ the Engine returns (an IPv6 address shortened, a timeout as a string) never look
 
 import re
 
-# netaddr is imported in the functions that parse addresses, not with this file: a module refused for its
-# arguments never pays for it (AnxcloudModule.main imports it, or reports it missing, before a run starts).
+try:
+    import netaddr
+except ImportError:   # AnxcloudModule.main reports it missing (missing_required_lib) before a run starts
+    netaddr = None
 
 from ._failure import Failure
 from ._kind import Kind, register, registered
@@ -28,7 +30,6 @@ def looks_like_id(value):
 
 def normalize_ip(value, option="address"):
     """Canonical text of an IP address (IPv6 compressed, lower case); '' stays ''."""
-    import netaddr
     if value in (None, ""):
         return value
     try:
@@ -41,7 +42,6 @@ def one_host_ip(value, option="address"):
     """``value`` (normalized by ``normalize_ip``) if it names one host. The unspecified address (0.0.0.0, ::)
     means every address, and an IPv4-mapped IPv6 address (::ffff:a.b.c.d) would escape the comparison with
     its IPv4 form (conflict checks, bind names by family): both are refused, naming ``option``."""
-    import netaddr
     if value in (None, ""):
         return value
     ip = netaddr.IPAddress(value)
@@ -91,7 +91,6 @@ def normalize_cidr(value, option="value"):
     """A network as netaddr writes it (``10.0.0.0/8``, ``2001:db8::/32``; one address as ``/32`` or ``/128``).
     Host bits set (``10.0.0.1/8``) are refused, as the Engine refuses them: HAProxy would match the network
     anyway, and the text would never compare equal to what the Engine keeps."""
-    import netaddr
     text = str(value).strip()
     try:
         network = netaddr.IPNetwork(text)

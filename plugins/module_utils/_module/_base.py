@@ -19,10 +19,10 @@ from .._model._request import WAIT_OPTIONS
 from .._engine._client import DEFAULT_MAX_WORKERS, EngineClient, normalize_api_url
 from .._engine._errors import EngineError
 
-# The libraries every run needs, imported by ``main`` once the arguments are valid rather than with this file:
-# a task refused for its arguments (or a module only imported, as ansible-test's import sanity test does)
-# never loads them. requests talks to the Engine; netaddr compares and validates addresses (_kinds.normalize_ip,
-# the pools), and a missing one must be reported before any request, not later as an ImportError.
+# The libraries every run needs. The files that use them import them at file level, each in ``try`` (a module
+# still loads without them, as ansible-test's import sanity test wants); ``main`` checks them once the arguments
+# are valid. requests talks to the Engine; netaddr compares and validates addresses (_kinds.normalize_ip, the
+# pools), and a missing one must be reported before any request, not later as an AttributeError on None.
 REQUIRED_LIBRARIES = ("requests", "netaddr")
 
 DEFAULT_API_URL = "https://engine.anexia-it.com"

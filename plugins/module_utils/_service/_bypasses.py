@@ -25,10 +25,12 @@ owner's, so what can void the list is:
   service's own accept rule admits its sources too.
 """
 
-from .._model._ownership import foreign_tags, owner_from_tags
+try:
+    import netaddr
+except ImportError:   # AnxcloudModule.main reports it missing (missing_required_lib) before a run starts
+    netaddr = None
 
-# netaddr is imported in the functions that parse addresses, not with this file: a module refused for its
-# arguments never pays for it (AnxcloudModule.main imports it, or reports it missing, before a run starts).
+from .._model._ownership import foreign_tags, owner_from_tags
 
 ADMITTING = ("accept", "allow")
 REFUSING = ("reject", "deny", "silent-drop")
@@ -37,13 +39,11 @@ EVERY_NETWORK = ("0.0.0.0/0", "::/0")
 
 
 def every_source():
-    import netaddr
     return netaddr.IPSet(EVERY_NETWORK)
 
 
 def acl_sources(acl):
     """The sources an ACL matches as an IPSet, None when they cannot be told (not ``src``, not networks)."""
-    import netaddr
     values = str(acl.get("value") or "").split()
     if acl.get("criterion") != "src" or not values:
         return None
@@ -56,7 +56,6 @@ def acl_sources(acl):
 def rule_sources(rule, acls_by_name):
     """(IPSet the rule matches, how it matches: words for a message, whether the set is known exactly).
     What cannot be told counts as every source."""
-    import netaddr
     condition, test = rule.get("condition"), rule.get("condition_test")
     if not condition or not test:
         return every_source(), "unconditionally", True
@@ -130,7 +129,6 @@ class _Frontend:
     rules refuse, by index."""
 
     def __init__(self, allowed, own_acls, other_acls, other_rules):
-        import netaddr
         self.allowed = netaddr.IPSet(allowed)
         self.acls_by_name = {}
         for acl in list(own_acls) + list(other_acls):

@@ -11,8 +11,10 @@ import (and, from a module's zip, compile on every run) the whole declaration.
 
 import re
 
-# netaddr is imported in the functions that parse addresses, not with this file: a module refused for its
-# arguments never pays for it (AnxcloudModule.main imports it, or reports it missing, before a run starts).
+try:
+    import netaddr
+except ImportError:   # AnxcloudModule.main reports it missing (missing_required_lib) before a run starts
+    netaddr = None
 
 from ._managed import MANAGED
 
@@ -27,7 +29,6 @@ def _hashed(kind, fields):
 
 def network_key(text):
     """Sort key of a network: IPv4 first, then by first address and prefix length."""
-    import netaddr
     network = netaddr.IPNetwork(text)
     return (network.version, network.first, network.prefixlen)
 
