@@ -232,6 +232,7 @@ diff:
 """
 
 from ..module_utils._dns._request import DnsRecordRequest
+from ..module_utils._dns._run import run_dns_record
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._reconcile._predicting import Predicting
 
@@ -248,7 +249,6 @@ class DnsRecordModule(AnxcloudModule):
     argument_spec = DnsRecordRequest.spec
 
     def run(self):
-        from ..module_utils._dns._run import run_dns_record   # here: a task refused for its arguments never loads it
         self.result = run_dns_record(self.client, DnsRecordRequest.from_params(self.params), self.check_mode,
                                      warn=self.module.warn, diff=self.module._diff)
 

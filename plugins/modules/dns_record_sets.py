@@ -218,6 +218,7 @@ diff:
   type: dict
 """
 
+from ..module_utils._dns._record_sets_run import run_record_sets
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._reconcile._predicting import Predicting
 
@@ -251,7 +252,6 @@ class DnsRecordSetsModule(AnxcloudModule):
     )
 
     def run(self):
-        from ..module_utils._dns._record_sets_run import run_record_sets   # a task refused for its arguments never loads it
         self.result = run_record_sets(self.client, self.params, self.check_mode, warn=self.module.warn,
                                       diff=self.module._diff)
 

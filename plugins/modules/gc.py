@@ -309,6 +309,7 @@ diff:
 """
 
 from ..module_utils._gc._request import GcRequest
+from ..module_utils._gc._run import gc_run, report
 from ..module_utils._module._base import AnxcloudModule
 
 
@@ -316,9 +317,6 @@ class GcModule(AnxcloudModule):
     argument_spec = GcRequest.spec
 
     def run(self):
-        # Imported here, not with the module: a task refused for its arguments never loads (under Ansible: compiles)
-        # the collection's code.
-        from ..module_utils._gc._run import gc_run, report
         run = gc_run(self.client, GcRequest.from_params(self.params), self.check_mode, warn=self.module.warn)
         self.result = run.result
         report(run, diff=self.module._diff)

@@ -254,6 +254,7 @@ diff:
 """
 
 from ..module_utils._addresses._request import AddressRequest
+from ..module_utils._addresses._run import run_addresses
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._reconcile._predicting import Predicting
 
@@ -270,7 +271,6 @@ class IpAddressModule(AnxcloudModule):
     argument_spec = AddressRequest.spec
 
     def run(self):
-        from ..module_utils._addresses._run import run_addresses   # here: a task refused for its arguments never loads it
         self.result = run_addresses(self.client, AddressRequest.from_params(self.params), self.check_mode,
                                     warn=self.module.warn, diff=self.module._diff)
 

@@ -79,6 +79,8 @@ prefixes:
             deleting: []}]
 """
 
+from ..module_utils._addresses._ippool import Pool
+from ..module_utils._addresses._pool import address_int, observe, owners, resolve
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._model._group_options import with_ignored_wait
 from ..module_utils._model._names import check_tag_prefix
@@ -94,9 +96,6 @@ class IpPoolInfoModule(AnxcloudModule):
 
     def run(self):
         check_tag_prefix(self.params["tag_prefix"], "tag_prefix")
-        # imported here, not with the module: a task refused for its arguments never loads (under Ansible: compiles) them
-        from ..module_utils._addresses._ippool import Pool
-        from ..module_utils._addresses._pool import address_int, observe, owners, resolve
         prefixes = observe(self.client, resolve(self.client, self.params["pool"], self.params["family"]))
         out = []
         for prefix in prefixes:

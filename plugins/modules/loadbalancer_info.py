@@ -174,6 +174,8 @@ load_balancers:
       returned: when O(tree=true)
 """
 
+from ..module_utils._lbaas._lookup import get_by_id
+from ..module_utils._lbaas._views import details, render, tree
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._model._group_options import with_ignored_wait
 from ..module_utils._model._names import check_tag_prefix
@@ -192,9 +194,6 @@ class LoadBalancerInfo(AnxcloudModule):
     def run(self):
         p = self.params
         check_tag_prefix(p["tag_prefix"])
-        # imported here, not with the module: a task refused for its arguments never loads (under Ansible: compiles) them
-        from ..module_utils._lbaas._lookup import get_by_id
-        from ..module_utils._lbaas._views import details, render, tree
         if p["id"]:
             lbs = [get_by_id(self.client, "loadbalancer", p["id"], "id")]
         else:

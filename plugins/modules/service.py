@@ -599,12 +599,15 @@ tagged_other:
   sample: [5b6e4f0d9a0c4c63b1a6a5c6f4e3d2c1]
 """
 
+from ..module_utils._addresses._outside import OutsideCheck, OutsidePrefixes
+from ..module_utils._dns._run import check_dnspython
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._reconcile._predicting import Predicting
+from ..module_utils._service._declaration import ServiceDeclaration
 from ..module_utils._service._request import ServiceRequest
+from ..module_utils._service._run import report, service_run
 
-# The run's code (the service's parts, the address check) is imported in ``run``, not here: a task refused for its
-# arguments never loads (under Ansible: compiles) it. Ansible's packager ships imports inside functions too.
+# Check mode's overlays are imported in ``predicted_families``, not here: only a run in check mode loads them.
 
 
 def predicted_families():
@@ -628,12 +631,8 @@ class ServiceModule(AnxcloudModule):
         self.module.warn(text if named else "service %s: %s" % (name, text))
 
     def run(self):
-        from ..module_utils._addresses._outside import OutsideCheck, OutsidePrefixes
-        from ..module_utils._service._declaration import ServiceDeclaration
-        from ..module_utils._service._run import report, service_run
         declaration = ServiceDeclaration.from_params(self.params)
         if declaration.dns:
-            from ..module_utils._dns._run import check_dnspython
             check_dnspython("dns")
         # a bind on an address in no IPAM prefix of the account is a warning; a real run sends the listing alongside
         # its lease and writes: nothing waits for it but the warning

@@ -176,6 +176,7 @@ from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._model._group_options import with_ignored_wait
 from ..module_utils._model._names import check_owner, check_tag_prefix
 from ..module_utils._model._request import TAG_PREFIX
+from ..module_utils._service._info import inventory, undeclared, warnings
 
 
 class ServiceInfoModule(AnxcloudModule):
@@ -200,9 +201,6 @@ class ServiceInfoModule(AnxcloudModule):
             if not has_dnspython():   # the records' values are compared with it: said before any request
                 raise Failure(missing_required_lib("dnspython") + " (for the option dns_zones)")
         skip = p["declared"] if p["only_undeclared"] else ()
-        # Imported here, not with the module: a task refused for its arguments never loads (under Ansible: compiles)
-        # the service layer, and a run without dns_zones never loads the DNS part.
-        from ..module_utils._service._info import inventory, undeclared, warnings
         self.result["services"] = inventory(self.client, p["tag_prefix"], p["load_balancers"], p["names"], now=time.time(),
                                             skip=skip)
         if p["dns_zones"]:   # the services' names: records carry no tags, so only the zones asked for are read
