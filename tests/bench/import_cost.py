@@ -252,7 +252,7 @@ def hoist(path, keep=lambda statement: False):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for sub in ast.walk(node):
                 if isinstance(sub, (ast.Import, ast.ImportFrom)):
-                    inner.append("".join(lines[sub.lineno - 1:sub.end_lineno]).strip().split("#")[0].strip())
+                    inner.append("".join(lines[sub.lineno - 1:sub.end_lineno]).strip().split("#", maxsplit=1)[0].strip())
     if not inner:
         return
     block = "\n# import_cost.py: the imports of this file's functions, at file level\n"
@@ -672,7 +672,7 @@ def seed(tmp):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--rounds", type=int, default=9, help="rounds of the playbook arms (default 9)")
     parser.add_argument("--direct", type=int, default=15, help="rounds of the module-process arms (default 15)")
     parser.add_argument("--only", default="playbook,direct,stages,build,groups,classify")
