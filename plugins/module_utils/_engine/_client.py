@@ -405,7 +405,7 @@ class EngineClient:
         """
         return self._pages(path, params, page_size)
 
-    def _pages(self, path, params=None, page_size=None, nothing_on_first=()):
+    def _pages(self, path, params=None, page_size=None, nothing_on_first=(), within=None):
         limit = int(page_size or self.page_size)
 
         def fetch(page):
@@ -420,9 +420,10 @@ class EngineClient:
             raise
         if not items:
             return
+        total_pages, known = _announced(meta, len(items))
+        if within is not None and (known is None or known > within):
+            raise _MorePages(known)   # before any item: the caller's bound was for the whole listing
         yield from items
-        total_pages = _count_value(meta.get("total_pages"))
-        known = total_pages if total_pages is not None else _pages_of(meta.get("total_items"), len(items))
         previous, page = items, 2
         while total_pages is None or page <= total_pages:
             # The pages the first answer says exist go out together (at most as many as may be in
@@ -466,11 +467,7 @@ class EngineClient:
         ``attributes=all`` with them, else identifier and name (_engine/_listings.py; ``listed_objects`` reads
         what an entry lacks). Filters (None values are left out) travel URL-encoded, keys sorted, inside one
         ``filters`` parameter; the LoadBalancer list takes no filters."""
-        path = self.lbaas_path(kind)
-        given = sorted((k, v) for k, v in filters.items() if v is not None)
-        if kind == "loadbalancer" and given:
-            raise ValueError("the LoadBalancer list takes no filters, got %s" % ", ".join(k for k, _v in given))
-        params = {} if kind == "loadbalancer" else {"filters": urlencode(given)}
+        path, params = self._lbaas_listing(kind, filters)
         if not self.full_listings.asks(kind):
             return _listed(list(self.pages(path, params)), path)
         taken = None
@@ -484,6 +481,40 @@ class EngineClient:
         finally:
             self.full_listings.answered(taken)
         return _listed(found if taken else list(self.pages(path, params)), path)
+
+    def lbaas_list_within(self, kind, pages, **filters):
+        """``lbaas_list`` of a listing asking for whole objects when the Engine's first page says the whole listing
+        takes at most ``pages`` pages (``total_pages``, else ``total_items`` over the first page's length), the
+        pages after it read as ``pages`` reads them; else None, after that first page alone. For a caller that
+        would otherwise send ``pages`` narrower listings (_engine/_listings.py, ``children_by_parent``): a listing
+        longer than those is not worth reading. None without a request where the listing would not ask for whole
+        objects (``full_listings``): its entries would not say what the caller needs."""
+        path, params = self._lbaas_listing(kind, filters)
+        if not self.full_listings.asks(kind):
+            return None
+        taken = None
+        try:
+            found = list(self._pages(path, dict(params, **PARAMETER), within=pages))
+            taken = True
+        except _MorePages:
+            taken = True   # answered: the Engine takes the parameter
+            return None
+        except EngineError as exc:
+            if not refuses_parameter(exc):
+                raise
+            taken = False   # refused: no listing of the run asks again, and the caller lists as it would have
+            return None
+        finally:
+            self.full_listings.answered(taken)
+        return _listed(found, path)
+
+    def _lbaas_listing(self, kind, filters):
+        """The path and query of an LBaaS listing (without ``attributes``)."""
+        path = self.lbaas_path(kind)
+        given = sorted((k, v) for k, v in filters.items() if v is not None)
+        if kind == "loadbalancer" and given:
+            raise ValueError("the LoadBalancer list takes no filters, got %s" % ", ".join(k for k, _v in given))
+        return path, ({} if kind == "loadbalancer" else {"filters": urlencode(given)})
 
     def lbaas_get(self, kind, ident):
         path = self.lbaas_path(kind, ident)
@@ -715,6 +746,13 @@ class EngineClient:
 
 
 # ---- helpers -----------------------------------------------------------------------------------
+class _MorePages(Exception):
+    """A listing read ``within`` a number of pages announced more (or did not say how many): ``_pages`` stops."""
+    def __init__(self, known):
+        super().__init__("the listing announces %s pages" % ("unknown" if known is None else known))
+        self.known = known
+
+
 def unwrap_page(body, path=None):
     """(items, page metadata) from any list envelope of the Engine (docs/engine-api-facts.md, "Lists and paging"):
     a wrapped page ``{state, messages, data: {page keys, data: [...]}}``, a bare page
@@ -839,6 +877,13 @@ def _count_value(value):
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
     return None
+
+
+def _announced(meta, page_length):
+    """``(total_pages, known)`` of a first page's metadata: the pages the Engine announces (None: not said), and how
+    many there are as far as it tells (``total_pages``, else ``total_items`` over the first page's length; None)."""
+    total_pages = _count_value(meta.get("total_pages"))
+    return total_pages, total_pages if total_pages is not None else _pages_of(meta.get("total_items"), page_length)
 
 
 def _pages_of(total_items, page_length):
