@@ -74,6 +74,12 @@ class FullListings:
         """Whether full entries may stand for GETs at all (``wanted``, and not refused)."""
         return self.wanted and not self.refused
 
+    def taken(self, kind):
+        """Whether a listing of ``kind`` is known to ask for whole objects now, at no wait: wanted, not refused, a
+        listing that asked was answered already, and no listing of ``kind`` lacked what its observation reads."""
+        with self._cond:
+            return self.wanted and not self.refused and self._accepted and kind not in self.lacking
+
 
 def listed_objects(client, kind, entries):
     """The whole objects of ``entries`` (of one LBaaS listing; an identifier string stands for an object known by its
@@ -100,3 +106,44 @@ def _whole(full, kind, entries):
 
 def _identifier(entry):
     return entry if isinstance(entry, str) else entry["identifier"]
+
+
+def children_by_parent(client, kind, parent_kind, parents):
+    """Parent identifier -> the entries of its children of ``kind`` (a ``_model._kind.Kind``: ``kind.parent`` names
+    the link to the parent), for each of ``parents`` (listing entries of ``parent_kind``), as
+    ``client.lbaas_list(kind.name, **{kind.parent: identifier})`` answers them, read from ONE listing of the whole
+    account; None where that listing is not worth it or does not tell, and the caller lists per parent as before.
+
+    Why: observing a load balancer lists each child kind once per parent (binds per frontend, servers per backend),
+    the most requests of a run that changes nothing. Where the Engine lists whole objects, one listing without a
+    parent filter answers them all, and its entries of other parents are dropped unread (never read by their GET).
+    The account may be big, though: the listing is read whole only when its first page says it takes at most as many
+    pages as there are parents (no more requests than the per-parent listings); else it stops after that first page
+    (``lbaas_list_within``), so a big account costs one request more per child kind, at most. Tried only where it
+    can pay off: two parents or more, the kind's listings known to come whole this run (``FullListings.taken``),
+    and the parents' own entries whole (an Engine that ignores ``attributes=all`` lists parents as identifier and
+    name, and children so too: the account-wide listing would be a request wasted)."""
+    ids = [parent["identifier"] for parent in parents]
+    if len(ids) < 2 or not client.full_listings.taken(kind.name):
+        return None
+    if not all(isinstance(parent, dict) and all(key in parent for key in parent_kind.answer_keys) for parent in parents):
+        return None
+    listing = client.lbaas_list_within(kind.name, len(ids))
+    if listing is None:
+        return None
+    if any(kind.parent not in entry for entry in listing):
+        # An entry without the parent link cannot be placed: only the per-parent listings' filter tells. It lacks a
+        # key the kind's observation reads, so the kind is not asked whole again this run (as ``listed_objects``).
+        client.full_listings.lacks(kind.name)
+        return None
+    grouped = dict((ident, []) for ident in ids)
+    for entry in listing:
+        found = grouped.get(_link(entry[kind.parent]))
+        if found is not None:   # a child of a parent not asked for: dropped unread
+            found.append(entry)
+    return grouped
+
+
+def _link(value):
+    """The identifier a link names, given as ``{identifier, name}`` (answers) or an identifier string."""
+    return value.get("identifier") if isinstance(value, dict) else value
