@@ -63,7 +63,7 @@ def _matches(obj, given):
 
 class LbaasOverlay(Overlay):
     section = "objects"
-    reads = ("lbaas_list", "lbaas_get", "lbaas_get_many")
+    reads = ("lbaas_list", "lbaas_list_within", "lbaas_get", "lbaas_get_many")
 
     def __init__(self, recorded):
         super().__init__(recorded)
@@ -122,6 +122,14 @@ class LbaasOverlay(Overlay):
         out.extend(_laid_over(kind, {"identifier": i, "state": dict(DEPLOYED)}, o) for i, o in sorted(self.objects.items())
                    if is_placeholder(i) and o["kind"] == kind and _matches(o, given))
         return out
+
+    def lbaas_list_within(self, kind, pages, **filters):
+        """The client's, while nothing is predicted (then ``lbaas_list`` would answer the client's listing as it is);
+        else None: the caller lists as ``lbaas_list`` (per parent), where predicted objects are laid over by the
+        filters that place them (a predicted parent's children never go to the Engine)."""
+        if self.objects or self.deleted:
+            return None
+        return self.client.lbaas_list_within(kind, pages, **filters)
 
     def lbaas_get(self, kind, ident):
         ident = Placeholder.parse(ident)   # a later task may name a predicted object by its placeholder text

@@ -8,8 +8,9 @@ Identity is scoped by load balancer: an object belongs to the load balancer (and
 One owner-tag listing for the whole service (the cloud controller lists again per load balancer: quadratic); per declared load balancer, its own
 tags, its backend and frontend listings, the details of what is ours or carries a desired name, and
 every child of those parents (details: the listing's own entries where the Engine lists whole objects, else a GET
-each, _engine/_listings.py) (a child of our parent is ours, tagged or not: a create whose tag write failed must
-not leak). Objects carrying the owner tag that no declared load balancer holds are located (their
+each, _engine/_listings.py; listed per parent, or once for all of them where the Engine lists whole objects and the
+account's listing is short, ``children_by_parent``) (a child of our parent is ours, tagged or not: a create whose tag
+write failed must not leak). Objects carrying the owner tag that no declared load balancer holds are located (their
 load balancer read from the object or its parent) and that load balancer is observed too, so the plan
 can clean it; they are never matched against same-named objects elsewhere.
 
@@ -19,7 +20,7 @@ for objects it is about to write to.
 """
 
 from .._engine._errors import gone_as_none
-from .._engine._listings import listed_objects
+from .._engine._listings import children_by_parent, listed_objects
 from .._lbaas._containment import child_is_ours, frontends_using, is_child
 from .._lbaas._views import tag_names
 from .._model._kinds import KINDS
@@ -131,8 +132,26 @@ class ServiceObserver:
             return self._details(kind, arg, listed)
         if what == "tags":
             return dict(zip(arg, self.client.resource_get_listed(arg)))
-        child, parent_id = kind, arg
-        return self._details(child, self.client.lbaas_list(child, **{KINDS[child].parent: parent_id}), listed)
+        parent_kind, parents = arg
+        return self._children(kind, parent_kind, parents, listed)
+
+    def _children(self, child, parent_kind, parents, listed):
+        """``[(parent id, its children of kind child, read)]`` for the ``parents`` (listing entries): one listing of
+        the whole account where that spares requests (``children_by_parent``), else a listing per parent, each one's
+        details as soon as it arrives. Either way each parent gets exactly what its own listing answers."""
+        spec = KINDS[child]
+        ids = [entry["identifier"] for entry in parents]
+        grouped = children_by_parent(self.client, spec, KINDS[parent_kind], parents)
+        if grouped is None:
+            return list(zip(ids, self.client.map(
+                lambda i: self._details(child, self.client.lbaas_list(child, **{spec.parent: i}), listed), ids)))
+        # The details of all parents' children at once (GETs of entries lacking a field go out together), then
+        # each back to the parent whose group it came from, as its own listing would have placed it.
+        parent_of = dict((entry["identifier"], i) for i in ids for entry in grouped[i])
+        found = dict((i, []) for i in ids)
+        for obj in self._details(child, [entry for i in ids for entry in grouped[i]], listed):
+            found[parent_of[obj["id"]]].append(obj)
+        return [(i, found[i]) for i in ids]
 
     @staticmethod
     def _parents(details, resources):
@@ -152,7 +171,7 @@ class ServiceObserver:
         Everything that depends only on the listings goes out at once and each child listing's details
         follow as soon as it arrives (nested maps share the client's pool): the details of the parents,
         the tags of the parents outside the owner-tag listing (an untagged one may be adopted, another
-        owner's never) and the child listings of every such parent: binds and servers are found through
+        owner's never) and the child listings of every such parent (``_children``): binds and servers are found through
         their parents (ownership by containment: they carry no owner tag). Children of a parent that turns
         out to be another owner's are kept aside, for conflict detection only (kinds declaring ``conflicts_by``).
         """
@@ -168,7 +187,9 @@ class ServiceObserver:
             tags.update(found)
         objects = self._parents(results[:count], tags)
         foreign = set(o["id"] for kind in objects for o in objects[kind] if foreign_tags(o.get("tags"), self.tag))
-        for (_what, child, parent_id), found in zip(jobs[2 * count:], results[2 * count:]):
+        children = [(child, parent_id, found) for (_what, child, _arg), pairs in zip(jobs[2 * count:], results[2 * count:])
+                    for parent_id, found in pairs]
+        for child, parent_id, found in children:
             if parent_id not in foreign:
                 objects.setdefault(child, []).extend(found)
             elif KINDS[child].conflicts_by:   # another owner's: for conflict detection only
@@ -181,10 +202,16 @@ class ServiceObserver:
         self.service, self.digest = service, digest
 
     def _child_jobs(self, lb, listings, picked, declared):
-        """A listing job per child kind of each parent read; no ACL and rule listings for closed frontends."""
+        """A job per child kind of the parents read, listing their children (``_children``); no ACL and rule
+        listings for closed frontends."""
         closed = self._closed_frontends(lb["id"], self.listings[lb["id"]]["frontend"]) if declared else set()
-        return [("children", child.name, entry["identifier"]) for kind in PARENT_NAMES for entry in picked[kind]
-                for child in CHILDREN[kind] if not (entry["identifier"] in closed and child.access_control)]
+        jobs = []
+        for kind in PARENT_NAMES:
+            for child in CHILDREN[kind]:
+                parents = [entry for entry in picked[kind] if not (entry["identifier"] in closed and child.access_control)]
+                if parents:
+                    jobs.append(("children", child.name, (kind, parents)))
+        return jobs
 
     def _closed_frontends(self, lb_id, frontend_listing):
         """Frontends of ports that declare no allow-list and, as this load balancer's marker says, had none at
@@ -338,10 +365,15 @@ class ServiceObserver:
     def _binds_outside(self, lb, ours):
         """Every bind of the load balancer's frontends outside ``ours``: those observation read, and the rest now."""
         client = self.client
-        frontends = [i["identifier"] for i in self.listings.get(lb["id"], {}).get("frontend", []) if i["identifier"] not in ours]
-        known = [f for f in frontends if f in self.children_seen]
-        rest = [f for f in frontends if f not in self.children_seen]
-        listings = client.map(lambda f: client.lbaas_list("bind", frontend=f), rest)
+        frontends = [i for i in self.listings.get(lb["id"], {}).get("frontend", []) if i["identifier"] not in ours]
+        known = [f["identifier"] for f in frontends if f["identifier"] in self.children_seen]
+        rest = [f for f in frontends if f["identifier"] not in self.children_seen]
+        # one listing of the account's binds where it spares requests (as observation's), else one per frontend
+        grouped = children_by_parent(client, KINDS["bind"], KINDS["frontend"], rest)
+        if grouped is not None:
+            listings = [grouped[f["identifier"]] for f in rest]
+        else:
+            listings = client.map(lambda f: client.lbaas_list("bind", frontend=f["identifier"]), rest)
         binds = [KINDS["bind"].from_engine(o) for o in listed_objects(client, KINDS["bind"], [i for listing in listings for i in listing])]
         return binds + [dict(b) for f in known for b in self.children_seen[f]]
 
