@@ -496,8 +496,9 @@ class EngineClient:
         try:
             found = list(self._pages(path, dict(params, **PARAMETER), within=pages))
             taken = True
-        except _MorePages:
+        except _MorePages as more:
             taken = True   # answered: the Engine takes the parameter
+            self.full_listings.longer(kind, more.known)
             return None
         except EngineError as exc:
             if not refuses_parameter(exc):

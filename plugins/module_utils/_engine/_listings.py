@@ -36,6 +36,7 @@ class FullListings:
         self.wanted = bool(wanted)   # api_full_listings: false asks never and reads every object by its GET
         self.refused = False         # the Engine refused the parameter: no listing of the run asks again
         self.lacking = set()         # kinds whose listing entries lacked what their observation reads
+        self.long = {}               # kind -> pages its account-wide listing announced (None: not said), when too many
         self._accepted = False       # a listing that asked was answered: the Engine takes the parameter
         self._probing = False        # the first listing that asks is in flight
         self._cond = threading.Condition()
@@ -73,6 +74,20 @@ class FullListings:
     def known_full(self):
         """Whether full entries may stand for GETs at all (``wanted``, and not refused)."""
         return self.wanted and not self.refused
+
+    def too_long(self, kind, pages):
+        """Whether the account-wide listing of ``kind`` is known this run to take more than ``pages`` pages (or not to
+        say how many): a first page already read says so, and asking again would only cost that page again."""
+        with self._cond:
+            if kind not in self.long:
+                return False
+            known = self.long[kind]
+            return known is None or known > pages
+
+    def longer(self, kind, known):
+        """The account-wide listing of ``kind`` announced ``known`` pages (None: it did not say), more than wanted."""
+        with self._cond:
+            self.long[kind] = known
 
     def taken(self, kind):
         """Whether a listing of ``kind`` is known to ask for whole objects now, at no wait: wanted, not refused, a
@@ -119,12 +134,13 @@ def children_by_parent(client, kind, parent_kind, parents):
     parent filter answers them all, and its entries of other parents are dropped unread (never read by their GET).
     The account may be big, though: the listing is read whole only when its first page says it takes at most as many
     pages as there are parents (no more requests than the per-parent listings); else it stops after that first page
-    (``lbaas_list_within``), so a big account costs one request more per child kind, at most. Tried only where it
+    (``lbaas_list_within``), and the client remembers the pages announced (``FullListings.too_long``): a big account
+    costs one request more per child kind and run, at most, not per load balancer. Tried only where it
     can pay off: two parents or more, the kind's listings known to come whole this run (``FullListings.taken``),
     and the parents' own entries whole (an Engine that ignores ``attributes=all`` lists parents as identifier and
     name, and children so too: the account-wide listing would be a request wasted)."""
     ids = [parent["identifier"] for parent in parents]
-    if len(ids) < 2 or not client.full_listings.taken(kind.name):
+    if len(ids) < 2 or not client.full_listings.taken(kind.name) or client.full_listings.too_long(kind.name, len(ids)):
         return None
     if not all(isinstance(parent, dict) and all(key in parent for key in parent_kind.answer_keys) for parent in parents):
         return None

@@ -168,3 +168,18 @@ def test_check_mode_with_predictions_lists_per_parent_and_without_them_as_a_real
     assert predicted.lbaas_list_within("server", 3) is None and sent(engine) == []
     assert [e["identifier"] for e in nothing.lbaas_list_within("server", 3)] == [
         e["identifier"] for e in client.lbaas_list("server")]
+
+
+def test_a_listing_found_too_long_is_not_asked_again_in_the_run_for_as_few_parents(engine, make_client):
+    """The first page said 5 pages: a second load balancer's 3 parents (a service on several) go straight to the
+    per-parent listings, without that first page again; 5 parents or more would still try it (it may pay there)."""
+    engine.set_options(full_listings="honour")
+    client = make_client(page_size=2)
+    parents, _other = make_tree(client)   # 9 servers in the account: 5 pages of 2, for 3 parents
+    observer(client)._children("server", "backend", parents, set())
+    assert client.full_listings.too_long("server", 3) and not client.full_listings.too_long("server", 5)
+    reset_log(engine)
+    servers = observer(client)._children("server", "backend", parents, set())
+    assert sorted(f for _m, _p, f, _a in sent(engine)) == sorted("backend=" + p["identifier"] for p in parents)
+    assert [[o["id"] for o in found] for _p, found in servers] == [
+        [e["identifier"] for e in entries] for entries in per_parent(client, parents).values()]
