@@ -219,6 +219,7 @@ diff:
 """
 
 from ..module_utils._dns._record_sets_run import run_record_sets
+from ..module_utils._dns._request import RecordSetsOptions
 from ..module_utils._module._base import AnxcloudModule
 from ..module_utils._reconcile._predicting import Predicting
 
@@ -232,28 +233,11 @@ def predicted_families():
 class DnsRecordSetsModule(AnxcloudModule):
     predicts = Predicting(predicted_families)
     wait_options = True
-    argument_spec = dict(
-        zone=dict(type="str", required=True),
-        record_sets=dict(type="list", elements="dict", required=True, options=dict(
-            name=dict(type="str", default="@"),
-            type=dict(type="str"),
-            values=dict(type="list", elements="str"),
-            ttl=dict(type="int"),
-            comment=dict(type="str"),
-            others=dict(type="str", choices=["fail", "keep"]),
-        )),
-        owner=dict(type="str"),
-        others=dict(type="str", choices=["fail", "keep"], default="fail"),
-        prune=dict(type="bool", default=False),
-        max_delete=dict(type="int", default=100),
-        nameservers=dict(type="list", elements="str"),
-        wait=dict(type="raw", default=True),
-        tag_prefix=dict(type="str", default="anxlb"),
-    )
+    argument_spec = RecordSetsOptions.spec
 
     def run(self):
-        self.result = run_record_sets(self.client, self.params, self.check_mode, warn=self.module.warn,
-                                      diff=self.module._diff)
+        self.result = run_record_sets(self.client, RecordSetsOptions.from_params(self.params), self.check_mode,
+                                      warn=self.module.warn, diff=self.module._diff)
 
 
 def main():

@@ -37,20 +37,21 @@ class RecordSetsRequest:
     """The task's options, checked before any request: ``zone``, ``sets`` (a ``DesiredRrset`` per entry, in the order
     given), ``owner``, ``tag_prefix``, ``prune``, ``max_delete``."""
 
-    def __init__(self, params):
-        self.zone = normal_zone(params["zone"])
-        self.owner = params.get("owner")
+    def __init__(self, options):
+        """``options``: the task's ``_request.RecordSetsOptions``."""
+        self.zone = normal_zone(options.zone)
+        self.owner = options.owner
         if self.owner is not None:
             check_owner(self.owner, "owner")
-        self.tag_prefix = check_tag_prefix(params["tag_prefix"], "tag_prefix")
-        self.prune = bool(params.get("prune"))
+        self.tag_prefix = check_tag_prefix(options.tag_prefix, "tag_prefix")
+        self.prune = bool(options.prune)
         if self.prune and not self.owner:
             raise Failure("prune needs owner: it deletes only the record sets carrying the owner's mark that record_sets "
                           "does not name (records without a mark are never pruned); set owner")
-        self.max_delete = params.get("max_delete")
+        self.max_delete = options.max_delete
         if self.max_delete is not None and self.max_delete < 0:
             raise Failure("max_delete must be at least 0, got %d" % self.max_delete)
-        self.sets = self._entries(params.get("record_sets") or [], params.get("others") or FAIL)
+        self.sets = self._entries(options.record_sets or [], options.others or FAIL)
         self.named = dict(((d.name, d.type), d) for d in self.sets)
 
     @property

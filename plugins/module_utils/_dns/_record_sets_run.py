@@ -127,20 +127,21 @@ class RecordSetsPart(Part):
         return text + (", in one changeset" if plan else "")
 
 
-def run_record_sets(client, params, check_mode, warn=None, diff=False):
-    """The ``dns_record_sets`` module's run: its result; with ``wait: served`` what each server answered."""
+def run_record_sets(client, options, check_mode, warn=None, diff=False):
+    """The ``dns_record_sets`` module's run (``options``: its ``_request.RecordSetsOptions``): its result; with
+    ``wait: served`` what each server answered."""
     check_dnspython()
     started = time.monotonic()
-    request = RecordSetsRequest(params)
-    mode = wait_mode(params["wait"])
-    nameservers = check_nameservers(params.get("nameservers"), mode)
-    part = RecordSetsPart(client, request, check_mode, wait=bool(mode), wait_timeout=params["wait_timeout"], warn=warn)
-    outcome = Run(client, check_mode, [part], wait=bool(mode), wait_timeout=params["wait_timeout"]).run()
+    request = RecordSetsRequest(options)
+    mode = wait_mode(options.wait)
+    nameservers = check_nameservers(options.nameservers, mode)
+    part = RecordSetsPart(client, request, check_mode, wait=bool(mode), wait_timeout=options.wait_timeout, warn=warn)
+    outcome = Run(client, check_mode, [part], wait=bool(mode), wait_timeout=options.wait_timeout).run()
     result = part.report(outcome, diff)
     if mode == SERVED and not check_mode:
         # every entry's rrset as the run left it, and those prune emptied of the owner's records
         desireds = request.sets + [a.desired for a in outcome.plan if getattr(a, "pruned", False)]
         with_result(result, lambda: served_outcome(client, request.zone, desireds, outcome, nameservers,
-                                                   started + params["wait_timeout"], part.first.groups.get(("@", "NS"))),
+                                                   started + options.wait_timeout, part.first.groups.get(("@", "NS"))),
                     "served")
     return result

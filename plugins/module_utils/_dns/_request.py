@@ -27,3 +27,26 @@ class DnsRecordRequest(Request):
         state=dict(type="str", choices=["present", "absent"], default="present"),
         **DNS_WAIT_OPTIONS
     )
+
+
+class RecordSetsOptions(Request):
+    """The ``dns_record_sets`` module's options (its argument spec, with the wait options its run reads); its run
+    checks them into a ``_record_sets.RecordSetsRequest``."""
+
+    spec = dict(
+        zone=dict(type="str", required=True),
+        record_sets=dict(type="list", elements="dict", required=True, options=dict(
+            name=dict(type="str", default="@"),
+            type=dict(type="str"),
+            values=dict(type="list", elements="str"),
+            ttl=dict(type="int"),
+            comment=dict(type="str"),
+            others=dict(type="str", choices=["fail", "keep"]),   # no default: left out, the task's others applies
+        )),
+        owner=dict(type="str"),
+        others=dict(type="str", choices=["fail", "keep"], default="fail"),
+        prune=dict(type="bool", default=False),
+        max_delete=dict(type="int", default=100),
+        tag_prefix=dict(TAG_PREFIX),
+        **DNS_WAIT_OPTIONS
+    )

@@ -7,6 +7,7 @@ import pytest
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._changeset import ZoneChangeset
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._record_sets import (
     LISTED, PRUNE_REASON, RecordSetsRequest, ZoneListing, cap_failure, left_behind, plan_sets, pruned_records)
+from ansible_collections.anxcloud.lbaas.plugins.module_utils._dns._request import RecordSetsOptions
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._engine._errors import (
     EngineConnectionError, ValidationFailedError)
 from ansible_collections.anxcloud.lbaas.plugins.module_utils._model._failure import Failure
@@ -16,8 +17,8 @@ ZONE = "example.com"
 
 
 def params(sets, **kw):
-    return dict(dict(zone=ZONE, record_sets=sets, owner="web", tag_prefix="anxlb", prune=False, max_delete=100,
-                     others="fail"), **kw)
+    """The task's options as the module passes them (the spec's defaults for what is left out)."""
+    return RecordSetsOptions(**dict(dict(zone=ZONE, record_sets=sets, owner="web"), **kw))
 
 
 def rec(name, rtype, rdata, comment=None, immutable=False, ttl=None):
