@@ -123,7 +123,7 @@ def _identifier(entry):
     return entry if isinstance(entry, str) else entry["identifier"]
 
 
-def children_by_parent(client, kind, parent_kind, parents):
+def children_by_parent(client, kind, parent_kind, parents, expected=0):
     """Parent identifier -> the entries of its children of ``kind`` (a ``_model._kind.Kind``: ``kind.parent`` names
     the link to the parent), for each of ``parents`` (listing entries of ``parent_kind``), as
     ``client.lbaas_list(kind.name, **{kind.parent: identifier})`` answers them, read from ONE listing of the whole
@@ -137,10 +137,14 @@ def children_by_parent(client, kind, parent_kind, parents):
     (``lbaas_list_within``), and the client remembers the pages announced (``FullListings.too_long``): a big account
     costs one request more per child kind and run, at most, not per load balancer. Tried only where it
     can pay off: two parents or more, the kind's listings known to come whole this run (``FullListings.taken``),
-    and the parents' own entries whole (an Engine that ignores ``attributes=all`` lists parents as identifier and
-    name, and children so too: the account-wide listing would be a request wasted)."""
+    ``expected`` children (those the caller declares under these parents: the listing holds them once they exist)
+    filling no more pages than there are parents, and the parents' own entries whole (an Engine that ignores
+    ``attributes=all`` lists parents as identifier and name, and children so too: the account-wide listing would be a
+    request wasted)."""
     ids = [parent["identifier"] for parent in parents]
     if len(ids) < 2 or not client.full_listings.taken(kind.name) or client.full_listings.too_long(kind.name, len(ids)):
+        return None
+    if -(-expected // client.page_size) > len(ids):   # the declared children alone fill more pages: not worth a look
         return None
     if not all(isinstance(parent, dict) and all(key in parent for key in parent_kind.answer_keys) for parent in parents):
         return None

@@ -141,7 +141,8 @@ class ServiceObserver:
         details as soon as it arrives. Either way each parent gets exactly what its own listing answers."""
         spec = KINDS[child]
         ids = [entry["identifier"] for entry in parents]
-        grouped = children_by_parent(self.client, spec, KINDS[parent_kind], parents)
+        grouped = children_by_parent(self.client, spec, KINDS[parent_kind], parents,
+                                     expected=len(self.desired.by_kind.get(child, ())))
         if grouped is None:
             return list(zip(ids, self.client.map(
                 lambda i: self._details(child, self.client.lbaas_list(child, **{spec.parent: i}), listed), ids)))

@@ -183,3 +183,16 @@ def test_a_listing_found_too_long_is_not_asked_again_in_the_run_for_as_few_paren
     assert sorted(f for _m, _p, f, _a in sent(engine)) == sorted("backend=" + p["identifier"] for p in parents)
     assert [[o["id"] for o in found] for _p, found in servers] == [
         [e["identifier"] for e in entries] for entries in per_parent(client, parents).values()]
+
+
+def test_parents_declaring_more_children_than_their_pages_hold_list_per_parent_without_a_look(engine, make_client):
+    """Declared children alone would fill more pages than there are parents (a service of 500 servers per backend):
+    the account-wide listing cannot pay, so not even its first page is read."""
+    engine.set_options(full_listings="honour")
+    client = make_client(page_size=2)
+    parents, _other = make_tree(client)   # 3 parents (their listing asked: the Engine takes the parameter)
+    reset_log(engine)
+    assert children_by_parent(client, KINDS["server"], KINDS["backend"], parents, expected=7) is None   # 4 pages of 2
+    assert sent(engine) == []
+    assert children_by_parent(client, KINDS["server"], KINDS["backend"], parents, expected=6) is None   # 5 pages
+    assert [(m, p, f) for m, p, f, _a in sent(engine)] == [("GET", SERVERS, "")]   # 6 fit 3 pages: looked at
