@@ -142,11 +142,7 @@ def children_by_parent(client, kind, parent_kind, parents, expected=0):
     ``attributes=all`` lists parents as identifier and name, and children so too: the account-wide listing would be a
     request wasted)."""
     ids = [parent["identifier"] for parent in parents]
-    if len(ids) < 2 or not client.full_listings.taken(kind.name) or client.full_listings.too_long(kind.name, len(ids)):
-        return None
-    if -(-expected // client.page_size) > len(ids):   # the declared children alone fill more pages: not worth a look
-        return None
-    if not all(isinstance(parent, dict) and all(key in parent for key in parent_kind.answer_keys) for parent in parents):
+    if not _worth_a_look(client, kind, parent_kind, parents, expected):
         return None
     listing = client.lbaas_list_within(kind.name, len(ids))
     if listing is None:
@@ -162,6 +158,16 @@ def children_by_parent(client, kind, parent_kind, parents, expected=0):
         if found is not None:   # a child of a parent not asked for: dropped unread
             found.append(entry)
     return grouped
+
+
+def _worth_a_look(client, kind, parent_kind, parents, expected):
+    """Whether ``children_by_parent`` may send its account-wide listing at all (its docstring says when)."""
+    count = len(parents)
+    if count < 2 or not client.full_listings.taken(kind.name) or client.full_listings.too_long(kind.name, count):
+        return False
+    if -(-expected // client.page_size) > count:   # the declared children alone fill more pages: not worth a look
+        return False
+    return all(isinstance(parent, dict) and all(key in parent for key in parent_kind.answer_keys) for parent in parents)
 
 
 def _link(value):
