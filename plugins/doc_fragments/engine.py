@@ -79,6 +79,10 @@ options:
         the entries are used; where one lacks any of it, that object is read by itself as without this option,
         and listings of its type stop asking for the rest of the task. An Engine that refuses the parameter
         (HTTP 400 naming it) costs one request per task, the listing sent again without it.
+      - Where whole objects are listed, a load balancer's binds and servers (and ACLs and rules) are listed once
+        for the account, not once per frontend or backend, when that listing takes no more pages than there are
+        frontends or backends to list them for; a longer one is stopped after its first page (one request more per
+        object type and task, at most) and listed per frontend or backend as without this option.
       - Either way the same objects are compared and the same requests written; only how many reads a task
         sends changes (a no-op of a service reads its listings instead of one request per object).
       - V(false) never asks and reads every object by itself, as the collection did before.
