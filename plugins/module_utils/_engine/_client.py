@@ -468,19 +468,11 @@ class EngineClient:
         what an entry lacks). Filters (None values are left out) travel URL-encoded, keys sorted, inside one
         ``filters`` parameter; the LoadBalancer list takes no filters."""
         path, params = self._lbaas_listing(kind, filters)
-        if not self.full_listings.asks(kind):
-            return _listed(list(self.pages(path, params)), path)
-        taken = None
-        try:
-            found = list(self.pages(path, dict(params, **PARAMETER)))
-            taken = True
-        except EngineError as exc:
-            if not refuses_parameter(exc):
-                raise
-            taken = False   # this Engine knows no such parameter: the same listing without it, and never again
-        finally:
-            self.full_listings.answered(taken)
-        return _listed(found if taken else list(self.pages(path, params)), path)
+        if self.full_listings.asks(kind):
+            found = self._asking(path, params)
+            if found is not None:
+                return _listed(found, path)
+        return _listed(list(self.pages(path, params)), path)
 
     def lbaas_list_within(self, kind, pages, **filters):
         """``lbaas_list`` of a listing asking for whole objects when the Engine's first page says the whole listing
@@ -492,22 +484,33 @@ class EngineClient:
         path, params = self._lbaas_listing(kind, filters)
         if not self.full_listings.asks(kind):
             return None
-        taken = None
         try:
-            found = list(self._pages(path, dict(params, **PARAMETER), within=pages))
-            taken = True
+            found = self._asking(path, params, within=pages)
         except _MorePages as more:
-            taken = True   # answered: the Engine takes the parameter
             self.full_listings.longer(kind, more.known)
             return None
+        return None if found is None else _listed(found, path)
+
+    def _asking(self, path, params, within=None):
+        """The items of a listing that asks for whole objects (the caller was told so by ``full_listings.asks``,
+        whose ``answered`` this calls either way), or None when the Engine refused the parameter: then no listing of
+        the run asks again, and the caller lists as it would have without it. ``within``: ``_pages``' bound, whose
+        ``_MorePages`` passes through (the Engine answered: it takes the parameter)."""
+        taken = None
+        try:
+            found = list(self._pages(path, dict(params, **PARAMETER), within=within))
+            taken = True
+            return found
+        except _MorePages:
+            taken = True
+            raise
         except EngineError as exc:
             if not refuses_parameter(exc):
                 raise
-            taken = False   # refused: no listing of the run asks again, and the caller lists as it would have
+            taken = False   # this Engine knows no such parameter: the same listing without it, and never again
             return None
         finally:
             self.full_listings.answered(taken)
-        return _listed(found, path)
 
     def _lbaas_listing(self, kind, filters):
         """The path and query of an LBaaS listing (without ``attributes``)."""
